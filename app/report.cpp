@@ -1,0 +1,182 @@
+#include "app/report.hpp"
+
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+namespace memsim {
+namespace {
+
+const char* space_name(Space s) { return s == Space::Global ? "global" : "shared"; }
+const char* op_name(Op o) { return o == Op::Load ? "ld" : "st"; }
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+// Thousands separators, as ncu prints counts.
+std::string grouped(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return v < 0 ? "-" + s : s;
+}
+
+}  // namespace
+
+nlohmann::ordered_json config_json(const LaunchConfig& cfg) {
+  const LaunchShape& s = cfg.shape;
+  return {
+      {"kernel", cfg.kernel->name},
+      {"matrix", {{"width", s.width}, {"height", s.height}}},
+      {"dtype", dtype_name(cfg.dtype)},
+      {"elem_bytes", dtype_bytes(cfg.dtype)},
+      {"block", {{"x", s.block_x}, {"y", s.block_y}}},
+      {"tile", {{"x", s.tile_x}, {"y", s.tile_y}}},
+      {"tile_over_output", cfg.kernel->tile_over_output},
+      {"grid", {{"x", s.grid_x}, {"y", s.grid_y}}},
+      {"pad", s.pad},
+      {"shared_bytes_per_block", cfg.shared_bytes},
+      {"threads_per_block", cfg.threads_per_block()},
+      {"blocks", cfg.blocks()},
+  };
+}
+
+nlohmann::ordered_json replay_json(const ReplayResult& r) {
+  nlohmann::ordered_json j;
+  j["kernel"] = r.config.kernel->name;
+  j["config"] = config_json(r.config);
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  for (const Metric& m : ncu_metrics(r)) metrics[m.name] = m.value;
+  j["metrics"] = metrics;
+  j["warps"] = r.warps;
+
+  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+  for (int i = 0; i < r.config.kernel->num_sites; ++i) {
+    const SiteInfo& info = r.config.kernel->sites[i];
+    const SiteCounts& c = r.sites[i];
+    nlohmann::ordered_json s{{"site", i},
+                     {"name", info.name},
+                     {"space", space_name(info.space)},
+                     {"op", op_name(info.op)},
+                     {"expr", info.expr},
+                     {"instructions", c.instructions},
+                     {"lane_accesses", c.lane_accesses},
+                     {"bytes", c.bytes}};
+    const double inst = c.instructions ? double(c.instructions) : 1.0;
+    if (info.space == Space::Global) {
+      s["requests"] = c.instructions;
+      s["sectors"] = c.sectors;
+      s["ideal_sectors"] = c.ideal_sectors;
+      s["sectors_per_request"] = c.sectors / inst;
+      s["ideal_sectors_per_request"] = c.ideal_sectors / inst;
+      s["efficiency"] = c.sectors ? double(c.ideal_sectors) / double(c.sectors) : 1.0;
+    } else {
+      s["wavefronts"] = c.wavefronts;
+      s["ideal_wavefronts"] = c.ideal_wavefronts;
+      s["bank_conflicts"] = c.bank_conflicts();
+      s["wavefronts_per_instruction"] = c.wavefronts / inst;
+      s["first_block_bank_words"] = c.first_block_bank_words;
+      s["efficiency"] = c.wavefronts ? double(c.ideal_wavefronts) / double(c.wavefronts) : 1.0;
+    }
+    sites.push_back(s);
+  }
+  j["sites"] = sites;
+
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  for (const Finding& f : r.findings) {
+    const SiteInfo& info = r.config.kernel->sites[f.site];
+    findings.push_back({{"kind", finding_kind_name(f.kind)},
+                        {"site", f.site},
+                        {"site_name", info.name},
+                        {"count", f.count},
+                        {"width", f.width},
+                        {"first_block", {{"x", f.first.block_x}, {"y", f.first.block_y}}},
+                        {"first_thread", {{"x", f.first.thread_x}, {"y", f.first.thread_y}}},
+                        {"first_offset", f.first_offset}});
+  }
+  j["findings"] = findings;
+  return j;
+}
+
+void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
+  const auto& c = r["config"];
+  os << "memsim: " << r["kernel"].get<std::string>() << "  matrix " << c["matrix"]["width"] << "x"
+     << c["matrix"]["height"] << " " << c["dtype"].get<std::string>() << "  block " << c["block"]["x"] << "x"
+     << c["block"]["y"] << "  tile " << c["tile"]["x"] << "x" << c["tile"]["y"];
+  if (c["shared_bytes_per_block"].get<int64_t>() > 0)
+    os << "  pad " << c["pad"] << "  shared " << c["shared_bytes_per_block"] << " B/block";
+  os << "  grid " << c["grid"]["x"] << "x" << c["grid"]["y"] << "\n\n";
+
+  os << "Totals (Nsight Compute metric names)\n";
+  for (const auto& [name, value] : r["metrics"].items())
+    os << "  " << std::left << std::setw(58) << name << std::right << std::setw(16) << grouped(value.get<int64_t>())
+       << "\n";
+
+  if (r.contains("prediction")) {
+    const auto& p = r["prediction"];
+    os << "\nPrediction on " << p["device"].get<std::string>() << "\n";
+    os << "  time " << fixed(p["time_us"].get<double>(), 2) << " us, effective bandwidth "
+       << fixed(p["effective_bandwidth_gbs"].get<double>(), 1) << " GB/s";
+    if (p.contains("fraction_of_copy")) os << ", " << fixed(100.0 * p["fraction_of_copy"].get<double>(), 1) << "% of copy";
+    os << "\n  bottleneck: " << p["bottleneck"].get<std::string>() << "\n";
+    if (p.contains("terms_us"))
+      for (const auto& [name, value] : p["terms_us"].items())
+        os << "    " << std::left << std::setw(28) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)
+           << " us\n";
+  }
+
+  os << "\nPer site\n";
+  os << "  " << std::left << std::setw(4) << "#" << std::setw(16) << "site" << std::setw(8) << "space"
+     << std::right << std::setw(14) << "instructions" << std::setw(15) << "sectors|wavef" << std::setw(11)
+     << "per inst" << std::setw(9) << "ideal" << std::setw(13) << "conflicts" << std::setw(8) << "eff"
+     << "  expression\n";
+  for (const auto& s : r["sites"]) {
+    const bool global = s["space"] == "global";
+    const int64_t count = global ? s["sectors"].get<int64_t>() : s["wavefronts"].get<int64_t>();
+    const double per = global ? s["sectors_per_request"].get<double>() : s["wavefronts_per_instruction"].get<double>();
+    const double ideal_per = global ? s["ideal_sectors_per_request"].get<double>()
+                                    : (s["instructions"].get<int64_t>()
+                                           ? double(s["ideal_wavefronts"].get<int64_t>()) / s["instructions"].get<double>()
+                                           : 0.0);
+    os << "  " << std::left << std::setw(4) << s["site"].get<int>() << std::setw(16)
+       << (s["op"].get<std::string>() + " " + s["name"].get<std::string>().substr(3)) << std::setw(8)
+       << s["space"].get<std::string>() << std::right << std::setw(14) << grouped(s["instructions"].get<int64_t>())
+       << std::setw(15) << grouped(count) << std::setw(11) << fixed(per, 2) << std::setw(9) << fixed(ideal_per, 2)
+       << std::setw(13) << (global ? std::string("-") : grouped(s["bank_conflicts"].get<int64_t>())) << std::setw(7)
+       << fixed(100.0 * s["efficiency"].get<double>(), 0) << "%"
+       << "  " << s["expr"].get<std::string>() << "\n";
+  }
+
+  os << "\nFindings\n";
+  if (r["findings"].empty()) os << "  none (every access aligned and in bounds)\n";
+  for (const auto& f : r["findings"]) {
+    os << "  " << f["kind"].get<std::string>() << " at site " << f["site"] << " (" << f["site_name"].get<std::string>()
+       << "): " << grouped(f["count"].get<int64_t>()) << " lane accesses of " << f["width"] << " bytes; first by block ("
+       << f["first_block"]["x"] << "," << f["first_block"]["y"] << ") thread (" << f["first_thread"]["x"] << ","
+       << f["first_thread"]["y"] << ") at element offset " << f["first_offset"] << "\n";
+  }
+}
+
+void print_csv(std::ostream& os, const nlohmann::ordered_json& r) {
+  const auto& c = r["config"];
+  os << "kernel,matrix,dtype,block,tile,pad,site,name,space,op,instructions,lane_accesses,bytes,sectors,"
+        "ideal_sectors,wavefronts,ideal_wavefronts,bank_conflicts,efficiency\n";
+  for (const auto& s : r["sites"]) {
+    const bool global = s["space"] == "global";
+    os << r["kernel"].get<std::string>() << "," << c["matrix"]["width"] << "x" << c["matrix"]["height"] << ","
+       << c["dtype"].get<std::string>() << "," << c["block"]["x"] << "x" << c["block"]["y"] << "," << c["tile"]["x"]
+       << "x" << c["tile"]["y"] << "," << c["pad"] << "," << s["site"] << ",\"" << s["name"].get<std::string>()
+       << "\"," << s["space"].get<std::string>() << "," << s["op"].get<std::string>() << "," << s["instructions"]
+       << "," << s["lane_accesses"] << "," << s["bytes"] << ",";
+    if (global)
+      os << s["sectors"] << "," << s["ideal_sectors"] << ",,,,";
+    else
+      os << ",," << s["wavefronts"] << "," << s["ideal_wavefronts"] << "," << s["bank_conflicts"] << ",";
+    os << s["efficiency"].get<double>() << "\n";
+  }
+}
+
+}  // namespace memsim

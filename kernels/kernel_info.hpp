@@ -1,0 +1,48 @@
+#pragma once
+// What the rest of memsim may know about a kernel besides its body: its name, the sites of its accesses, and
+// the constraints its launch must meet. Addresses stay in the body.
+#include <cstddef>
+
+#include "kernels/site.hpp"
+
+namespace memsim {
+
+// How a thread's natural footprint sets the default tile (GUIDE.md 2).
+enum class Footprint {
+  Scalar,  // one element; scalar kernels whose BX is a multiple of BY loop down to a BX x BX tile
+  Vec4X,   // four consecutive elements along x
+  Reg4x4,  // a 4x4 sub-block
+};
+
+// What the output holds, for the reference check and the output's shape.
+enum class OutputKind {
+  Copy,       // out = in, W columns by H rows
+  Transpose,  // out = in^T, H columns by W rows
+  TilesMoved,       // coarse: each tile copied unchanged to its transposed position (H columns by W rows)
+  TilesTransposed,  // fine: each tile transposed in place (W columns by H rows)
+};
+
+struct KernelInfo {
+  const char* name;
+  const char* summary;  // one line for --list-kernels
+  const char* seed;     // where the kernel comes from
+  Footprint footprint;
+  OutputKind output;
+  const SiteInfo* sites;
+  int num_sites;
+  bool uses_shared_tile = false;  // a tile_y x (tile_x + pad) shared array
+  int default_pad = 0;
+  bool tile_over_output = false;    // the tile is laid over the output (naive_read): blockIdx.x walks output columns
+  bool square_tile_only = false;    // coarse and fine: only square tiles on matrices that are whole tiles
+  bool pow2_tile_x = false;         // swizzle: the XOR must stay inside the tile row
+  int width_multiple = 1;           // vector accesses along x need W to be a multiple of this
+  int height_multiple = 1;          // ... and along y (reg4x4 stores columns as vectors)
+  bool diagonal_blocks = false;     // block indices reinterpreted diagonally (for reports only)
+};
+
+template <class K>
+constexpr int num_sites_of() {
+  return int(sizeof(K::kSites) / sizeof(K::kSites[0]));
+}
+
+}  // namespace memsim

@@ -1,0 +1,165 @@
+#include "kernels/resolve.hpp"
+
+#include <charconv>
+#include <sstream>
+
+#include "kernels/registry.hpp"
+
+namespace memsim {
+namespace {
+
+std::string fail_size(std::string_view text, std::string_view what, const char* why) {
+  std::ostringstream os;
+  os << "invalid " << what << " '" << text << "': " << why << " (expected WxH with positive integers, e.g. 32x8)";
+  return os.str();
+}
+
+int64_t parse_positive(std::string_view part, std::string_view text, std::string_view what) {
+  if (part.empty()) throw ConfigError(fail_size(text, what, "a side is missing"));
+  if (part.front() == '-') throw ConfigError(fail_size(text, what, "sizes must be positive"));
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+  if (ec == std::errc::result_out_of_range) throw ConfigError(fail_size(text, what, "a side is too large"));
+  if (ec != std::errc() || end != part.data() + part.size())
+    throw ConfigError(fail_size(text, what, "not a number"));
+  if (v <= 0) throw ConfigError(fail_size(text, what, "sizes must be positive"));
+  return v;
+}
+
+bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+[[noreturn]] void fail(const std::string& msg) { throw ConfigError(msg); }
+
+}  // namespace
+
+int dtype_bytes(Dtype d) { return d == Dtype::F16 ? 2 : d == Dtype::F32 ? 4 : 8; }
+const char* dtype_name(Dtype d) { return d == Dtype::F16 ? "f16" : d == Dtype::F32 ? "f32" : "f64"; }
+Dtype parse_dtype(std::string_view text) {
+  if (text == "f16") return Dtype::F16;
+  if (text == "f32") return Dtype::F32;
+  if (text == "f64") return Dtype::F64;
+  fail("invalid --dtype '" + std::string(text) + "': expected f16, f32 or f64");
+}
+
+Size2 parse_size2(std::string_view text, std::string_view what) {
+  const size_t x = text.find('x');
+  if (x == std::string_view::npos) throw ConfigError(fail_size(text, what, "no 'x' between the two sides"));
+  return {parse_positive(text.substr(0, x), text, what), parse_positive(text.substr(x + 1), text, what)};
+}
+
+std::string format_size2(Size2 s) { return std::to_string(s.x) + "x" + std::to_string(s.y); }
+
+Size2 default_tile(const KernelInfo& k, Size2 block) {
+  switch (k.footprint) {
+    case Footprint::Vec4X: return {4 * block.x, block.y};
+    case Footprint::Reg4x4: return {4 * block.x, 4 * block.y};
+    case Footprint::Scalar: break;
+  }
+  // The whitepaper's 32x8 block loops down a 32x32 tile: scalar kernels whose BX is a multiple of BY do so.
+  if (block.x % block.y == 0) return {block.x, block.x};
+  return block;
+}
+
+LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) {
+  const KernelInfo* k = find_kernel(user.kernel);
+  if (!k) fail("unknown kernel '" + user.kernel + "' (memsim --list-kernels lists the suite)");
+  const Size2 m = user.matrix, b = user.block;
+  for (const Size2* s : {&m, &b})
+    if (s->x <= 0 || s->y <= 0) fail("sizes must be positive, got " + format_size2(*s));
+
+  constexpr int64_t kMaxElements = 4294967295LL;  // 2^32 - 1: element counts must fit 32 bits unsigned
+  if (m.x > kMaxElements || m.y > kMaxElements || m.x * m.y > kMaxElements) {
+    std::ostringstream os;
+    os << "matrix " << format_size2(m) << " has more than 2^32-1 elements (" << double(m.x) * double(m.y)
+       << "), the largest memsim supports";
+    fail(os.str());
+  }
+  if (b.x > limits.max_block_x || b.y > limits.max_block_y || b.x * b.y > limits.max_threads_per_block) {
+    std::ostringstream os;
+    os << "block " << format_size2(b) << " has " << b.x * b.y << " threads; at most "
+       << limits.max_threads_per_block << " per block (" << limits.max_block_x << " along x, "
+       << limits.max_block_y << " along y)";
+    fail(os.str());
+  }
+
+  LaunchConfig cfg;
+  cfg.kernel = k;
+  cfg.dtype = user.dtype;
+  cfg.tile_defaulted = !user.tile.has_value();
+  const Size2 t = user.tile ? *user.tile : default_tile(*k, b);
+  if (t.x <= 0 || t.y <= 0) fail("tile sizes must be positive, got " + format_size2(t));
+  if (t.x > 65536 || t.y > 65536) fail("tile " + format_size2(t) + " is too large (at most 65536 a side)");
+
+  // Each thread of the block covers the same number of footprints of the tile.
+  const int fx = k->footprint == Footprint::Scalar ? 1 : 4;
+  const int fy = k->footprint == Footprint::Reg4x4 ? 4 : 1;
+  if (t.x % (fx * b.x) != 0 || t.y % (fy * b.y) != 0) {
+    std::ostringstream os;
+    os << "tile " << format_size2(t) << " is not a multiple of what block " << format_size2(b) << " covers in one step ("
+       << fx * b.x << "x" << fy * b.y << ") for kernel " << k->name;
+    fail(os.str());
+  }
+  if (k->square_tile_only) {
+    if (t.x != t.y) fail(std::string("kernel ") + k->name + " needs a square tile, got " + format_size2(t));
+    if (m.x % t.x != 0 || m.y % t.y != 0)
+      fail(std::string("kernel ") + k->name + " is defined only on matrices made of whole tiles: " +
+           format_size2(m) + " is not a multiple of tile " + format_size2(t));
+  }
+  if (k->pow2_tile_x && !is_pow2(t.x))
+    fail(std::string("kernel ") + k->name + " swizzles within a tile row, so tile width must be a power of two, got " +
+         std::to_string(t.x));
+  if (m.x % k->width_multiple != 0 || m.y % k->height_multiple != 0) {
+    std::ostringstream os;
+    os << "kernel " << k->name << " makes " << k->width_multiple * dtype_bytes(user.dtype)
+       << "-byte vector accesses along rows";
+    if (k->height_multiple > 1) os << " and columns";
+    os << ", which stay aligned only if the matrix width";
+    if (k->height_multiple > 1) os << " and height";
+    os << " are multiples of " << k->width_multiple << "; got " << format_size2(m);
+    fail(os.str());
+  }
+
+  int pad = 0;
+  if (user.pad) {
+    if (!k->uses_shared_tile) fail(std::string("--pad applies only to shared-tile kernels; ") + k->name + " has none");
+    if (*user.pad < 0 || *user.pad > 64) fail("--pad must be between 0 and 64, got " + std::to_string(*user.pad));
+    pad = *user.pad;
+  } else if (k->uses_shared_tile) {
+    pad = k->default_pad;
+  }
+
+  LaunchShape& s = cfg.shape;
+  s.width = m.x;
+  s.height = m.y;
+  s.block_x = int(b.x);
+  s.block_y = int(b.y);
+  s.tile_x = int(t.x);
+  s.tile_y = int(t.y);
+  s.pad = pad;
+  s.smem_row = k->uses_shared_tile ? int(t.x) + pad : 0;
+  // naive_read lays its tiles over the output, whose columns are the input's rows.
+  const int64_t gx = k->tile_over_output ? ceil_div(m.y, t.x) : ceil_div(m.x, t.x);
+  const int64_t gy = k->tile_over_output ? ceil_div(m.x, t.y) : ceil_div(m.y, t.y);
+  if (gx > limits.max_grid_x || gy > limits.max_grid_y) {
+    std::ostringstream os;
+    os << "grid " << gx << "x" << gy << " exceeds the device's " << limits.max_grid_x << "x" << limits.max_grid_y
+       << " blocks; use a taller tile";
+    fail(os.str());
+  }
+  s.grid_x = int(gx);
+  s.grid_y = int(gy);
+
+  if (k->uses_shared_tile) {
+    cfg.shared_bytes = int64_t(s.tile_y) * s.smem_row * dtype_bytes(user.dtype);
+    if (cfg.shared_bytes > limits.max_shared_per_block) {
+      std::ostringstream os;
+      os << "shared tile " << s.tile_y << "x" << s.smem_row << " " << dtype_name(user.dtype) << " needs "
+         << cfg.shared_bytes << " bytes per block; the device allows " << limits.max_shared_per_block;
+      fail(os.str());
+    }
+  }
+  return cfg;
+}
+
+}  // namespace memsim

@@ -1,0 +1,65 @@
+#pragma once
+// From what a user typed to a launch the kernels can run: defaults filled in (GUIDE.md 2), every constraint
+// checked. Anything wrong throws ConfigError with one line that says what and why; the CLI prints it and
+// exits 2.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "kernels/kernel_info.hpp"
+#include "kernels/launch_shape.hpp"
+
+namespace memsim {
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Dtype { F16, F32, F64 };
+int dtype_bytes(Dtype d);
+const char* dtype_name(Dtype d);
+Dtype parse_dtype(std::string_view text);  // "f16" | "f32" | "f64"
+
+struct Size2 {
+  int64_t x = 0, y = 0;
+  bool operator==(const Size2& o) const { return x == o.x && y == o.y; }
+};
+// "WxH" with positive decimal integers, e.g. "32x8". `what` names the option in the error message.
+Size2 parse_size2(std::string_view text, std::string_view what);
+std::string format_size2(Size2 s);
+
+struct UserConfig {
+  std::string kernel = "padded";
+  Size2 matrix{2048, 2048};
+  Size2 block{32, 8};
+  std::optional<Size2> tile;  // default from the kernel's footprint
+  std::optional<int> pad;     // default from the kernel
+  Dtype dtype = Dtype::F32;
+};
+
+// What the device allows a launch (filled from the device profile).
+struct LaunchLimits {
+  int max_threads_per_block = 1024;
+  int max_block_x = 1024, max_block_y = 1024;
+  int64_t max_shared_per_block = 48 * 1024;  // bytes a block may use (with opt-in where the device has it)
+  int64_t max_grid_x = 2147483647, max_grid_y = 65535;
+};
+
+struct LaunchConfig {
+  const KernelInfo* kernel = nullptr;
+  Dtype dtype = Dtype::F32;
+  LaunchShape shape;
+  int64_t shared_bytes = 0;  // the shared tile, per block
+  bool tile_defaulted = false;
+  int64_t blocks() const { return int64_t(shape.grid_x) * shape.grid_y; }
+  int threads_per_block() const { return shape.block_x * shape.block_y; }
+  int warps_per_block() const { return (threads_per_block() + 31) / 32; }
+  int64_t elements() const { return shape.width * shape.height; }
+};
+
+Size2 default_tile(const KernelInfo& k, Size2 block);
+LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits = {});
+
+}  // namespace memsim

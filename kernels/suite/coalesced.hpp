@@ -1,0 +1,86 @@
+#pragma once
+#include "kernels/kernel_info.hpp"
+#include "kernels/tiles.hpp"
+
+namespace memsim::suite {
+
+// Shared-memory tile without padding: both global sides coalesced, but a warp reads a tile column, and with a
+// 32-element row every lane of it lands in the same bank (32-way conflict for f32).
+struct Coalesced {
+  enum Site { kLoadIn, kStoreTile, kLoadTile, kStoreOut };
+  static constexpr SiteInfo kSites[] = {
+      {"ld in", Space::Global, Op::Load, "in[(row0 + r) * W + col0 + c]"},
+      {"st tile", Space::Shared, Op::Store, "tile[r][c]"},
+      {"ld tile", Space::Shared, Op::Load, "tile[c][r]"},
+      {"st out", Space::Global, Op::Store, "out[(col0 + r) * H + row0 + c]"},
+  };
+  static KernelInfo info() {
+    KernelInfo k{"coalesced", "shared tile, no padding: coalesced both ways, bank-conflicting column reads",
+                 "whitepaper (003), 002 step 2, 000", Footprint::Scalar, OutputKind::Transpose, kSites,
+                 num_sites_of<Coalesced>()};
+    k.uses_shared_tile = true;
+    return k;
+  }
+  template <class Mem>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
+    stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
+    sync_block(m);
+    drain_tile_transposed(m, s, o, t, kLoadTile, kStoreOut, PlainColumns{});
+  }
+};
+
+// The same kernel with each tile row padded (default one element): a column walk now steps across banks.
+struct Padded : Coalesced {
+  static KernelInfo info() {
+    KernelInfo k{"padded", "shared tile + 1 column: coalesced both ways, no bank conflicts",
+                 "whitepaper (003), 002 step 3, 000, 004", Footprint::Scalar, OutputKind::Transpose, kSites,
+                 num_sites_of<Coalesced>()};
+    k.uses_shared_tile = true;
+    k.default_pad = 1;
+    return k;
+  }
+};
+
+// Padded, with the whitepaper's diagonal block reordering against partition camping.
+struct Diagonal : Coalesced {
+  static KernelInfo info() {
+    KernelInfo k{"diagonal", "padded tile, blocks reordered along diagonals (against partition camping)",
+                 "whitepaper (003)", Footprint::Scalar, OutputKind::Transpose, kSites,
+                 num_sites_of<Coalesced>()};
+    k.uses_shared_tile = true;
+    k.default_pad = 1;
+    k.diagonal_blocks = true;
+    return k;
+  }
+  template <class Mem>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+    const TileOrigin o = diagonal_tile_origin(s, t.block_x, t.block_y);
+    stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
+    sync_block(m);
+    drain_tile_transposed(m, s, o, t, kLoadTile, kStoreOut, PlainColumns{});
+  }
+};
+
+// XOR swizzle instead of padding: element (r, c) lives at column c ^ (r mod tile_x), so neither a row nor a
+// column walk repeats a bank, and the tile keeps its power-of-two row.
+struct Swizzle : Coalesced {
+  static KernelInfo info() {
+    KernelInfo k{"swizzle", "XOR-swizzled shared tile, no padding, no bank conflicts (f32)",
+                 "beyond the seeds (CuTe-style swizzle)", Footprint::Scalar, OutputKind::Transpose, kSites,
+                 num_sites_of<Coalesced>()};
+    k.uses_shared_tile = true;
+    k.pow2_tile_x = true;
+    return k;
+  }
+  template <class Mem>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
+    const XorColumns columns{s.tile_x};
+    stage_tile(m, s, o, t, kLoadIn, kStoreTile, columns);
+    sync_block(m);
+    drain_tile_transposed(m, s, o, t, kLoadTile, kStoreOut, columns);
+  }
+};
+
+}  // namespace memsim::suite

@@ -1,0 +1,39 @@
+#pragma once
+#include "kernels/kernel_info.hpp"
+#include "kernels/tiles.hpp"
+
+namespace memsim::suite {
+
+// The whitepaper's shared-memory copy: the coalesced transpose's traffic and barrier without the transpose,
+// to show what staging through shared memory costs by itself.
+struct CopyShared {
+  enum Site { kLoadIn, kStoreTile, kLoadTile, kStoreOut };
+  static constexpr SiteInfo kSites[] = {
+      {"ld in", Space::Global, Op::Load, "in[y * W + x]"},
+      {"st tile", Space::Shared, Op::Store, "tile[r][c]"},
+      {"ld tile", Space::Shared, Op::Load, "tile[r][c]"},
+      {"st out", Space::Global, Op::Store, "out[y * W + x]"},
+  };
+  static KernelInfo info() {
+    KernelInfo k{"copy_shared", "copy staged through a shared tile, with a barrier", "whitepaper (003)",
+                 Footprint::Scalar, OutputKind::Copy, kSites, num_sites_of<CopyShared>()};
+    k.uses_shared_tile = true;
+    return k;
+  }
+  template <class Mem>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+    using T = typename Mem::Elem;
+    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
+    stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
+    sync_block(m);
+    for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+                       [&](int r, int c, bool in_tile) {
+                         const int64_t x = o.col0 + c, y = o.row0 + r;
+                         const bool ok = in_tile && x < s.width && y < s.height;
+                         const T v = load_shared<T>(m, kLoadTile, ok, r * s.smem_row + c);
+                         store_global<T>(m, kStoreOut, ok, y * s.width + x, v);
+                       });
+  }
+};
+
+}  // namespace memsim::suite

@@ -1,0 +1,33 @@
+#pragma once
+#include "kernels/kernel_info.hpp"
+#include "kernels/tiles.hpp"
+
+namespace memsim::suite {
+
+// One element per step: rows of the input are read coalesced, and written as columns of the output, so a
+// warp's store touches one sector per lane.
+struct Naive {
+  enum Site { kLoadIn, kStoreOut };
+  static constexpr SiteInfo kSites[] = {
+      {"ld in", Space::Global, Op::Load, "in[y * W + x]"},
+      {"st out", Space::Global, Op::Store, "out[x * H + y]"},
+  };
+  static KernelInfo info() {
+    return {"naive", "coalesced reads, strided writes (one element a step)", "whitepaper (003), 000, 004",
+            Footprint::Scalar, OutputKind::Transpose, kSites, num_sites_of<Naive>()};
+  }
+  template <class Mem>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+    using T = typename Mem::Elem;
+    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
+    for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+                       [&](int r, int c, bool in_tile) {
+                         const int64_t x = o.col0 + c, y = o.row0 + r;
+                         const bool ok = in_tile && x < s.width && y < s.height;
+                         const T v = load_global<T>(m, kLoadIn, ok, y * s.width + x);
+                         store_global<T>(m, kStoreOut, ok, x * s.height + y, v);
+                       });
+  }
+};
+
+}  // namespace memsim::suite

@@ -1,0 +1,36 @@
+#pragma once
+#include "kernels/kernel_info.hpp"
+#include "kernels/tiles.hpp"
+
+namespace memsim::suite {
+
+// Seed 002's step 1: threads walk the output, so stores are coalesced and every lane of a load reads a
+// different input row. Its tile is laid over the output (blockIdx.x walks output columns = input rows).
+struct NaiveRead {
+  enum Site { kLoadIn, kStoreOut };
+  static constexpr SiteInfo kSites[] = {
+      {"ld in", Space::Global, Op::Load, "in[ox * W + oy]"},
+      {"st out", Space::Global, Op::Store, "out[oy * H + ox]"},
+  };
+  static KernelInfo info() {
+    KernelInfo k{"naive_read", "strided reads, coalesced writes (tile over the output)", "002 step 1",
+                 Footprint::Scalar, OutputKind::Transpose, kSites, num_sites_of<NaiveRead>()};
+    k.tile_over_output = true;
+    return k;
+  }
+  template <class Mem>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+    using T = typename Mem::Elem;
+    // Output coordinates: ox walks output columns (input rows), oy output rows (input columns).
+    const int64_t ocol0 = int64_t(t.block_x) * s.tile_x, orow0 = int64_t(t.block_y) * s.tile_y;
+    for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+                       [&](int r, int c, bool in_tile) {
+                         const int64_t ox = ocol0 + c, oy = orow0 + r;
+                         const bool ok = in_tile && ox < s.height && oy < s.width;
+                         const T v = load_global<T>(m, kLoadIn, ok, ox * s.width + oy);
+                         store_global<T>(m, kStoreOut, ok, oy * s.height + ox, v);
+                       });
+  }
+};
+
+}  // namespace memsim::suite

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the Debian packages memsim builds with (skips what is already there).
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build libeigen3-dev libboost-program-options-dev nlohmann-json3-dev
+      libgtest-dev libbenchmark-dev python3 python3-matplotlib)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+echo "memsim: installing ${missing[*]}"
+$sudo_cmd apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null

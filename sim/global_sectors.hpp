@@ -1,0 +1,21 @@
+#pragma once
+// Global memory on Volta and later (GUIDE.md 3): one request per warp instruction with an active lane; its
+// sectors are the distinct aligned 32-byte segments the active lanes touch, a straddling lane touching both.
+#include <cstdint>
+
+#include "sim/warp_access.hpp"
+
+namespace memsim {
+
+constexpr int kMaxSectorsPerAccess = 2 * kWarpSize;
+
+struct GlobalCost {
+  int sectors = 0;        // distinct sectors touched
+  int ideal_sectors = 0;  // fewest sectors that could carry the active bytes
+};
+
+// Counts the sectors of one warp access. When `sectors_out` is given (room for kMaxSectorsPerAccess), the
+// distinct sector indices (address / sector_bytes) are written there in ascending order.
+GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes = 32, uint64_t* sectors_out = nullptr);
+
+}  // namespace memsim

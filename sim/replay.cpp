@@ -1,0 +1,154 @@
+#include "sim/replay.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "kernels/suite.hpp"
+
+namespace memsim {
+namespace {
+
+using RangeFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, const MemoryRules&, Tally&);
+
+template <class K, class T>
+void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
+                   const MemoryRules& rules, Tally& tally) {
+  Recorder<T> rec(layout, num_sites_of<K>(), tally);
+  const int threads = s.block_x * s.block_y;
+  const int warps = (threads + kWarpSize - 1) / kWarpSize;
+  for (int64_t b = first; b < last; ++b) {
+    ThreadCoord t;
+    t.block_x = int(b % s.grid_x);  // the hardware dispatches blocks by linear id, x fastest
+    t.block_y = int(b / s.grid_x);
+    for (int w = 0; w < warps; ++w) {
+      const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
+      for (int lane = 0; lane < lanes; ++lane) {
+        const int tid = w * kWarpSize + lane;
+        t.thread_x = tid % s.block_x;
+        t.thread_y = tid / s.block_x;
+        rec.start_lane(lane, t);
+        K::body(rec, s, t);
+      }
+      rec.flush([&](const WarpAccess& a) { tally.add(a, b, rules); });
+    }
+  }
+}
+
+struct Entry {
+  const char* name;
+  RangeFn by_dtype[3];  // f16, f32, f64
+};
+
+// Storage types stand in for the dtypes: a transpose moves bits, so f16 travels as a 2-byte integer.
+#define MEMSIM_REPLAY_ENTRY(K) \
+  {suite::K::info().name,      \
+   {&replay_blocks<suite::K, uint16_t>, &replay_blocks<suite::K, float>, &replay_blocks<suite::K, double>}},
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> all{MEMSIM_KERNEL_SUITE(MEMSIM_REPLAY_ENTRY)};
+  return all;
+}
+#undef MEMSIM_REPLAY_ENTRY
+
+RangeFn find_range_fn(const LaunchConfig& cfg) {
+  for (const Entry& e : entries())
+    if (std::strcmp(e.name, cfg.kernel->name) == 0) return e.by_dtype[int(cfg.dtype)];
+  throw std::logic_error(std::string("kernel without a replay entry: ") + cfg.kernel->name);
+}
+
+}  // namespace
+
+BufferLayout default_layout(const LaunchConfig& cfg) {
+  BufferLayout l;
+  l.elem_bytes = dtype_bytes(cfg.dtype);
+  l.in_elems = cfg.elements();
+  l.out_elems = cfg.elements();
+  l.shared_elems = cfg.kernel->uses_shared_tile ? int64_t(cfg.shape.tile_y) * cfg.shape.smem_row : 0;
+  constexpr uint64_t kAlign = uint64_t(1) << 21;  // large cudaMalloc allocations start on 2 MiB pages
+  l.in_base = uint64_t(1) << 32;
+  const uint64_t in_bytes = uint64_t(l.in_elems) * l.elem_bytes;
+  l.out_base = l.in_base + (in_bytes + kAlign - 1) / kAlign * kAlign;
+  return l;
+}
+
+void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t first, int64_t last,
+                  const MemoryRules& rules, Tally& tally) {
+  find_range_fn(cfg)(cfg.shape, layout, first, last, rules, tally);
+}
+
+ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
+  const RangeFn fn = find_range_fn(cfg);
+  ReplayResult result;
+  result.config = cfg;
+  result.layout = default_layout(cfg);
+  const int64_t blocks = cfg.blocks();
+  int workers = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  // A worker per few hundred blocks at least: small launches are not worth a thread.
+  workers = int(std::max<int64_t>(1, std::min<int64_t>(workers, blocks / 256)));
+
+  const int num_sites = cfg.kernel->num_sites;
+  std::vector<Tally> tallies;
+  tallies.reserve(workers);
+  for (int i = 0; i < workers; ++i) {
+    tallies.emplace_back(num_sites);
+    if (options.sector_sink_prototype) tallies.back().sectors_sink = options.sector_sink_prototype->clone_empty();
+  }
+  auto run = [&](int i) {
+    const int64_t first = blocks * i / workers, last = blocks * (i + 1) / workers;
+    fn(cfg.shape, result.layout, first, last, options.rules, tallies[i]);
+  };
+  if (workers == 1) {
+    run(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int i = 1; i < workers; ++i) pool.emplace_back(run, i);
+    run(0);
+    for (std::thread& t : pool) t.join();
+  }
+  for (int i = 1; i < workers; ++i) tallies[0].merge(tallies[i]);
+
+  result.sites = std::move(tallies[0].sites);
+  result.findings = std::move(tallies[0].findings);
+  result.sectors = std::move(tallies[0].sectors_sink);
+  result.warps = blocks * cfg.warps_per_block();
+  return result;
+}
+
+std::vector<Metric> ncu_metrics(const ReplayResult& r) {
+  int64_t g_req[2] = {0, 0}, g_sec[2] = {0, 0}, s_inst[2] = {0, 0}, s_wave[2] = {0, 0}, s_conf[2] = {0, 0};
+  for (int i = 0; i < r.config.kernel->num_sites; ++i) {
+    const SiteInfo& info = r.config.kernel->sites[i];
+    const SiteCounts& c = r.sites[i];
+    const int op = info.op == Op::Load ? 0 : 1;
+    if (info.space == Space::Global) {
+      g_req[op] += c.instructions;
+      g_sec[op] += c.sectors;
+    } else {
+      s_inst[op] += c.instructions;
+      s_wave[op] += c.wavefronts;
+      s_conf[op] += c.bank_conflicts();
+    }
+  }
+  return {
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", g_req[0]},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", g_req[1]},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", g_sec[0]},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", g_sec[1]},
+      {"smsp__inst_executed_op_shared_ld.sum", s_inst[0]},
+      {"smsp__inst_executed_op_shared_st.sum", s_inst[1]},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", s_wave[0]},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", s_wave[1]},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", s_conf[0]},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", s_conf[1]},
+  };
+}
+
+int64_t metric_value(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const Metric& m : metrics)
+    if (m.name == name) return m.value;
+  throw std::out_of_range("no metric " + name);
+}
+
+}  // namespace memsim

@@ -1,0 +1,45 @@
+#pragma once
+// Exact replay: every lane of every warp of every block runs the kernel's own body with the recording memory
+// policy; the warp accesses go to the counters. No sampling.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/resolve.hpp"
+#include "sim/recorder.hpp"
+#include "sim/tally.hpp"
+
+namespace memsim {
+
+struct ReplayOptions {
+  int threads = 0;  // 0: one per hardware thread
+  MemoryRules rules;
+  const SectorSink* sector_sink_prototype = nullptr;  // cloned per worker when partition traffic is wanted
+};
+
+struct ReplayResult {
+  LaunchConfig config;
+  BufferLayout layout;
+  std::vector<SiteCounts> sites;  // indexed like config.kernel->sites
+  std::vector<Finding> findings;
+  std::unique_ptr<SectorSink> sectors;  // merged sink, when one was asked for
+  int64_t warps = 0;
+};
+
+BufferLayout default_layout(const LaunchConfig& cfg);
+ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options = {});
+
+// Replays blocks [first, last) in launch order into `tally`, for tests and benchmarks that drive the
+// replay of one kernel directly.
+void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t first, int64_t last,
+                  const MemoryRules& rules, Tally& tally);
+
+// Totals under Nsight Compute's metric names (GUIDE.md 2), in a fixed order.
+struct Metric {
+  std::string name;
+  int64_t value;
+};
+std::vector<Metric> ncu_metrics(const ReplayResult& r);
+int64_t metric_value(const std::vector<Metric>& metrics, const std::string& name);
+
+}  // namespace memsim

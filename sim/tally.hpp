@@ -1,0 +1,66 @@
+#pragma once
+// What the replay accumulates: per-site counts, findings, and (optionally) every global access's sectors
+// handed to a SectorSink (the partition-camping counter). Plain records, merged by addition.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/launch_shape.hpp"
+#include "sim/global_sectors.hpp"
+#include "sim/shared_banks.hpp"
+#include "sim/warp_access.hpp"
+
+namespace memsim {
+
+struct SiteCounts {
+  int64_t instructions = 0;  // warp instructions with >= 1 active lane (= requests for global)
+  int64_t lane_accesses = 0;
+  int64_t bytes = 0;  // bytes the active lanes asked for
+  int64_t sectors = 0, ideal_sectors = 0;        // global
+  int64_t wavefronts = 0, ideal_wavefronts = 0;  // shared
+  // shared: for each warp instruction of the first block (launch order), the distinct words each bank
+  // delivered; a bank-usage heatmap shows a conflict as one hot column.
+  std::vector<std::vector<int64_t>> first_block_bank_words;
+  int64_t bank_conflicts() const { return wavefronts - ideal_wavefronts; }
+  void add(const SiteCounts& o);
+};
+
+enum class FindingKind { Misaligned, OutOfBounds };
+const char* finding_kind_name(FindingKind k);
+
+struct Finding {
+  FindingKind kind = FindingKind::Misaligned;
+  int site = 0;
+  int64_t count = 0;       // offending lane accesses
+  ThreadCoord first{};     // first offending thread in launch order
+  int64_t first_offset = 0;  // its element offset into the matrix or tile
+  int width = 0;
+};
+
+// Receives the distinct sectors of every global warp access with the linear id of the block that made it.
+class SectorSink {
+ public:
+  virtual ~SectorSink() = default;
+  virtual void add(int64_t block_linear, Op op, const uint64_t* sectors, int count) = 0;
+  virtual std::unique_ptr<SectorSink> clone_empty() const = 0;
+  virtual void merge_from(const SectorSink& other) = 0;
+};
+
+struct MemoryRules {
+  int sector_bytes = 32;
+  BankRules banks;
+};
+
+struct Tally {
+  std::vector<SiteCounts> sites;
+  std::vector<Finding> findings;
+  std::unique_ptr<SectorSink> sectors_sink;
+
+  explicit Tally(int num_sites) : sites(num_sites) {}
+  void add(const WarpAccess& w, int64_t block_linear, const MemoryRules& rules);
+  void note_finding(FindingKind kind, int site, const ThreadCoord& t, int64_t offset, int width);
+  // Adds `later`, a tally of blocks that come after this one's in launch order.
+  void merge(const Tally& later);
+};
+
+}  // namespace memsim
