@@ -8,7 +8,8 @@
 #define MEMSIM_INLINE __forceinline__
 #else
 #define MEMSIM_HD
-#define MEMSIM_INLINE inline
+// The replay runs a body once per lane of every warp: its small helpers must disappear into it.
+#define MEMSIM_INLINE inline __attribute__((always_inline))
 #endif
 
 namespace memsim {

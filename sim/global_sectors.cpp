@@ -2,27 +2,81 @@
 
 #include <algorithm>
 
-namespace memsim {
+#include "sim/access_memo.hpp"
 
-GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
+namespace memsim {
+namespace {
+
+GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out);
+
+// The active lanes' addresses, packed in lane order: the loops below then run over plain arrays.
+int pack_active(const WarpAccess& w, uint64_t* out) {
+  if (w.mask == ~0u) {
+    std::copy(w.addr, w.addr + kWarpSize, out);
+    return kWarpSize;
+  }
+  int n = 0;
+  for (uint32_t m = w.mask; m; m &= m - 1) out[n++] = w.addr[__builtin_ctz(m)];
+  return n;
+}
+
+GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
+  uint64_t addr[kWarpSize];
+  const int lanes = pack_active(w, addr);
+  const int64_t bytes = int64_t(lanes) * w.width;
+  const int ideal = int((bytes + sector_bytes - 1) / sector_bytes);
+  if (lanes == 0) return {0, 0};
+
+  // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
+  const bool pow2 = (sector_bytes & (sector_bytes - 1)) == 0;
+  if (pow2) {
+    const int shift = __builtin_ctz(unsigned(sector_bytes));
+    const uint64_t low = uint64_t(sector_bytes - 1);
+    bool straddles = false;
+    for (int i = 0; i < lanes; ++i) straddles |= (addr[i] & low) + w.width > uint64_t(sector_bytes);
+    if (!straddles) {
+      uint64_t ids[kWarpSize];
+      for (int i = 0; i < lanes; ++i) ids[i] = addr[i] >> shift;
+      bool sorted = true;
+      int changes = 0;
+      for (int i = 1; i < lanes; ++i) {
+        sorted &= ids[i] >= ids[i - 1];
+        changes += ids[i] != ids[i - 1];
+      }
+      // Lanes usually walk addresses upward: then a sector is new exactly when it differs from the last one.
+      if (!sorted) std::sort(ids, ids + lanes);
+      const int distinct = sorted ? changes + 1 : int(std::unique(ids, ids + lanes) - ids);
+      if (sectors_out) std::unique_copy(ids, ids + lanes, sectors_out);
+      return {distinct, ideal};
+    }
+  }
+
+  // General case: a lane may touch two sectors.
   uint64_t buf[kMaxSectorsPerAccess];
   uint64_t* ids = sectors_out ? sectors_out : buf;
   int n = 0;
-  bool sorted = true;
-  for (uint32_t m = w.mask; m; m &= m - 1) {
-    const int lane = __builtin_ctz(m);
-    const uint64_t first = w.addr[lane] / sector_bytes;
-    const uint64_t last = (w.addr[lane] + w.width - 1) / sector_bytes;
-    for (uint64_t s = first; s <= last; ++s) {
-      if (n > 0 && s < ids[n - 1]) sorted = false;
-      ids[n++] = s;
-    }
+  for (int i = 0; i < lanes; ++i) {
+    const uint64_t first = addr[i] / uint64_t(sector_bytes);
+    const uint64_t last = (addr[i] + w.width - 1) / uint64_t(sector_bytes);
+    for (uint64_t s = first; s <= last; ++s) ids[n++] = s;
   }
-  // Lanes usually walk addresses upward, so most accesses skip the sort.
-  if (!sorted) std::sort(ids, ids + n);
-  const int distinct = int(std::unique(ids, ids + n) - ids);
-  const int64_t bytes = int64_t(active_lanes(w)) * w.width;
-  return {distinct, int((bytes + sector_bytes - 1) / sector_bytes)};
+  std::sort(ids, ids + n);
+  return {int(std::unique(ids, ids + n) - ids), ideal};
+}
+
+}  // namespace
+
+GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
+  // The memo holds counts only: a caller that wants the sector indices, or a sector size the memo's period
+  // does not cover, is counted directly.
+  if (sectors_out || !w.mask || AccessMemo<GlobalCost>::kPeriod % uint64_t(sector_bytes) != 0)
+    return count_sectors_uncached(w, sector_bytes, sectors_out);
+  thread_local AccessMemo<GlobalCost> memo;
+  AccessMemo<GlobalCost>::Key key;
+  if (const GlobalCost* hit = memo.find(w, uint32_t(w.width) << 16 | uint32_t(sector_bytes), key)) return *hit;
+  const GlobalCost cost = count_sectors_uncached(w, sector_bytes, nullptr);
+  memo.store(key, cost);
+  return cost;
 }
 
 }  // namespace memsim

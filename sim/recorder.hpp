@@ -2,11 +2,16 @@
 // The replay's memory policy: a kernel body run for one lane at a time calls these instead of touching
 // memory. Each call lands in the warp access of its (site, occurrence), occurrence = how many times this
 // lane has reached the site, so the lanes of one warp instruction meet in one record.
+#include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/launch_shape.hpp"
 #include "sim/tally.hpp"
 #include "sim/warp_access.hpp"
+
+// The replay runs every lane of every warp through these calls: they must inline into the kernel body.
+#define MEMSIM_REPLAY_INLINE inline __attribute__((always_inline))
 
 namespace memsim {
 
@@ -26,33 +31,43 @@ template <class T>
 class Recorder {
  public:
   using Elem = T;
+  static constexpr int kMaxSites = 32;
 
   Recorder(const BufferLayout& layout, int num_sites, Tally& tally)
-      : layout_(layout), tally_(tally), slots_(num_sites), used_(num_sites, 0), occurrence_(num_sites, 0) {}
+      : layout_(layout), tally_(tally), num_sites_(num_sites), capacity_(8), slots_(size_t(num_sites) * 8) {
+    if (num_sites > kMaxSites) throw std::length_error("a kernel has at most 32 access sites");
+    std::fill(used_, used_ + kMaxSites, 0);
+    std::fill(occurrence_, occurrence_ + kMaxSites, 0);
+  }
 
   void start_lane(int lane, const ThreadCoord& t) {
+    lane_bit_ = 1u << lane;
     lane_ = lane;
     thread_ = t;
-    std::fill(occurrence_.begin(), occurrence_.end(), 0);
+    // How far the previous lane got at each site; the warp's records reach the furthest lane's count.
+    for (int site = 0; site < num_sites_; ++site) {
+      used_[site] = std::max(used_[site], occurrence_[site]);
+      occurrence_[site] = 0;
+    }
   }
 
   template <class V>
-  V load_global(int site, bool pred, int64_t off) {
-    note_global(site, Op::Load, pred, off, sizeof(V), layout_.in_base, layout_.in_elems);
+  MEMSIM_REPLAY_INLINE V load_global(int site, bool pred, int64_t off) {
+    note<sizeof(V)>(site, Space::Global, Op::Load, pred, off, layout_.in_base, layout_.in_elems);
     return V{};
   }
   template <class V>
-  void store_global(int site, bool pred, int64_t off, const V&) {
-    note_global(site, Op::Store, pred, off, sizeof(V), layout_.out_base, layout_.out_elems);
+  MEMSIM_REPLAY_INLINE void store_global(int site, bool pred, int64_t off, const V&) {
+    note<sizeof(V)>(site, Space::Global, Op::Store, pred, off, layout_.out_base, layout_.out_elems);
   }
   template <class V>
-  V load_shared(int site, bool pred, int off) {
-    note_shared(site, Op::Load, pred, off, sizeof(V));
+  MEMSIM_REPLAY_INLINE V load_shared(int site, bool pred, int off) {
+    note<sizeof(V)>(site, Space::Shared, Op::Load, pred, off, 0, layout_.shared_elems);
     return V{};
   }
   template <class V>
-  void store_shared(int site, bool pred, int off, const V&) {
-    note_shared(site, Op::Store, pred, off, sizeof(V));
+  MEMSIM_REPLAY_INLINE void store_shared(int site, bool pred, int off, const V&) {
+    note<sizeof(V)>(site, Space::Shared, Op::Store, pred, off, 0, layout_.shared_elems);
   }
   void sync() {}
 
@@ -60,61 +75,73 @@ class Recorder {
   // empties the records for the next warp.
   template <class F>
   void flush(F&& f) {
-    for (size_t site = 0; site < slots_.size(); ++site) {
-      for (int o = 0; o < used_[site]; ++o) {
-        WarpAccess& w = slots_[site][o];
-        if (w.mask) f(static_cast<const WarpAccess&>(w));
+    for (int site = 0; site < num_sites_; ++site) {
+      const int used = std::max(used_[site], occurrence_[site]);
+      WarpAccess* row = &slots_[size_t(site) * capacity_];
+      for (int o = 0; o < used; ++o) {
+        WarpAccess& w = row[o];
+        if (w.mask) {
+          // A site is one load or store of the source: its space, op and width never change.
+          w.space = site_space_[site];
+          w.op = site_op_[site];
+          w.width = site_width_[site];
+          w.site = site;
+          f(static_cast<const WarpAccess&>(w));
+        }
         w.mask = 0;
       }
       used_[site] = 0;
+      occurrence_[site] = 0;
     }
   }
 
  private:
-  WarpAccess& slot(int site, Space space, Op op, int width) {
+  template <int Width>
+  MEMSIM_REPLAY_INLINE void note(int site, Space space, Op op, bool pred, int64_t off, uint64_t base, int64_t elems) {
+    site_space_[site] = space;
+    site_op_[site] = op;
+    site_width_[site] = uint8_t(Width);
     const int o = occurrence_[site]++;
-    std::vector<WarpAccess>& v = slots_[site];
-    if (o >= int(v.size())) v.resize(o + 1);
-    if (o >= used_[site]) used_[site] = o + 1;
-    WarpAccess& w = v[o];
-    w.space = space;
-    w.op = op;
-    w.width = uint8_t(width);
-    w.site = site;
-    return w;
-  }
-
-  void note_global(int site, Op op, bool pred, int64_t off, int width, uint64_t base, int64_t elems) {
-    WarpAccess& w = slot(site, Space::Global, op, width);
     if (!pred) return;
+    if (o >= capacity_) grow(o + 1);
     const uint64_t addr = base + uint64_t(off) * sizeof(T);
-    check(site, off, width, addr, elems);
+    // A misaligned vector access faults on the GPU and an out-of-bounds one corrupts memory: report both
+    // (they are still counted, as the instruction would be issued).
+    if ((addr & (Width - 1)) != 0 || uint64_t(off) + Width / sizeof(T) > uint64_t(elems))
+      slow_check(site, off, addr, elems, Width);
+    WarpAccess& w = slots_[size_t(site) * capacity_ + o];
     w.addr[lane_] = addr;
-    w.mask |= 1u << lane_;
+    w.mask |= lane_bit_;
   }
 
-  void note_shared(int site, Op op, bool pred, int off, int width) {
-    WarpAccess& w = slot(site, Space::Shared, op, width);
-    if (!pred) return;
-    const uint64_t addr = uint64_t(int64_t(off) * int64_t(sizeof(T)));
-    check(site, off, width, addr, layout_.shared_elems);
-    w.addr[lane_] = addr;
-    w.mask |= 1u << lane_;
-  }
-
-  // A misaligned vector access faults on the GPU and an out-of-bounds one corrupts memory: report both
-  // (they are still counted, as the instruction would be issued).
-  void check(int site, int64_t off, int width, uint64_t addr, int64_t elems) {
+  void slow_check(int site, int64_t off, uint64_t addr, int64_t elems, int width) {
     if (addr % uint64_t(width) != 0) tally_.note_finding(FindingKind::Misaligned, site, thread_, off, width);
     if (off < 0 || off + width / int64_t(sizeof(T)) > elems)
       tally_.note_finding(FindingKind::OutOfBounds, site, thread_, off, width);
   }
 
+  // Kernels whose loops run long keep more occurrences per site: re-lay the table (rare, between lanes).
+  void grow(int needed) {
+    int cap = capacity_;
+    while (cap < needed) cap *= 2;
+    std::vector<WarpAccess> bigger(size_t(num_sites_) * cap);
+    for (int site = 0; site < num_sites_; ++site)
+      for (int o = 0; o < capacity_; ++o) bigger[size_t(site) * cap + o] = slots_[size_t(site) * capacity_ + o];
+    slots_.swap(bigger);
+    capacity_ = cap;
+  }
+
   BufferLayout layout_;
   Tally& tally_;
-  std::vector<std::vector<WarpAccess>> slots_;
-  std::vector<int> used_;
-  std::vector<int> occurrence_;
+  int num_sites_;
+  int capacity_;  // occurrences per site the table holds
+  std::vector<WarpAccess> slots_;
+  int used_[kMaxSites];        // occurrences reached by the warp's earlier lanes
+  int occurrence_[kMaxSites];  // occurrences reached by the current lane
+  Space site_space_[kMaxSites] = {};
+  Op site_op_[kMaxSites] = {};
+  uint8_t site_width_[kMaxSites] = {};
+  uint32_t lane_bit_ = 1;
   int lane_ = 0;
   ThreadCoord thread_{};
 };

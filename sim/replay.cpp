@@ -12,12 +12,19 @@ namespace {
 
 using RangeFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, const MemoryRules&, Tally&);
 
+// flatten: the body, its lambdas and the recorder's calls all inline into this loop, which runs once per lane
+// of every warp; without it GCC leaves the per-step lambdas as calls.
 template <class K, class T>
-void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
+__attribute__((flatten)) void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
                    const MemoryRules& rules, Tally& tally) {
   Recorder<T> rec(layout, num_sites_of<K>(), tally);
   const int threads = s.block_x * s.block_y;
   const int warps = (threads + kWarpSize - 1) / kWarpSize;
+  std::vector<int> tx(threads), ty(threads);  // thread coordinates, worked out once per launch
+  for (int tid = 0; tid < threads; ++tid) {
+    tx[tid] = tid % s.block_x;
+    ty[tid] = tid / s.block_x;
+  }
   for (int64_t b = first; b < last; ++b) {
     ThreadCoord t;
     t.block_x = int(b % s.grid_x);  // the hardware dispatches blocks by linear id, x fastest
@@ -26,8 +33,8 @@ void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t fir
       const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
       for (int lane = 0; lane < lanes; ++lane) {
         const int tid = w * kWarpSize + lane;
-        t.thread_x = tid % s.block_x;
-        t.thread_y = tid / s.block_x;
+        t.thread_x = tx[tid];
+        t.thread_y = ty[tid];
         rec.start_lane(lane, t);
         K::body(rec, s, t);
       }

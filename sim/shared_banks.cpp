@@ -3,15 +3,52 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace memsim {
+#include "sim/access_memo.hpp"
 
-SharedCost count_shared_wavefronts(const WarpAccess& w, const BankRules& rules, int64_t* bank_words) {
+namespace memsim {
+namespace {
+
+// Wavefronts of one phase given its words (4-byte units): the most distinct words any one bank delivers.
+int phase_wavefronts(uint64_t* words, int n, bool sorted, uint64_t bank_mask, int banks, int64_t* bank_words) {
+  if (!sorted) std::sort(words, words + n);
+  int per_bank[64] = {};
+  int worst = 0;
+  // Sorted: a repeated word is adjacent, and it is delivered once (broadcast).
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && words[i] == words[i - 1]) continue;
+    worst = std::max(worst, ++per_bank[words[i] & bank_mask]);
+  }
+  if (bank_words)
+    for (int b = 0; b < banks; ++b) bank_words[b] += per_bank[b];
+  return worst;
+}
+
+SharedCost count_wavefronts_uncached(const WarpAccess& w, const BankRules& rules, int64_t* bank_words) {
   const int row_bytes = rules.banks * rules.bank_bytes;
   const int width = w.width > 0 ? w.width : 1;
   const int lanes_per_phase = std::max(1, std::min(rules.phase_lanes, row_bytes / std::max(width, rules.bank_bytes)));
+  // Bank counts and widths are powers of two on every device we model: masks and shifts, no divisions.
+  const int word_shift = __builtin_ctz(unsigned(rules.bank_bytes));
+  const uint64_t bank_mask = uint64_t(rules.banks - 1);
   SharedCost cost;
+  const int64_t bytes = int64_t(__builtin_popcount(w.mask)) * width;
+  cost.ideal_wavefronts = int((bytes + row_bytes - 1) / row_bytes);
+
   uint64_t words[2 * kWarpSize * 4];
-  int per_bank[64];
+  // Fast path: a full warp of accesses of at most one word that all fit a word (the usual scalar access).
+  if (w.mask == ~0u && lanes_per_phase == kWarpSize && width <= rules.bank_bytes) {
+    bool sorted = true, fits = true;
+    for (int i = 0; i < kWarpSize; ++i) {
+      words[i] = w.addr[i] >> word_shift;
+      fits &= ((w.addr[i] + width - 1) >> word_shift) == words[i];
+    }
+    if (fits) {
+      for (int i = 1; i < kWarpSize; ++i) sorted &= words[i] >= words[i - 1];
+      cost.wavefronts = phase_wavefronts(words, kWarpSize, sorted, bank_mask, rules.banks, bank_words);
+      return cost;
+    }
+  }
+
   for (int first = 0; first < kWarpSize; first += lanes_per_phase) {
     const uint32_t phase_mask = (lanes_per_phase >= 32 ? ~0u : ((1u << lanes_per_phase) - 1u) << first) & w.mask;
     if (!phase_mask) continue;  // a phase with no active lane costs nothing
@@ -19,24 +56,33 @@ SharedCost count_shared_wavefronts(const WarpAccess& w, const BankRules& rules, 
     bool sorted = true;
     for (uint32_t m = phase_mask; m; m &= m - 1) {
       const int lane = __builtin_ctz(m);
-      const uint64_t lo = w.addr[lane] / rules.bank_bytes;
-      const uint64_t hi = (w.addr[lane] + width - 1) / rules.bank_bytes;
+      const uint64_t lo = w.addr[lane] >> word_shift;
+      const uint64_t hi = (w.addr[lane] + width - 1) >> word_shift;
       for (uint64_t word = lo; word <= hi; ++word) {
-        if (n > 0 && word < words[n - 1]) sorted = false;
+        if (n > 0) sorted &= word >= words[n - 1];
         words[n++] = word;
       }
     }
-    if (!sorted) std::sort(words, words + n);
-    n = int(std::unique(words, words + n) - words);
-    std::fill(per_bank, per_bank + rules.banks, 0);
-    int worst = 0;
-    for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[words[i] % rules.banks]);
-    cost.wavefronts += worst;
-    if (bank_words)
-      for (int b = 0; b < rules.banks; ++b) bank_words[b] += per_bank[b];
+    cost.wavefronts += phase_wavefronts(words, n, sorted, bank_mask, rules.banks, bank_words);
   }
-  const int64_t bytes = int64_t(active_lanes(w)) * width;
-  cost.ideal_wavefronts = int((bytes + row_bytes - 1) / row_bytes);
+  return cost;
+}
+
+}  // namespace
+
+SharedCost count_shared_wavefronts(const WarpAccess& w, const BankRules& rules, int64_t* bank_words) {
+  // The memo holds counts only: heatmap rows, and bank rows the memo's period does not cover, are counted
+  // directly.
+  const uint64_t row = uint64_t(rules.banks) * uint64_t(rules.bank_bytes);
+  if (bank_words || !w.mask || rules.banks > 64 || AccessMemo<SharedCost>::kPeriod % row != 0)
+    return count_wavefronts_uncached(w, rules, bank_words);
+  thread_local AccessMemo<SharedCost> memo;
+  AccessMemo<SharedCost>::Key key;
+  const uint32_t params = uint32_t(w.width) << 24 | uint32_t(rules.banks) << 16 | uint32_t(rules.bank_bytes) << 8 |
+                          uint32_t(rules.phase_lanes);
+  if (const SharedCost* hit = memo.find(w, params, key)) return *hit;
+  const SharedCost cost = count_wavefronts_uncached(w, rules, nullptr);
+  memo.store(key, cost);
   return cost;
 }
 
