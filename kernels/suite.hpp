@@ -1,13 +1,8 @@
 #pragma once
 // The kernel suite. Adding a kernel: write its struct in kernels/suite/<name>.hpp (sites, info(), body) and
-// add one X(...) line below; the replay, the CLI and the GPU validation pick it up from this list.
-#include "kernels/suite/copy.hpp"
-#include "kernels/suite/copy_shared.hpp"
-#include "kernels/suite/naive.hpp"
-#include "kernels/suite/naive_read.hpp"
-#include "kernels/suite/coalesced.hpp"
-#include "kernels/suite/half_transposes.hpp"
-#include "kernels/suite/vec4.hpp"
+// add one X(...) line below; the replay, the CLI and the GPU validation pick it up from this list. The build
+// includes every header of kernels/suite/ (kernels/CMakeLists.txt generates the list).
+#include "memsim/suite_includes.hpp"
 
 #define MEMSIM_KERNEL_SUITE(X) \
   X(Copy)                      \
