@@ -47,7 +47,9 @@ int main(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, opts), vm);
+    // No positional arguments: a bare word (a forgotten --kernel) must be an error, not silently ignored.
+    const po::positional_options_description no_positional;
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(no_positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     return usage_error(std::string(e.what()) + " (memsim --help lists the options)");

@@ -9,7 +9,7 @@
 namespace memsim {
 
 nlohmann::ordered_json config_json(const LaunchConfig& cfg);
-nlohmann::ordered_json replay_json(const ReplayResult& r);  // {"kernel", "config", "metrics", "sites", "findings"}
+nlohmann::ordered_json replay_json(const ReplayResult& r);  // {"kernel", "config", "metrics", "warps", "sites", "findings"}
 
 void print_table(std::ostream& os, const nlohmann::ordered_json& report);
 void print_csv(std::ostream& os, const nlohmann::ordered_json& report);

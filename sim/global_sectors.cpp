@@ -1,6 +1,7 @@
 #include "sim/global_sectors.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/access_memo.hpp"
 
@@ -23,9 +24,11 @@ int pack_active(const WarpAccess& w, uint64_t* out) {
 GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
   uint64_t addr[kWarpSize];
   const int lanes = pack_active(w, addr);
-  const int64_t bytes = int64_t(lanes) * w.width;
-  const int ideal = int((bytes + sector_bytes - 1) / sector_bytes);
   if (lanes == 0) return {0, 0};
+  const int64_t bytes = int64_t(lanes) * w.width;
+  // Ideal: the fewest sectors that hold the requested bytes. Lanes that share bytes (a broadcast read) need
+  // no more than they touch, so the ideal never exceeds the actual count.
+  const int by_bytes = int((bytes + sector_bytes - 1) / sector_bytes);
 
   // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
   const bool pow2 = (sector_bytes & (sector_bytes - 1)) == 0;
@@ -47,7 +50,7 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
       if (!sorted) std::sort(ids, ids + lanes);
       const int distinct = sorted ? changes + 1 : int(std::unique(ids, ids + lanes) - ids);
       if (sectors_out) std::unique_copy(ids, ids + lanes, sectors_out);
-      return {distinct, ideal};
+      return {distinct, std::min(by_bytes, distinct)};
     }
   }
 
@@ -61,12 +64,15 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
     for (uint64_t s = first; s <= last; ++s) ids[n++] = s;
   }
   std::sort(ids, ids + n);
-  return {int(std::unique(ids, ids + n) - ids), ideal};
+  const int distinct = int(std::unique(ids, ids + n) - ids);
+  return {distinct, std::min(by_bytes, distinct)};
 }
 
 }  // namespace
 
 GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
+  // A lane of at most 16 bytes touches at most two sectors of 16 bytes or more: what the buffers hold.
+  if (sector_bytes < 16) throw std::invalid_argument("sector size below 16 bytes is not supported");
   // The memo holds counts only: a caller that wants the sector indices, or a sector size the memo's period
   // does not cover, is counted directly.
   if (sectors_out || !w.mask || AccessMemo<GlobalCost>::kPeriod % uint64_t(sector_bytes) != 0)

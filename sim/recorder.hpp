@@ -76,7 +76,8 @@ class Recorder {
   template <class F>
   void flush(F&& f) {
     for (int site = 0; site < num_sites_; ++site) {
-      const int used = std::max(used_[site], occurrence_[site]);
+      // Occurrences past the table's capacity were never recorded (every lane was predicated off there).
+      const int used = std::min(capacity_, std::max(used_[site], occurrence_[site]));
       WarpAccess* row = &slots_[size_t(site) * capacity_];
       for (int o = 0; o < used; ++o) {
         WarpAccess& w = row[o];
@@ -107,7 +108,7 @@ class Recorder {
     const uint64_t addr = base + uint64_t(off) * sizeof(T);
     // A misaligned vector access faults on the GPU and an out-of-bounds one corrupts memory: report both
     // (they are still counted, as the instruction would be issued).
-    if ((addr & (Width - 1)) != 0 || uint64_t(off) + Width / sizeof(T) > uint64_t(elems))
+    if ((addr & (Width - 1)) != 0 || off < 0 || off + int64_t(Width / sizeof(T)) > elems)
       slow_check(site, off, addr, elems, Width);
     WarpAccess& w = slots_[size_t(site) * capacity_ + o];
     w.addr[lane_] = addr;

@@ -1,6 +1,7 @@
 #include "sim/shared_banks.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstdint>
 
 #include "sim/access_memo.hpp"
@@ -71,10 +72,14 @@ SharedCost count_wavefronts_uncached(const WarpAccess& w, const BankRules& rules
 }  // namespace
 
 SharedCost count_shared_wavefronts(const WarpAccess& w, const BankRules& rules, int64_t* bank_words) {
+  // Bank indices come from a mask and the per-bank table holds 64: profiles outside that are refused.
+  if (rules.banks < 1 || rules.banks > 64 || (rules.banks & (rules.banks - 1)) != 0 || rules.bank_bytes < 1 ||
+      (rules.bank_bytes & (rules.bank_bytes - 1)) != 0)
+    throw std::invalid_argument("shared-memory banks must be a power of two up to 64, of power-of-two width");
   // The memo holds counts only: heatmap rows, and bank rows the memo's period does not cover, are counted
   // directly.
   const uint64_t row = uint64_t(rules.banks) * uint64_t(rules.bank_bytes);
-  if (bank_words || !w.mask || rules.banks > 64 || AccessMemo<SharedCost>::kPeriod % row != 0)
+  if (bank_words || !w.mask || AccessMemo<SharedCost>::kPeriod % row != 0)
     return count_wavefronts_uncached(w, rules, bank_words);
   thread_local AccessMemo<SharedCost> memo;
   AccessMemo<SharedCost>::Key key;

@@ -33,7 +33,7 @@ struct Coalesced {
 // The same kernel with each tile row padded (default one element): a column walk now steps across banks.
 struct Padded : Coalesced {
   static KernelInfo info() {
-    KernelInfo k{"padded", "shared tile + 1 column: coalesced both ways, no bank conflicts",
+    KernelInfo k{"padded", "shared tile + 1 column: coalesced both ways, no bank conflicts (f32; f16 keeps 2-way)",
                  "whitepaper (003), 002 step 3, 000, 004", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};
     k.uses_shared_tile = true;
