@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "kernels/suite.hpp"
+#include "sim/sequence_recorder.hpp"
 
 namespace memsim {
 namespace {
@@ -17,7 +18,8 @@ using RangeFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64
 template <class K, class T>
 __attribute__((flatten)) void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
                    const MemoryRules& rules, Tally& tally) {
-  Recorder<T> rec(layout, num_sites_of<K>(), tally);
+  SequenceRecorder<T> fast(layout);
+  Recorder<T> grouping(layout, num_sites_of<K>(), tally);
   const int threads = s.block_x * s.block_y;
   const int warps = (threads + kWarpSize - 1) / kWarpSize;
   std::vector<int> tx(threads), ty(threads);  // thread coordinates, worked out once per launch
@@ -29,16 +31,28 @@ __attribute__((flatten)) void replay_blocks(const LaunchShape& s, const BufferLa
     ThreadCoord t;
     t.block_x = int(b % s.grid_x);  // the hardware dispatches blocks by linear id, x fastest
     t.block_y = int(b / s.grid_x);
+    auto count = [&](const WarpAccess& a) { tally.add(a, b, rules); };
     for (int w = 0; w < warps; ++w) {
       const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
+      fast.start_warp();
       for (int lane = 0; lane < lanes; ++lane) {
         const int tid = w * kWarpSize + lane;
         t.thread_x = tx[tid];
         t.thread_y = ty[tid];
-        rec.start_lane(lane, t);
-        K::body(rec, s, t);
+        fast.start_lane(lane);
+        K::body(fast, s, t);
+        fast.end_lane();
       }
-      rec.flush([&](const WarpAccess& a) { tally.add(a, b, rules); });
+      if (fast.flush(count)) continue;
+      // The lanes' access sequences differed (or an access needs a finding): group by (site, occurrence).
+      for (int lane = 0; lane < lanes; ++lane) {
+        const int tid = w * kWarpSize + lane;
+        t.thread_x = tx[tid];
+        t.thread_y = ty[tid];
+        grouping.start_lane(lane, t);
+        K::body(grouping, s, t);
+      }
+      grouping.flush(count);
     }
   }
 }
