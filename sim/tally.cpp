@@ -1,5 +1,7 @@
 #include "sim/tally.hpp"
 
+#include <iterator>
+
 namespace memsim {
 
 void SiteCounts::add(const SiteCounts& o) {
@@ -8,10 +10,39 @@ void SiteCounts::add(const SiteCounts& o) {
   bytes += o.bytes;
   sectors += o.sectors;
   ideal_sectors += o.ideal_sectors;
+  transactions += o.transactions;
   wavefronts += o.wavefronts;
   if (first_block_bank_words.empty()) first_block_bank_words = o.first_block_bank_words;
   ideal_wavefronts += o.ideal_wavefronts;
 }
+
+namespace {
+
+// CC 1.x: half-warp transactions (sim/coalescing_cc1x.hpp); their bytes, in sectors, are the traffic.
+// Out of line: the modern path of Tally::add stays as it was.
+[[gnu::noinline]] void add_global_cc1x(SiteCounts& s, const WarpAccess& w, int64_t block_linear, const MemoryRules& rules,
+                     SectorSink* sink) {
+  Transaction tx[kMaxCc1xTransactions];
+  const Cc1xCost c = rules.coalescing == GlobalCoalescing::Cc12Segments ? coalesce_cc12(w, tx) : coalesce_cc10(w, tx);
+  const int64_t sb = rules.sector_bytes;
+  s.transactions += c.transactions;
+  s.sectors += (c.bytes + sb - 1) / sb;
+  s.ideal_sectors += (int64_t(active_lanes(w)) * w.width + sb - 1) / sb;
+  if (sink) {
+    // 32 transactions of at most 128 B: 128 sectors of 32 B; the heap only for unusually small sectors.
+    uint64_t local[4 * kMaxCc1xTransactions];
+    std::vector<uint64_t> heap;
+    const size_t need = size_t((c.bytes + sb - 1) / sb + c.transactions);
+    uint64_t* ids = local;
+    if (need > std::size(local)) {
+      heap.resize(need);
+      ids = heap.data();
+    }
+    sink->add(block_linear, w.op, ids, transaction_sectors(tx, c.transactions, rules.sector_bytes, ids));
+  }
+}
+
+}  // namespace
 
 const char* finding_kind_name(FindingKind k) {
   return k == FindingKind::Misaligned ? "misaligned" : "out_of_bounds";
@@ -25,6 +56,10 @@ void Tally::add(const WarpAccess& w, int64_t block_linear, const MemoryRules& ru
   s.lane_accesses += lanes;
   s.bytes += int64_t(lanes) * w.width;
   if (w.space == Space::Global) {
+    if (__builtin_expect(rules.coalescing != GlobalCoalescing::Sectors32, 0)) {
+      add_global_cc1x(s, w, block_linear, rules, sectors_sink.get());
+      return;
+    }
     uint64_t ids[kMaxSectorsPerAccess];
     const GlobalCost c = count_global_sectors(w, rules.sector_bytes, sectors_sink ? ids : nullptr);
     s.sectors += c.sectors;

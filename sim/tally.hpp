@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/launch_shape.hpp"
+#include "sim/coalescing_cc1x.hpp"
 #include "sim/global_sectors.hpp"
 #include "sim/shared_banks.hpp"
 #include "sim/warp_access.hpp"
@@ -17,6 +18,9 @@ struct SiteCounts {
   int64_t lane_accesses = 0;
   int64_t bytes = 0;  // bytes the active lanes asked for
   int64_t sectors = 0, ideal_sectors = 0;        // global
+  // global, CC 1.x rules only (0 otherwise): memory transactions issued per half-warp; `sectors` then counts
+  // the bytes those transactions move in sector_bytes units, and `instructions` stays warp instructions.
+  int64_t transactions = 0;
   int64_t wavefronts = 0, ideal_wavefronts = 0;  // shared
   // shared: for each warp instruction of the first block (launch order), the distinct words each bank
   // delivered; a bank-usage heatmap shows a conflict as one hot column.
@@ -38,6 +42,8 @@ struct Finding {
 };
 
 // Receives the distinct sectors of every global warp access with the linear id of the block that made it.
+// Under the CC 1.x rules it receives the sectors of every transaction instead (a sector that two
+// transactions move comes twice), so that sectors x sector_bytes is always the traffic.
 class SectorSink {
  public:
   virtual ~SectorSink() = default;
@@ -46,9 +52,15 @@ class SectorSink {
   virtual void merge_from(const SectorSink& other) = 0;
 };
 
+// How a warp's global access becomes memory traffic: 32-byte sectors per warp (Volta and later, GUIDE.md 3),
+// or the compute capability 1.x half-warp transactions of sim/coalescing_cc1x.hpp (1.2/1.3: GT200; 1.0/1.1:
+// G80).
+enum class GlobalCoalescing { Sectors32, Cc12Segments, Cc10Strict };
+
 struct MemoryRules {
   int sector_bytes = 32;
   BankRules banks;
+  GlobalCoalescing coalescing = GlobalCoalescing::Sectors32;
 };
 
 struct Tally {
