@@ -1,0 +1,201 @@
+// memsim-calibrate: fits a device profile's cost constants to a memsim-microbench run and writes the fitted
+// profile (issue 4). The profile keeps its data-sheet fields, takes the device facts the run measured
+// (SM count, clocks, L2, shared memory), its "cost" block is replaced by the fit, and a "calibration" block
+// records where the numbers came from. With --holdout it also replays the suite kernels the run timed and
+// prints prediction against measurement: the fit never reads them.
+//
+//   memsim-calibrate --microbench model/calibration/h100_microbench.json --base h100 --out model/devices/h100.json
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "model/cost.hpp"
+#include "model/fit.hpp"
+#include "model/microbench.hpp"
+#include "model/stats.hpp"
+#include "sim/replay.hpp"
+
+using namespace memsim;
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json [--out PROFILE.json]\n"
+               "                        [--holdout] [--threads N]\n";
+  return 2;
+}
+
+ordered_json read_ordered(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ProfileError(path + ": cannot be read");
+  return ordered_json::parse(in);
+}
+
+std::string base_path(const std::string& base) {
+  if (base.find('/') != std::string::npos || (base.size() > 5 && base.substr(base.size() - 5) == ".json")) return base;
+  load_profile(base);  // the clear error for an unknown name
+  return device_dir() + "/" + base + ".json";
+}
+
+// The device facts the run measured replace the data sheet's.
+void take_measured(ordered_json& prof, const json& dev) {
+  auto set = [&](const char* a, const char* b, const char* key) {
+    if (dev.contains(key) && dev[key].is_number()) {
+      if (b) prof[a][b] = dev[key];
+      else prof[a] = dev[key];
+    }
+  };
+  set("sm", "count", "sm_count");
+  set("sm", "clock_mhz", "sm_clock_mhz");
+  set("sm", "max_threads", "max_threads_per_sm");
+  set("sm", "max_blocks", "max_blocks_per_sm");
+  set("sm", "registers", "regs_per_sm");
+  set("shared", "per_sm", "shared_per_sm");
+  set("shared", "per_block", "shared_per_block");
+  set("shared", "per_block_optin", "shared_per_block_optin");
+  set("shared", "reserved_per_block", "reserved_shared_per_block");
+  set("l2_bytes", nullptr, "l2_bytes");
+  set("dram", "clock_mhz", "mem_clock_mhz");
+  if (dev.contains("mem_clock_mhz") && dev.contains("bus_width_bits"))
+    prof["dram"]["peak_gbs"] = std::round(dev["mem_clock_mhz"].get<double>() * 2 * dev["bus_width_bits"].get<double>() / 8 / 1e3);
+}
+
+std::string short_params(const json& p) {
+  std::ostringstream os;
+  for (const auto& [k, v] : p.items()) {
+    if (k == "side" || k == "strided") continue;
+    os << k.substr(0, 4) << "=" << (v.is_string() ? v.get<std::string>() : v.dump()) << " ";
+  }
+  return os.str();
+}
+
+void print_holdout(const MicrobenchRun& run, const DeviceProfile& prof, int threads) {
+  std::printf("\nHold-out: the suite's kernels as the run timed them (never fitted)\n");
+  std::printf("  %-12s %-10s %-4s %-6s %10s %10s %8s  %s\n", "kernel", "matrix", "type", "block", "measured", "predicted",
+              "error", "bottleneck");
+  std::vector<double> pred, meas;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
+  for (const HoldoutRecord& h : run.holdout) {
+    UserConfig u;
+    u.kernel = h.kernel;
+    u.matrix = parse_size2(h.matrix, "matrix");
+    u.block = parse_size2(h.block, "block");
+    u.dtype = parse_dtype(h.dtype);
+    const LaunchConfig cfg = resolve_launch(u, launch_limits(prof));
+    ReplayOptions ro;
+    ro.threads = threads;
+    ro.rules = memory_rules(prof);
+    PredictOptions po;
+    po.regs_per_thread = h.regs_per_thread;
+    const Prediction p = predict(replay(cfg, ro), prof, po);
+    const double err = 100 * (p.time_us - h.time_us) / h.time_us;
+    std::printf("  %-12s %-10s %-4s %-6s %10.1f %10.1f %+7.1f%%  %s\n", h.kernel.c_str(), h.matrix.c_str(),
+                h.dtype.c_str(), h.block.c_str(), h.time_us, p.time_us, err, p.bottleneck.c_str());
+    pred.push_back(p.time_us);
+    meas.push_back(h.time_us);
+    auto& g = groups[h.matrix + " " + h.dtype + (h.block == "32x8" ? "" : " other blocks")];
+    g.first.push_back(p.time_us);
+    g.second.push_back(h.time_us);
+  }
+  if (pred.empty()) return;
+  for (const auto& [name, g] : groups)
+    std::printf("  %-28s n=%-3zu MAPE %5.1f%%  max %5.1f%%  Spearman %.3f\n", name.c_str(), g.first.size(),
+                mape(g.first, g.second), max_ape(g.first, g.second), g.first.size() > 1 ? spearman(g.first, g.second) : 1.0);
+  std::printf("  %-28s n=%-3zu MAPE %5.1f%%  max %5.1f%%  Spearman %.3f\n", "all", pred.size(), mape(pred, meas),
+              max_ape(pred, meas), spearman(pred, meas));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string bench_path, base, out;
+  bool holdout = false;
+  int threads = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--microbench" && i + 1 < argc) bench_path = argv[++i];
+    else if (a == "--base" && i + 1 < argc) base = argv[++i];
+    else if (a == "--out" && i + 1 < argc) out = argv[++i];
+    else if (a == "--holdout") holdout = true;
+    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else return usage();
+  }
+  if (bench_path.empty() || base.empty()) return usage();
+  try {
+    const MicrobenchRun run = read_microbench_file(bench_path);
+    const std::string bp = base_path(base);
+    ordered_json prof_json = read_ordered(bp);
+    take_measured(prof_json, run.device);
+    DeviceProfile prof = profile_from_json(json::parse(prof_json.dump()), load_profile_file(bp).name, bp);
+
+    const FitResult fit = fit_constants(prof, run.runs);
+    prof.cost = fit.constants;
+    std::vector<double> pred = fit.predicted_us, meas;
+    std::printf("Calibration of %s on %s (%s), %zu microbenchmark runs\n", prof.name.c_str(),
+                run.device.value("name", "?").c_str(), run.date.c_str(), run.runs.size());
+    std::printf("  %-16s %-44s %10s %10s %8s\n", "bench", "params", "measured", "fitted", "error");
+    for (size_t i = 0; i < run.runs.size(); ++i) {
+      const Measurement& m = run.runs[i];
+      meas.push_back(m.time_us);
+      std::printf("  %-16s %-44s %10.2f %10.2f %+7.1f%%\n", m.bench.c_str(), short_params(m.params).c_str(), m.time_us,
+                  pred[i], 100 * (pred[i] - m.time_us) / m.time_us);
+    }
+    const CostConstants& c = fit.constants;
+    std::printf("Fitted (rms log error %.3f, MAPE %.1f%%, %d iterations): dram_gbs %.0f, partial_store_ps %.2f/%.2f/%.2f, "
+                "l1_cycles_per_wavefront %.3f, latency_us %.3f, launch_us %.2f, overlap_p %.2f\n",
+                fit.rms_log_error, mape(pred, meas), fit.iterations, c.dram_gbs, c.partial_store_ps[0],
+                c.partial_store_ps[1], c.partial_store_ps[2], c.l1_cycles_per_wavefront, c.latency_us, c.launch_us,
+                c.overlap_p);
+    for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
+
+    for (const HoldoutRecord& h : run.holdout)
+      if (h.regs_per_thread > 0) prof_json["kernel_registers"][h.kernel + "/" + h.dtype] = h.regs_per_thread;
+    ordered_json cost = prof_json["cost"];
+    cost["note"] = "fitted by memsim-calibrate to the microbenchmarks (see calibration); held as the profile gave "
+                   "them: l2_sector_ps (whole-sector L2 traffic never limits a microbenchmark), issue_per_cycle "
+                   "(4 schedulers), instructions_per_memory_op (the suite's bodies as ncu counts them on sm_90)";
+    cost["dram_gbs"] = c.dram_gbs;
+    cost["l2_sector_ps"] = c.l2_sector_ps;
+    cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};
+    cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
+    cost["latency_us"] = c.latency_us;
+    cost["issue_per_cycle"] = c.issue_per_cycle;
+    cost["instructions_per_memory_op"] = c.instructions_per_memory_op;
+    cost["launch_us"] = c.launch_us;
+    cost["overlap_p"] = c.overlap_p;
+    prof_json["cost"] = cost;
+    prof_json["calibration"] = ordered_json{
+        {"measurements", bench_path},
+        {"date", run.date},
+        {"device", run.device.value("name", "")},
+        {"driver_version", run.device.value("driver_version", 0)},
+        {"runtime_version", run.device.value("runtime_version", 0)},
+        {"method", "Levenberg-Marquardt least squares (Eigen) on log(predicted/measured time) over the "
+                   "microbenchmark runs; the suite's hold-out times are not used"},
+        {"runs", run.runs.size()},
+        {"fitted", fit.fitted},
+        {"held", fit.held},
+        {"rms_log_error", fit.rms_log_error},
+        {"mape_pct", mape(pred, meas)},
+        {"max_error_pct", max_ape(pred, meas)},
+    };
+    if (!out.empty()) {
+      std::ofstream o(out);
+      o << prof_json.dump(2) << "\n";
+      if (!o) throw ProfileError(out + ": cannot be written");
+      std::printf("wrote %s\n", out.c_str());
+    }
+    prof = profile_from_json(json::parse(prof_json.dump()), prof.name, bp);
+    if (holdout) print_holdout(run, prof, threads);
+  } catch (const std::exception& e) {
+    std::cerr << "memsim-calibrate: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,104 @@
+#include "model/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memsim {
+namespace {
+
+constexpr int kAssumedRegisters = 32;
+
+// The bottleneck in words a user acts on: an L1 term made mostly of conflict wavefronts is bank conflicts.
+std::string name_bottleneck(const std::string& term, const KernelCounts& c) {
+  if (term != kTermL1) return term;
+  const double shared = c.shared_wavefronts, global = c.l1_global_wavefronts;
+  if (shared >= global) return c.shared_conflict_wavefronts > 0.5 * shared ? "shared-memory bank conflicts"
+                                                                           : "shared-memory wavefronts";
+  return "uncoalesced accesses (L1 sectors per request)";
+}
+
+}  // namespace
+
+double Prediction::term(const std::string& name) const {
+  for (const auto& [n, v] : terms_us)
+    if (n == name) return v;
+  return 0.0;
+}
+
+Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o) {
+  const CostConstants& k = p.cost;
+  Prediction pr;
+  pr.device = p.name;
+  BlockResources res;
+  res.threads = c.threads_per_block;
+  res.shared_bytes = c.shared_bytes_per_block;
+  res.regs_per_thread = o.regs_per_thread > 0 ? o.regs_per_thread : c.regs_per_thread > 0 ? c.regs_per_thread : kAssumedRegisters;
+  pr.occupancy = occupancy(p, res);
+  pr.waves = waves(p, pr.occupancy, c.blocks);
+
+  const double sms = p.sms, clock_hz = p.sm_clock_mhz * 1e6;
+  // Per-SM work goes to the busiest SM: blocks are dealt out evenly, the last round partly.
+  const double per_sm = c.blocks > 0 ? std::ceil(double(c.blocks) / sms) / double(c.blocks) : 0.0;
+
+  const double dram = (c.dram_read_bytes + c.dram_write_bytes) / (k.dram_gbs * 1e3) * std::max(1.0, o.partition_imbalance);
+  const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
+  double partial = 0;
+  for (int w = 0; w < 3; ++w) partial += c.partial_store_sectors[w] * k.partial_store_ps[w] * 1e-6;
+  const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
+  const double instructions = c.instructions > 0 ? c.instructions : c.memory_instructions * k.instructions_per_memory_op;
+  const double issue = instructions * per_sm / (k.issue_per_cycle * clock_hz) * 1e6;
+
+  // Little's law in rounds: every warp waits out its chain of dependent loads; SMs x resident warps wait
+  // at once, so the launch takes (warps / concurrent warps) chains.
+  double latency = 0;
+  const double warps = c.warps();
+  if (warps > 0 && c.global_load_instructions > 0) {
+    const double chain = std::ceil(c.global_load_instructions / warps / std::max(1.0, c.loads_in_flight_per_warp));
+    const double concurrent = std::max(1.0, sms * pr.occupancy.resident_warps());
+    latency = k.latency_us * chain * std::max(1.0, warps / concurrent);
+  }
+
+  pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},       {kTermPartial, partial}, {kTermL1, l1},
+                 {kTermIssue, issue}, {kTermLatency, latency}};
+  double sum = 0, largest = 0;
+  std::string top = kTermLaunch;
+  for (const auto& [name, t] : pr.terms_us) {
+    // Issue overlaps the memory terms entirely (warps waiting on memory leave their issue slots to the
+    // others): it counts only where it is the largest term.
+    sum += std::pow(t, k.overlap_p);
+    if (t > largest) largest = t, top = name;
+  }
+  const double body = std::max(std::pow(sum, 1.0 / k.overlap_p), issue);
+  pr.terms_us.emplace_back(kTermLaunch, k.launch_us);
+  pr.time_us = body + k.launch_us;
+  pr.bottleneck = k.launch_us > body ? std::string(kTermLaunch) : name_bottleneck(top, c);
+  pr.effective_bandwidth_gbs = pr.time_us > 0 ? c.useful_bytes / (pr.time_us * 1e3) : 0.0;
+  return pr;
+}
+
+Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o) {
+  return predict(counts_from_replay(r, p.l2_bytes > 0 && p.coalescing == "sectors32"), p, o);
+}
+
+nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile) {
+  nlohmann::ordered_json j;
+  j["device"] = p.device;
+  j["time_us"] = p.time_us;
+  j["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
+  if (p.fraction_of_copy) j["fraction_of_copy"] = *p.fraction_of_copy;
+  j["bottleneck"] = p.bottleneck;
+  nlohmann::ordered_json terms = nlohmann::ordered_json::object();
+  for (const auto& [name, t] : p.terms_us) terms[name] = t;
+  j["terms_us"] = terms;
+  j["occupancy"] = {{"blocks_per_sm", p.occupancy.blocks_per_sm},
+                    {"warps_per_sm", p.occupancy.resident_warps()},
+                    {"limiter", p.occupancy.limiter}};
+  j["waves"] = p.waves;
+  if (profile) {
+    j["calibrated"] = profile->calibrated;
+    if (profile->partitions.assumed) j["partition_mapping"] = "assumed: " + profile->partitions.note;
+  }
+  return j;
+}
+
+}  // namespace memsim

@@ -1,0 +1,60 @@
+#pragma once
+// The cost model: a launch's counts and a device profile -> predicted time, effective bandwidth and the
+// bottleneck. Each resource the launch uses gives a time (its work over its rate):
+//   DRAM bandwidth            (read + written bytes) / dram_gbs, scaled by the partition-imbalance factor
+//   L2 sector traffic         whole sectors x l2_sector_ps
+//   L2 partial-sector stores  partially written sectors x partial_store_ps[lane width]
+//   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
+//   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock)
+//   latency                   Little's law: each warp waits out (global loads / loads in flight) round trips
+//                             of latency_us, and SMs x resident warps wait at once
+// Memory resources work in parallel but not perfectly so: their terms combine as a p-norm (p = overlap_p; a
+// large p is the max, the roofline); instruction issue hides behind them unless it is larger than all of
+// them; the launch overhead adds on top.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/counts.hpp"
+#include "model/occupancy.hpp"
+#include "model/profile.hpp"
+
+namespace memsim {
+
+struct PredictOptions {
+  double partition_imbalance = 1.0;  // >= 1: busiest partition's share over the mean (partition counter)
+  int regs_per_thread = 0;           // overrides KernelCounts::regs_per_thread when > 0
+};
+
+// Term names, as printed: plain words for what limits the kernel.
+inline constexpr const char* kTermDram = "DRAM bandwidth";
+inline constexpr const char* kTermL2 = "L2 sector traffic";
+inline constexpr const char* kTermPartial = "L2 partial-sector stores";
+inline constexpr const char* kTermL1 = "L1/shared wavefronts";
+inline constexpr const char* kTermIssue = "instruction issue";
+inline constexpr const char* kTermLatency = "latency (too few bytes in flight)";
+inline constexpr const char* kTermLaunch = "launch overhead";
+
+struct Prediction {
+  std::string device;
+  double time_us = 0;
+  double effective_bandwidth_gbs = 0;
+  std::optional<double> fraction_of_copy;  // filled by a caller that predicts the copy kernel too
+  std::string bottleneck;                  // the largest term, named for a user (may refine the term's name)
+  std::vector<std::pair<std::string, double>> terms_us;  // every term, in the order above
+  Occupancy occupancy;
+  double waves = 0;
+  double term(const std::string& name) const;  // 0 when absent
+};
+
+Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});
+Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o = {});
+
+// {"device", "time_us", "effective_bandwidth_gbs", ["fraction_of_copy"], "bottleneck", "terms_us": {...},
+//  "occupancy": {...}, "waves", "calibrated"} - the keys app/report.cpp prints.
+nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile = nullptr);
+
+}  // namespace memsim

@@ -1,0 +1,66 @@
+#include "model/counts.hpp"
+
+#include <algorithm>
+
+namespace memsim {
+
+int partial_store_class(double bytes_per_lane, double bytes_per_sector) {
+  if (bytes_per_lane <= 4.5) return kLanes4;
+  return std::max(bytes_per_lane, bytes_per_sector) > 8.5 ? kLanes16 : kLanes8;
+}
+
+KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
+  const LaunchConfig& cfg = r.config;
+  const KernelInfo& k = *cfg.kernel;
+  KernelCounts c;
+  c.blocks = cfg.blocks();
+  c.threads_per_block = cfg.threads_per_block();
+  c.shared_bytes_per_block = cfg.shared_bytes;
+  c.useful_bytes = 2.0 * double(cfg.elements()) * dtype_bytes(cfg.dtype);
+  constexpr double kSector = 32, kSectorsPerLine = 4;
+  for (int i = 0; i < k.num_sites; ++i) {
+    const SiteInfo& site = k.sites[i];
+    const SiteCounts& s = r.sites[i];
+    c.memory_instructions += double(s.instructions);
+    if (site.space == Space::Shared) {
+      c.shared_wavefronts += double(s.wavefronts);
+      c.shared_conflict_wavefronts += double(s.bank_conflicts());
+      continue;
+    }
+    if (!cached) {
+      (site.op == Op::Load ? c.dram_read_bytes : c.dram_write_bytes) += double(s.sectors) * kSector;
+      if (site.op == Op::Load) c.global_load_instructions += double(s.instructions);
+      continue;
+    }
+    const bool scattered = s.sectors > s.ideal_sectors;
+    c.l1_global_wavefronts += scattered ? double(s.sectors)
+                                        : std::max(double(s.instructions), double(s.sectors) / kSectorsPerLine);
+    if (site.op == Op::Load) {
+      c.global_load_instructions += double(s.instructions);
+      c.l2_load_sectors += double(s.ideal_sectors);
+      c.dram_read_bytes += double(s.ideal_sectors) * kSector;
+    } else {
+      if (scattered) {
+        const double lane_bytes = s.lane_accesses ? double(s.bytes) / double(s.lane_accesses) : 4.0;
+        c.partial_store_sectors[partial_store_class(lane_bytes, double(s.bytes) / double(s.sectors))] += double(s.sectors);
+      } else {
+        c.l2_store_sectors += double(s.sectors);
+      }
+      c.dram_write_bytes += double(s.ideal_sectors) * kSector;
+    }
+  }
+  const double warps = c.warps();
+  const double loads_per_warp = warps > 0 ? c.global_load_instructions / warps : 0;
+  double in_flight = 1;
+  if (k.uses_shared_tile) {
+    in_flight = std::min(loads_per_warp, 4.0);
+  } else if (k.footprint == Footprint::Reg4x4) {
+    // 4 rows of 4 elements, each row in 16-byte pieces: all of one step's pieces before the first store.
+    const int pieces_per_row = std::max(1, 4 * dtype_bytes(cfg.dtype) / 16);
+    in_flight = std::min(loads_per_warp, 4.0 * pieces_per_row);
+  }
+  c.loads_in_flight_per_warp = std::max(1.0, in_flight);
+  return c;
+}
+
+}  // namespace memsim

@@ -1,0 +1,52 @@
+#pragma once
+// What the cost model reads about one launch: traffic at each level of the memory system, instruction
+// counts and the launch's shape. Filled from a replay (counts_from_replay) or written by hand for a
+// microbenchmark (validate/microbench emits the same fields).
+#include <cstdint>
+
+#include "sim/replay.hpp"
+
+namespace memsim {
+
+// Partially written sectors are costed by class (model/cost.hpp): lanes of at most 4 bytes cost the same
+// whatever they write into a sector; with wider lanes the cost grows with the bytes a request writes into
+// each sector (8 or 16; measured: 8-byte lanes two to a sector cost what one 16-byte lane does).
+enum LaneWidthClass { kLanes4 = 0, kLanes8 = 1, kLanes16 = 2 };
+int partial_store_class(double bytes_per_lane, double bytes_per_sector);
+
+struct KernelCounts {
+  int64_t blocks = 0;
+  int threads_per_block = 0;
+  int64_t shared_bytes_per_block = 0;
+  int regs_per_thread = 0;  // 0: not known (the cost model then assumes 32)
+  double useful_bytes = 0;  // read once + written once: the effective-bandwidth numerator
+  double dram_read_bytes = 0, dram_write_bytes = 0;
+  double l2_load_sectors = 0;                    // sectors loads fetch from L2 (L1 hits removed)
+  double l2_store_sectors = 0;                   // stored sectors written whole by their request
+  double partial_store_sectors[3] = {0, 0, 0};   // stored sectors written in part, by LaneWidthClass
+  double l1_global_wavefronts = 0;               // L1 data-stage passes of global requests
+  double shared_wavefronts = 0, shared_conflict_wavefronts = 0;
+  double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
+  double instructions = 0;            // all warp instructions; 0: memory_instructions x the profile's ratio
+  double loads_in_flight_per_warp = 1;  // independent global loads a warp issues before it waits
+  double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }
+};
+
+// From a replay, under these assumptions (each checked against ncu on an H100 for the suite):
+//  - a block's loads that share a sector hit in L1 (their sectors are fetched from L2 once per block), so
+//    L2 load sectors = the ideal sectors of the loads, and DRAM reads = those sectors (every input byte is
+//    read once);
+//  - stores are written through to L2 per request; a request's sectors are partial when the request
+//    covers fewer bytes than its sectors hold; L2 completes partial sectors before it evicts them, so DRAM
+//    writes = the ideal sectors of the stores;
+//  - L1 data-stage wavefronts: one per sector for scattered requests, one per 128-byte line for
+//    coalesced ones;
+//  - loads in flight per warp from how nvcc schedules the suite's bodies (read off the PTX for sm_90): a
+//    body that alternates global loads and global stores keeps one load in flight (a load may not pass a
+//    store that may alias it); a body that stages a tile through shared memory, or loads its whole 4x4
+//    footprint before storing, keeps one unrolled step's loads in flight (the loop is unrolled 4 times).
+// Without an L2 (compute capability 1.x) every transaction the replay counted goes to DRAM: pass
+// cached = false and DRAM bytes are all sectors moved, with no L2 terms.
+KernelCounts counts_from_replay(const ReplayResult& r, bool cached = true);
+
+}  // namespace memsim

@@ -1,0 +1,117 @@
+#include "model/fit.hpp"
+
+#include <Eigen/Dense>
+#include <cmath>
+
+#include "model/cost.hpp"
+
+namespace memsim {
+namespace {
+
+// overlap_p lives in [1, inf): fitted as log(p - 1) so every parameter is an unconstrained real.
+double to_x(const FitParameter& p, double v) { return std::log(p.scalar == &CostConstants::overlap_p ? std::max(v - 1, 1e-6) : v); }
+double from_x(const FitParameter& p, double x) { return p.scalar == &CostConstants::overlap_p ? 1 + std::exp(x) : std::exp(x); }
+
+Eigen::VectorXd residuals(DeviceProfile& prof, const std::vector<FitParameter>& ps, const Eigen::VectorXd& x,
+                          const std::vector<Measurement>& data) {
+  for (size_t i = 0; i < ps.size(); ++i) set_parameter(prof.cost, ps[i], from_x(ps[i], x[Eigen::Index(i)]));
+  Eigen::VectorXd r(data.size());
+  for (size_t i = 0; i < data.size(); ++i)
+    r[Eigen::Index(i)] = std::log(predict(data[i].counts, prof).time_us / data[i].time_us);
+  return r;
+}
+
+}  // namespace
+
+const std::vector<FitParameter>& fit_parameters() {
+  static const std::vector<FitParameter> all{
+      {"dram_gbs", &CostConstants::dram_gbs, -1},
+      {"partial_store_ps[4B]", nullptr, 0},
+      {"partial_store_ps[8B]", nullptr, 1},
+      {"partial_store_ps[16B]", nullptr, 2},
+      {"l1_cycles_per_wavefront", &CostConstants::l1_cycles_per_wavefront, -1},
+      {"latency_us", &CostConstants::latency_us, -1},
+      {"launch_us", &CostConstants::launch_us, -1},
+      {"overlap_p", &CostConstants::overlap_p, -1},
+  };
+  return all;
+}
+
+double get_parameter(const CostConstants& c, const FitParameter& p) {
+  return p.scalar ? c.*(p.scalar) : c.partial_store_ps[p.partial_index];
+}
+void set_parameter(CostConstants& c, const FitParameter& p, double v) {
+  if (p.scalar) c.*(p.scalar) = v;
+  else c.partial_store_ps[p.partial_index] = v;
+}
+
+FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement>& data, int max_iterations) {
+  DeviceProfile prof = base;
+  const std::vector<FitParameter>& all = fit_parameters();
+  FitResult out;
+  if (data.empty()) {
+    out.constants = base.cost;
+    return out;
+  }
+  // A parameter no measurement is sensitive to is held at its prior (e.g. no 16-byte partial stores).
+  Eigen::VectorXd x0(all.size());
+  for (size_t i = 0; i < all.size(); ++i) x0[Eigen::Index(i)] = to_x(all[i], std::max(get_parameter(base.cost, all[i]), 1e-9));
+  std::vector<FitParameter> ps;
+  std::vector<double> xs;
+  {
+    const Eigen::VectorXd r0 = residuals(prof, all, x0, data);
+    for (size_t i = 0; i < all.size(); ++i) {
+      Eigen::VectorXd x = x0;
+      x[Eigen::Index(i)] += 0.05;
+      const double moved = (residuals(prof, all, x, data) - r0).cwiseAbs().maxCoeff();
+      if (moved > 1e-6) {
+        ps.push_back(all[i]);
+        xs.push_back(x0[Eigen::Index(i)]);
+        out.fitted.push_back(all[i].name);
+      } else {
+        out.held.push_back(all[i].name);
+      }
+    }
+    residuals(prof, all, x0, data);  // back to the prior for the held ones
+  }
+
+  Eigen::VectorXd x = Eigen::Map<Eigen::VectorXd>(xs.data(), Eigen::Index(xs.size()));
+  Eigen::VectorXd r = residuals(prof, ps, x, data);
+  double cost = r.squaredNorm(), lambda = 1e-3;
+  const double h = 1e-5;
+  for (out.iterations = 0; out.iterations < max_iterations; ++out.iterations) {
+    Eigen::MatrixXd J(r.size(), x.size());
+    for (Eigen::Index j = 0; j < x.size(); ++j) {
+      Eigen::VectorXd xh = x;
+      xh[j] += h;
+      J.col(j) = (residuals(prof, ps, xh, data) - r) / h;
+    }
+    const Eigen::MatrixXd JtJ = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool improved = false;
+    while (lambda < 1e10) {
+      Eigen::MatrixXd A = JtJ;
+      A.diagonal() += lambda * (JtJ.diagonal().array() + 1e-12).matrix();
+      const Eigen::VectorXd step = A.ldlt().solve(-g);
+      const Eigen::VectorXd xn = x + step;
+      const Eigen::VectorXd rn = residuals(prof, ps, xn, data);
+      if (rn.allFinite() && rn.squaredNorm() < cost) {
+        const double gain = cost - rn.squaredNorm();
+        x = xn, r = rn, cost = rn.squaredNorm();
+        lambda = std::max(lambda / 3, 1e-9);
+        improved = true;
+        if (gain < 1e-12 * std::max(1.0, cost)) out.iterations = max_iterations;
+        break;
+      }
+      lambda *= 4;
+    }
+    if (!improved) break;
+  }
+  r = residuals(prof, ps, x, data);
+  out.constants = prof.cost;
+  out.rms_log_error = std::sqrt(r.squaredNorm() / double(r.size()));
+  for (const Measurement& m : data) out.predicted_us.push_back(predict(m.counts, prof).time_us);
+  return out;
+}
+
+}  // namespace memsim

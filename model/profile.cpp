@@ -1,0 +1,275 @@
+#include "model/profile.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#ifndef MEMSIM_DEVICE_DIR_DEFAULT
+#define MEMSIM_DEVICE_DIR_DEFAULT "model/devices"
+#endif
+
+namespace memsim {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Reads fields by dotted path so that every error names the exact field and file.
+class Reader {
+ public:
+  Reader(const json& root, std::string where) : root_(root), where_(std::move(where)) {}
+
+  const json* find(const std::string& path) const {
+    const json* node = &root_;
+    size_t start = 0;
+    while (start <= path.size()) {
+      const size_t dot = path.find('.', start);
+      const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (!node->is_object() || !node->contains(key)) return nullptr;
+      node = &(*node)[key];
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    return node;
+  }
+  const json& need(const std::string& path) const {
+    const json* n = find(path);
+    if (!n) fail(path, "is missing");
+    return *n;
+  }
+  double number(const std::string& path) const {
+    const json& n = need(path);
+    if (!n.is_number()) fail(path, "must be a number");
+    return n.get<double>();
+  }
+  double positive(const std::string& path) const {
+    const double v = number(path);
+    if (!(v > 0)) fail(path, "must be positive");
+    return v;
+  }
+  int64_t count(const std::string& path) const {
+    const json& n = need(path);
+    if (!n.is_number_integer() || n.get<int64_t>() <= 0) fail(path, "must be a positive integer");
+    return n.get<int64_t>();
+  }
+  int small(const std::string& path) const {
+    const int64_t v = count(path);
+    if (v > 1 << 30) fail(path, "is out of range");
+    return int(v);
+  }
+  std::string text(const std::string& path) const {
+    const json& n = need(path);
+    if (!n.is_string()) fail(path, "must be a string");
+    return n.get<std::string>();
+  }
+  std::string text_or(const std::string& path, const std::string& fallback) const {
+    return find(path) ? text(path) : fallback;
+  }
+  double number_or(const std::string& path, double fallback) const { return find(path) ? number(path) : fallback; }
+
+  [[noreturn]] void fail(const std::string& path, const std::string& why) const {
+    throw ProfileError("device profile " + where_ + ": field '" + path + "' " + why);
+  }
+
+ private:
+  const json& root_;
+  std::string where_;
+};
+
+PartitionSpec read_partitions(const Reader& r) {
+  PartitionSpec p;
+  const std::string policy = r.text("dram.partitions.policy");
+  if (policy == "linear") p.policy = PartitionSpec::Policy::Linear;
+  else if (policy == "xor_hash") p.policy = PartitionSpec::Policy::XorHash;
+  else r.fail("dram.partitions.policy", "must be \"linear\" or \"xor_hash\", got \"" + policy + "\"");
+  p.count = r.small("dram.partitions.count");
+  p.granularity_bytes = r.small("dram.partitions.granularity_bytes");
+  if (const json* bits = r.find("dram.partitions.xor_bits")) {
+    if (!bits->is_array()) r.fail("dram.partitions.xor_bits", "must be an array of bit positions");
+    for (const json& b : *bits) {
+      if (!b.is_number_integer() || b.get<int>() < 0 || b.get<int>() > 63)
+        r.fail("dram.partitions.xor_bits", "must hold bit positions 0..63");
+      p.xor_bits.push_back(b.get<int>());
+    }
+  }
+  if (p.policy == PartitionSpec::Policy::XorHash && p.xor_bits.empty())
+    r.fail("dram.partitions.xor_bits", "must list the folded bits for policy xor_hash");
+  if (const json* a = r.find("dram.partitions.assumed")) {
+    if (!a->is_boolean()) r.fail("dram.partitions.assumed", "must be true or false");
+    p.assumed = a->get<bool>();
+  }
+  p.note = r.text_or("dram.partitions.note", "");
+  if (p.assumed && p.note.empty()) r.fail("dram.partitions.note", "must say where an assumed mapping comes from");
+  return p;
+}
+
+CostConstants read_cost(const Reader& r) {
+  CostConstants c;
+  c.dram_gbs = r.positive("cost.dram_gbs");
+  c.l2_sector_ps = r.positive("cost.l2_sector_ps");
+  const json& partial = r.need("cost.partial_store_ps");
+  if (!partial.is_array() || partial.size() != 3)
+    r.fail("cost.partial_store_ps", "must be 3 numbers (lanes of at most 4, 8 and 16 bytes)");
+  for (int i = 0; i < 3; ++i) {
+    if (!partial[i].is_number() || !(partial[i].get<double>() > 0))
+      r.fail("cost.partial_store_ps", "must hold positive numbers");
+    c.partial_store_ps[i] = partial[i].get<double>();
+  }
+  c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
+  c.latency_us = r.positive("cost.latency_us");
+  c.issue_per_cycle = r.positive("cost.issue_per_cycle");
+  c.instructions_per_memory_op = r.positive("cost.instructions_per_memory_op");
+  c.launch_us = r.number("cost.launch_us");
+  if (c.launch_us < 0) r.fail("cost.launch_us", "must not be negative");
+  c.overlap_p = r.number("cost.overlap_p");
+  if (!(c.overlap_p >= 1)) r.fail("cost.overlap_p", "must be at least 1");
+  return c;
+}
+
+}  // namespace
+
+std::string device_dir() {
+  if (const char* env = std::getenv("MEMSIM_DEVICE_DIR"); env && *env) return env;
+  return MEMSIM_DEVICE_DIR_DEFAULT;
+}
+
+std::vector<std::string> list_profiles() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(device_dir(), ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+DeviceProfile load_profile(const std::string& name) {
+  const bool plain = !name.empty() && name.find_first_of("/\\") == std::string::npos && name[0] != '.';
+  const fs::path path = fs::path(device_dir()) / (name + ".json");
+  if (!plain || !fs::is_regular_file(path)) {
+    std::ostringstream os;
+    os << "unknown device '" << name << "'";
+    const std::vector<std::string> known = list_profiles();
+    if (known.empty()) {
+      os << ": no profiles in " << device_dir() << " (set MEMSIM_DEVICE_DIR)";
+    } else {
+      os << " (known:";
+      for (const std::string& k : known) os << " " << k;
+      os << ")";
+    }
+    throw ProfileError(os.str());
+  }
+  return load_profile_file(path.string());
+}
+
+DeviceProfile load_profile_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ProfileError("device profile " + path + ": cannot be read");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw ProfileError("device profile " + path + ": not valid JSON (" + what + ")");
+  }
+  return profile_from_json(j, fs::path(path).stem().string(), path);
+}
+
+DeviceProfile profile_from_json(const json& j, const std::string& name, const std::string& where) {
+  if (!j.is_object()) throw ProfileError("device profile " + where + ": must be a JSON object");
+  const Reader r(j, where);
+  DeviceProfile p;
+  p.name = name;
+  p.display_name = r.text("display_name");
+  p.compute_capability = r.text("compute_capability");
+  p.source = r.text_or("source", "");
+
+  p.sms = r.small("sm.count");
+  p.max_threads_per_sm = r.small("sm.max_threads");
+  p.max_warps_per_sm = r.small("sm.max_warps");
+  p.max_blocks_per_sm = r.small("sm.max_blocks");
+  p.regs_per_sm = r.small("sm.registers");
+  p.max_regs_per_thread = r.small("sm.max_registers_per_thread");
+  p.max_regs_per_block = r.small("sm.max_registers_per_block");
+  p.reg_alloc_unit = r.small("sm.register_allocation_unit");
+  p.warp_alloc_granularity = r.small("sm.warp_allocation_granularity");
+  const std::string reg_gran = r.text_or("sm.register_allocation_granularity", "warp");
+  if (reg_gran != "warp" && reg_gran != "block") r.fail("sm.register_allocation_granularity", "must be \"warp\" or \"block\"");
+  p.reg_alloc_per_block = reg_gran == "block";
+  p.sm_clock_mhz = r.positive("sm.clock_mhz");
+
+  p.shared_per_sm = r.count("shared.per_sm");
+  p.shared_per_block = r.count("shared.per_block");
+  p.shared_per_block_optin = r.find("shared.per_block_optin") ? r.count("shared.per_block_optin") : p.shared_per_block;
+  p.reserved_shared_per_block = int64_t(r.number_or("shared.reserved_per_block", 0));
+  p.shared_alloc_granularity = r.small("shared.allocation_granularity");
+  p.banks = r.small("shared.banks");
+  p.bank_bytes = r.small("shared.bank_bytes");
+  p.bank_phase_lanes = r.small("shared.phase_lanes");
+  if (p.shared_per_block_optin < p.shared_per_block) r.fail("shared.per_block_optin", "must be at least shared.per_block");
+
+  p.max_threads_per_block = r.small("launch.max_threads_per_block");
+  p.max_block_x = r.small("launch.max_block_x");
+  p.max_block_y = r.small("launch.max_block_y");
+  p.max_grid_x = r.count("launch.max_grid_x");
+  p.max_grid_y = r.count("launch.max_grid_y");
+
+  p.sector_bytes = r.small("global.sector_bytes");
+  p.line_bytes = r.small("global.line_bytes");
+  p.coalescing = r.text("global.coalescing");
+  if (p.coalescing != "sectors32" && p.coalescing != "cc12_segments" && p.coalescing != "cc10_strict")
+    r.fail("global.coalescing", "must be \"sectors32\", \"cc12_segments\" or \"cc10_strict\"");
+
+  p.l2_bytes = int64_t(r.number("l2_bytes"));
+  if (p.l2_bytes < 0) r.fail("l2_bytes", "must not be negative");
+  p.dram_peak_gbs = r.positive("dram.peak_gbs");
+  p.mem_clock_mhz = r.positive("dram.clock_mhz");
+  p.partitions = read_partitions(r);
+
+  p.cost = read_cost(r);
+  if (const json* regs = r.find("kernel_registers")) {
+    if (!regs->is_object()) r.fail("kernel_registers", "must map \"kernel/dtype\" to registers");
+    for (const auto& [key, v] : regs->items()) {
+      if (!v.is_number_integer() || v.get<int>() <= 0) r.fail("kernel_registers." + key, "must be a positive integer");
+      p.kernel_registers[key] = v.get<int>();
+    }
+  }
+  if (const json* c = r.find("calibration")) {
+    if (!c->is_object()) r.fail("calibration", "must be an object");
+    p.calibrated = true;
+    p.calibration = *c;
+  }
+  return p;
+}
+
+int kernel_registers(const DeviceProfile& p, const std::string& kernel, Dtype dtype) {
+  const auto it = p.kernel_registers.find(kernel + "/" + dtype_name(dtype));
+  return it == p.kernel_registers.end() ? 0 : it->second;
+}
+
+LaunchLimits launch_limits(const DeviceProfile& p) {
+  LaunchLimits l;
+  l.max_threads_per_block = p.max_threads_per_block;
+  l.max_block_x = p.max_block_x;
+  l.max_block_y = p.max_block_y;
+  l.max_shared_per_block = p.shared_per_block_optin;
+  l.max_grid_x = p.max_grid_x;
+  l.max_grid_y = p.max_grid_y;
+  return l;
+}
+
+MemoryRules memory_rules(const DeviceProfile& p) {
+  MemoryRules m;
+  m.sector_bytes = p.sector_bytes;
+  m.banks.banks = p.banks;
+  m.banks.bank_bytes = p.bank_bytes;
+  m.banks.phase_lanes = p.bank_phase_lanes;
+  m.coalescing = p.coalescing == "cc12_segments" ? GlobalCoalescing::Cc12Segments
+                 : p.coalescing == "cc10_strict" ? GlobalCoalescing::Cc10Strict
+                                                 : GlobalCoalescing::Sectors32;
+  return m;
+}
+
+}  // namespace memsim

@@ -1,0 +1,90 @@
+#pragma once
+// Device profiles as data: one JSON file per device in model/devices/ (MEMSIM_DEVICE_DIR overrides the
+// directory). A profile holds what the data sheet and cudaGetDeviceProperties give (limits, memory
+// geometry, clocks, DRAM partitions) and the cost model's constants, which microbenchmarks calibrate where
+// the profile has a "calibration" block (memsim-calibrate writes it) and are stand-ins otherwise.
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/resolve.hpp"
+#include "sim/partition_spec.hpp"
+#include "sim/tally.hpp"
+
+namespace memsim {
+
+// One line that says which device or file and what is wrong; the CLI prints it as is.
+struct ProfileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The cost model's constants (model/cost.hpp says how each one enters a prediction).
+struct CostConstants {
+  double dram_gbs = 0;                 // achievable DRAM bandwidth, read + write, GB/s (1e9 B/s)
+  double l2_sector_ps = 0;             // chip-wide L2 time per full sector (loads after L1, whole-sector stores)
+  double partial_store_ps[3] = {0, 0, 0};  // per partially written sector, by class (model/counts.hpp)
+  double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage
+  double latency_us = 0;               // a global load's round trip under load (Little's law)
+  double issue_per_cycle = 4;          // warp instructions an SM issues per cycle (4 schedulers)
+  double instructions_per_memory_op = 32;  // all instructions per memory instruction, when no count is given
+  double launch_us = 0;                // launch and drain of one kernel, as events around it see
+  double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
+};
+
+struct DeviceProfile {
+  std::string name;          // file stem, e.g. "h100"
+  std::string display_name;  // e.g. "NVIDIA H100 SXM5 80GB HBM3"
+  std::string compute_capability;
+  std::string source;        // where the figures come from
+
+  int sms = 0;
+  int max_threads_per_sm = 0, max_warps_per_sm = 0, max_blocks_per_sm = 0;
+  int64_t shared_per_sm = 0;               // the largest carve-out
+  int64_t shared_per_block = 0;            // without opt-in
+  int64_t shared_per_block_optin = 0;      // with cudaFuncSetAttribute (= shared_per_block where none)
+  int64_t reserved_shared_per_block = 0;   // taken by the system per resident block (cc 8.0+: 1 KiB)
+  int shared_alloc_granularity = 0;        // bytes
+  int regs_per_sm = 0, max_regs_per_thread = 0, max_regs_per_block = 0;
+  int reg_alloc_unit = 0;                  // registers per allocation
+  bool reg_alloc_per_block = false;        // cc 1.x: a block's registers rounded as a whole, not per warp
+  int warp_alloc_granularity = 0;          // warps
+  int max_threads_per_block = 0, max_block_x = 0, max_block_y = 0;
+  int64_t max_grid_x = 0, max_grid_y = 0;
+
+  int banks = 32, bank_bytes = 4, bank_phase_lanes = 32;  // phase_lanes 16: half-warp banks (cc 1.x)
+  int sector_bytes = 32, line_bytes = 128;
+  std::string coalescing;  // "sectors32" (Volta+), "cc12_segments" (GT200, cc 1.3), "cc10_strict" (G80)
+  int64_t l2_bytes = 0;
+  double dram_peak_gbs = 0;
+  double sm_clock_mhz = 0, mem_clock_mhz = 0;
+  PartitionSpec partitions;
+
+  CostConstants cost;
+  // Registers per thread of the suite's kernels as the calibration run's compiler built them for this
+  // device ("kernel/dtype" -> registers, from cudaFuncGetAttributes): the occupancy's given registers.
+  std::map<std::string, int> kernel_registers;
+  bool calibrated = false;  // cost constants fitted to microbenchmarks (else stand-ins from the data sheet)
+  nlohmann::json calibration;  // the "calibration" block as written by memsim-calibrate (null when none)
+};
+
+// The directory profiles are read from: $MEMSIM_DEVICE_DIR, else the source tree's model/devices.
+std::string device_dir();
+// Profile stems found there, sorted.
+std::vector<std::string> list_profiles();
+// Loads <device_dir>/<name>.json. Throws ProfileError for an unknown name (listing the known ones) or a
+// malformed file (naming the file and the field).
+DeviceProfile load_profile(const std::string& name);
+DeviceProfile load_profile_file(const std::string& path);
+DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& name, const std::string& where);
+
+// Registers of `kernel` at `dtype` from the profile's table, 0 when it has none.
+int kernel_registers(const DeviceProfile& p, const std::string& kernel, Dtype dtype);
+
+LaunchLimits launch_limits(const DeviceProfile& p);
+MemoryRules memory_rules(const DeviceProfile& p);
+
+}  // namespace memsim

@@ -1,0 +1,64 @@
+#include "model/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace memsim {
+namespace {
+
+void check_pairs(const std::vector<double>& p, const std::vector<double>& m) {
+  if (p.size() != m.size()) throw std::invalid_argument("mape: predicted and measured differ in length");
+  if (p.empty()) throw std::invalid_argument("mape: no pairs");
+  for (double v : m)
+    if (!(v > 0)) throw std::invalid_argument("mape: measured values must be positive");
+}
+
+}  // namespace
+
+double mape(const std::vector<double>& predicted, const std::vector<double>& measured) {
+  check_pairs(predicted, measured);
+  double sum = 0;
+  for (size_t i = 0; i < predicted.size(); ++i) sum += std::abs(predicted[i] - measured[i]) / measured[i];
+  return 100.0 * sum / double(predicted.size());
+}
+
+double max_ape(const std::vector<double>& predicted, const std::vector<double>& measured) {
+  check_pairs(predicted, measured);
+  double worst = 0;
+  for (size_t i = 0; i < predicted.size(); ++i)
+    worst = std::max(worst, std::abs(predicted[i] - measured[i]) / measured[i]);
+  return 100.0 * worst;
+}
+
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double avg = 0.5 * double(i + j) + 1.0;  // positions i..j share their mean rank
+    for (size_t k = i; k <= j; ++k) r[order[k]] = avg;
+    i = j + 1;
+  }
+  return r;
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) throw std::invalid_argument("spearman: the two series differ in length");
+  if (a.size() < 2) throw std::invalid_argument("spearman: needs at least 2 pairs");
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = double(a.size()), mean = (n + 1) / 2;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    sab += (ra[i] - mean) * (rb[i] - mean);
+    saa += (ra[i] - mean) * (ra[i] - mean);
+    sbb += (rb[i] - mean) * (rb[i] - mean);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
+}
+
+}  // namespace memsim

@@ -1,0 +1,149 @@
+// The cost model on synthetic counts and a synthetic device, every expected time worked out by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/cost.hpp"
+
+namespace memsim {
+namespace {
+
+// 100 SMs at 1 GHz, 2048 threads and 32 blocks per SM, 64K registers, plenty of shared memory.
+DeviceProfile toy() {
+  DeviceProfile p;
+  p.name = "toy";
+  p.sms = 100;
+  p.sm_clock_mhz = 1000;
+  p.max_threads_per_sm = 2048;
+  p.max_warps_per_sm = 64;
+  p.max_blocks_per_sm = 32;
+  p.regs_per_sm = 65536;
+  p.max_regs_per_thread = 255;
+  p.max_regs_per_block = 65536;
+  p.reg_alloc_unit = 256;
+  p.warp_alloc_granularity = 4;
+  p.shared_per_sm = 1 << 20;
+  p.shared_per_block = p.shared_per_block_optin = 1 << 20;
+  p.shared_alloc_granularity = 128;
+  p.max_threads_per_block = 1024;
+  CostConstants& c = p.cost;
+  c.dram_gbs = 1000;  // 1 byte per ps
+  c.l2_sector_ps = 2;
+  c.partial_store_ps[0] = 10, c.partial_store_ps[1] = 20, c.partial_store_ps[2] = 40;
+  c.l1_cycles_per_wavefront = 1;
+  c.latency_us = 0.5;
+  c.issue_per_cycle = 4;
+  c.instructions_per_memory_op = 8;
+  c.launch_us = 3;
+  c.overlap_p = 1;  // terms add: each is visible in the total
+  return p;
+}
+
+// 200 blocks of 256 threads (2 per SM): 1600 warps.
+KernelCounts base_counts() {
+  KernelCounts k;
+  k.blocks = 200;
+  k.threads_per_block = 256;
+  k.regs_per_thread = 32;
+  return k;
+}
+
+TEST(Cost, DramTermAndPartitionImbalance) {
+  KernelCounts k = base_counts();
+  k.dram_read_bytes = 6e8, k.dram_write_bytes = 4e8;  // 1e9 bytes at 1e12 B/s = 1000 us
+  k.useful_bytes = 1e9;
+  const Prediction p = predict(k, toy());
+  EXPECT_NEAR(p.term(kTermDram), 1000.0, 1e-9);
+  EXPECT_NEAR(p.time_us, 1003.0, 1e-9);
+  EXPECT_EQ(p.bottleneck, kTermDram);
+  EXPECT_NEAR(p.effective_bandwidth_gbs, 1e9 / 1003e3, 1e-9);  // bytes / (us x 1e3) = GB/s
+  PredictOptions o;
+  o.partition_imbalance = 1.5;
+  EXPECT_NEAR(predict(k, toy(), o).term(kTermDram), 1500.0, 1e-9);
+}
+
+TEST(Cost, L2AndPartialStoreTerms) {
+  KernelCounts k = base_counts();
+  k.l2_load_sectors = 1e6, k.l2_store_sectors = 1.5e6;  // 2.5e6 x 2 ps = 5 us
+  k.partial_store_sectors[kLanes4] = 1e6;                // 10 us
+  k.partial_store_sectors[kLanes8] = 1e6;                // 20 us
+  k.partial_store_sectors[kLanes16] = 1e6;               // 40 us
+  const Prediction p = predict(k, toy());
+  EXPECT_NEAR(p.term(kTermL2), 5.0, 1e-9);
+  EXPECT_NEAR(p.term(kTermPartial), 70.0, 1e-9);
+  EXPECT_EQ(p.bottleneck, kTermPartial);
+}
+
+TEST(Cost, L1TermGoesToTheBusiestSmAndNamesBankConflicts) {
+  KernelCounts k = base_counts();
+  k.blocks = 250;  // 2.5 blocks per SM: the busiest SM runs 3 of 250
+  k.shared_wavefronts = 2.5e6, k.shared_conflict_wavefronts = 2e6;
+  // 2.5e6 x 3/250 = 30000 wavefronts on the busiest SM, 1 cycle each at 1 GHz = 30 us.
+  const Prediction p = predict(k, toy());
+  EXPECT_NEAR(p.term(kTermL1), 30.0, 1e-9);
+  EXPECT_EQ(p.bottleneck, "shared-memory bank conflicts");
+  k.shared_conflict_wavefronts = 0;
+  EXPECT_EQ(predict(k, toy()).bottleneck, "shared-memory wavefronts");
+  k.l1_global_wavefronts = 1e7;
+  EXPECT_EQ(predict(k, toy()).bottleneck, "uncoalesced accesses (L1 sectors per request)");
+}
+
+TEST(Cost, IssueTermEstimatesInstructionsWhenNotGiven) {
+  KernelCounts k = base_counts();
+  k.memory_instructions = 1e6;  // x 8 = 8e6 instructions, 2/100 of them on the busiest SM: 80000
+  // 80000 / (4 per cycle x 1e9 per s) = 20 us.
+  EXPECT_NEAR(predict(k, toy()).term(kTermIssue), 20.0, 1e-9);
+  k.instructions = 4e6;  // a given count wins
+  EXPECT_NEAR(predict(k, toy()).term(kTermIssue), 10.0, 1e-9);
+}
+
+TEST(Cost, LatencyIsLittlesLawInRounds) {
+  KernelCounts k = base_counts();
+  k.blocks = 25600;                   // 204800 warps
+  k.global_load_instructions = 819200;  // 4 per warp
+  k.loads_in_flight_per_warp = 1;
+  // 8 blocks x 8 warps = 64 warps per SM, 6400 at once: 32 rounds of a 4-load chain of 0.5 us = 64 us.
+  EXPECT_NEAR(predict(k, toy()).term(kTermLatency), 64.0, 1e-9);
+  k.loads_in_flight_per_warp = 4;  // the 4 loads overlap: one round trip per warp
+  EXPECT_NEAR(predict(k, toy()).term(kTermLatency), 16.0, 1e-9);
+  k.regs_per_thread = 64;  // 2048 registers per warp: 32 warps = 4 blocks per SM, 3200 at once
+  EXPECT_NEAR(predict(k, toy()).term(kTermLatency), 32.0, 1e-9);
+  PredictOptions o;
+  o.regs_per_thread = 32;  // the option overrides the counts
+  EXPECT_NEAR(predict(k, toy(), o).term(kTermLatency), 16.0, 1e-9);
+}
+
+TEST(Cost, TermsCombineAsPNorm) {
+  DeviceProfile p = toy();
+  p.cost.overlap_p = 2;
+  KernelCounts k = base_counts();
+  k.dram_read_bytes = 3e6;            // 3 us
+  k.l2_load_sectors = 2e6;            // 4 us
+  const Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.time_us, 3.0 + 5.0, 1e-9);  // launch + sqrt(3^2 + 4^2)
+  EXPECT_EQ(pr.bottleneck, kTermL2);
+}
+
+TEST(Cost, LaunchOverheadNamedWhenItDominates) {
+  KernelCounts k = base_counts();
+  k.dram_read_bytes = 1e6;  // 1 us < 3 us launch
+  const Prediction p = predict(k, toy());
+  EXPECT_EQ(p.bottleneck, kTermLaunch);
+  EXPECT_NEAR(p.time_us, 4.0, 1e-9);
+}
+
+TEST(Cost, JsonHasTheReportKeys) {
+  KernelCounts k = base_counts();
+  k.dram_read_bytes = 1e9;
+  k.useful_bytes = 1e9;
+  Prediction p = predict(k, toy());
+  p.fraction_of_copy = 0.5;
+  const nlohmann::ordered_json j = to_json(p);
+  for (const char* key : {"device", "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "terms_us"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["device"], "toy");
+  EXPECT_NEAR(j["terms_us"][kTermDram].get<double>(), 1000.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace memsim

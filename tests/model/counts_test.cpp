@@ -1,0 +1,87 @@
+// The cost model's inputs from a replay, worked out by hand for small launches.
+#include <gtest/gtest.h>
+
+#include "model/counts.hpp"
+#include "model/microbench.hpp"
+
+namespace memsim {
+namespace {
+
+ReplayResult run(const char* kernel, Size2 matrix, Size2 block, Dtype dtype = Dtype::F32) {
+  UserConfig u;
+  u.kernel = kernel;
+  u.matrix = matrix;
+  u.block = block;
+  u.dtype = dtype;
+  ReplayOptions o;
+  o.threads = 1;
+  return replay(resolve_launch(u), o);
+}
+
+TEST(Counts, NaiveStoresArePartialSectors) {
+  // 64x64 f32, block 32x8 over 32x32 tiles: 4 blocks, 32 warps. Loads: rows of 32 floats = 4 whole sectors a
+  // request, 4096 elements = 512 sectors. Stores: every lane a different output row, one 4-byte piece of a
+  // sector each: 4096 partial sectors; DRAM still sees each output byte once (16384 bytes).
+  const KernelCounts c = counts_from_replay(run("naive", {64, 64}, {32, 8}));
+  EXPECT_EQ(c.blocks, 4);
+  EXPECT_EQ(c.warps(), 32);
+  EXPECT_EQ(c.l2_load_sectors, 512);
+  EXPECT_EQ(c.dram_read_bytes, 16384);
+  EXPECT_EQ(c.dram_write_bytes, 16384);
+  EXPECT_EQ(c.partial_store_sectors[kLanes4], 4096);
+  EXPECT_EQ(c.l2_store_sectors, 0);
+  // Coalesced loads: 128 requests, one line each; scattered stores: a wavefront per sector.
+  EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);
+  EXPECT_EQ(c.global_load_instructions, 128);
+  EXPECT_EQ(c.memory_instructions, 256);
+  EXPECT_EQ(c.loads_in_flight_per_warp, 1);  // load, store, load, ...: one in flight
+  EXPECT_EQ(c.useful_bytes, 2 * 16384);
+}
+
+TEST(Counts, StagedTilesKeepAStepOfLoadsInFlightAndCountConflicts) {
+  // coalesced 64x64 f32: 4 loads per thread staged into shared memory before the barrier -> 4 in flight.
+  // Tile reads down a column of a 32-wide tile: 32 lanes in one bank, 32 wavefronts, 31 of them conflicts;
+  // 4 per warp x 32 warps = 128 instructions.
+  const KernelCounts c = counts_from_replay(run("coalesced", {64, 64}, {32, 8}));
+  EXPECT_EQ(c.loads_in_flight_per_warp, 4);
+  EXPECT_EQ(c.shared_wavefronts, 128 * 32 + 128);  // column reads + conflict-free row stores
+  EXPECT_EQ(c.shared_conflict_wavefronts, 128 * 31);
+  EXPECT_EQ(c.l2_store_sectors, 512);  // the transposed tile rows are written whole
+  EXPECT_EQ(c.partial_store_sectors[kLanes4], 0);
+}
+
+TEST(Counts, SixteenByteLanesAndTheReg4x4Footprint) {
+  // reg4x4 64x64 f32, block 32x8: tile 128x32 -> each lane stores 16-byte rows of the output, 32 different
+  // rows a request: 16 bytes of each sector. Its 4 row loads come before any store: 4 in flight.
+  const KernelCounts c = counts_from_replay(run("reg4x4", {128, 64}, {32, 8}));
+  EXPECT_GT(c.partial_store_sectors[kLanes16], 0);
+  EXPECT_EQ(c.partial_store_sectors[kLanes4], 0);
+  EXPECT_EQ(c.partial_store_sectors[kLanes16] * 16, c.dram_write_bytes);
+  EXPECT_EQ(c.loads_in_flight_per_warp, 4);
+}
+
+TEST(Counts, WithoutL2EveryTransactionIsDramTraffic) {
+  const ReplayResult r = run("naive", {64, 64}, {32, 8});
+  const KernelCounts c = counts_from_replay(r, false);
+  EXPECT_EQ(c.dram_write_bytes, 4096 * 32);  // a 32-byte sector per scattered element
+  EXPECT_EQ(c.partial_store_sectors[kLanes4], 0);
+}
+
+TEST(Counts, FromMicrobenchmarkRecords) {
+  // strided_store, 4-byte elements, 32 rows per request on a 64x64 matrix: 128 warp instructions a side.
+  const nlohmann::json j = {{"blocks", 4},           {"threads_per_block", 256}, {"shared_bytes_per_block", 0},
+                            {"regs_per_thread", 18}, {"useful_bytes", 32768},    {"dram_read_bytes", 16384},
+                            {"dram_write_bytes", 16384}, {"l1_sectors_ld", 512},  {"l1_sectors_st", 4096},
+                            {"l2_sectors_ld", 512},  {"l2_sectors_st", 4096},   {"shared_wavefronts", 0},
+                            {"shared_instructions", 0}, {"global_ld_instructions", 128},
+                            {"global_st_instructions", 128}, {"loads_in_flight_per_warp", 4}};
+  const KernelCounts c = counts_from_microbench("strided_store", j);
+  EXPECT_EQ(c.partial_store_sectors[kLanes4], 4096);  // 4096 sectors carry 16384 bytes: partial
+  EXPECT_EQ(c.l2_store_sectors, 0);
+  EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);
+  EXPECT_EQ(c.instructions, 256 * 6);
+  EXPECT_EQ(c.regs_per_thread, 18);
+}
+
+}  // namespace
+}  // namespace memsim

@@ -1,0 +1,66 @@
+// The calibration fit recovers known constants from synthetic measurements made with closed-form times.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/fit.hpp"
+
+namespace memsim {
+namespace {
+
+DeviceProfile prior() {
+  DeviceProfile p = load_profile("h100");
+  p.cost.dram_gbs = 1500;  // far from the truth below
+  p.cost.launch_us = 1;
+  p.cost.l1_cycles_per_wavefront = 3;
+  return p;
+}
+
+// Pure-DRAM launches (no load instructions, so no latency; no instructions, no L1 traffic):
+// time = launch + bytes / bandwidth. Truth: 2500 GB/s, 4 us.
+Measurement dram_only(double bytes) {
+  Measurement m;
+  m.bench = "synthetic";
+  m.counts.blocks = 1056;
+  m.counts.threads_per_block = 256;
+  m.counts.dram_read_bytes = m.counts.dram_write_bytes = bytes / 2;
+  m.time_us = 4.0 + bytes / 2500e3;
+  return m;
+}
+
+// Shared-memory-only launches on 132 SMs at 1980 MHz, 8 blocks per SM: time = launch + wavefronts per SM x
+// 1.25 cycles / 1.98 GHz.
+Measurement shared_only(double wavefronts) {
+  Measurement m;
+  m.bench = "synthetic";
+  m.counts.blocks = 1056;
+  m.counts.threads_per_block = 256;
+  m.counts.shared_wavefronts = wavefronts;
+  m.time_us = 4.0 + wavefronts / 132 * 1.25 / 1980.0;
+  return m;
+}
+
+TEST(Fit, RecoversBandwidthLaunchAndWavefrontCost) {
+  std::vector<Measurement> data;
+  for (double mb : {1.0, 8.0, 64.0, 256.0, 1024.0}) data.push_back(dram_only(mb * 1e6));
+  for (double w : {1e6, 1e7, 1e8}) data.push_back(shared_only(w));
+  const FitResult f = fit_constants(prior(), data);
+  EXPECT_NEAR(f.constants.dram_gbs, 2500, 2500 * 1e-3);
+  EXPECT_NEAR(f.constants.launch_us, 4.0, 4e-3);
+  EXPECT_NEAR(f.constants.l1_cycles_per_wavefront, 1.25, 1.25e-3);
+  EXPECT_LT(f.rms_log_error, 1e-4);
+  ASSERT_EQ(f.predicted_us.size(), data.size());
+  // Nothing here moves the latency, the partial-store costs or p: they are held at the prior.
+  for (const char* held : {"latency_us", "partial_store_ps[4B]", "partial_store_ps[16B]"})
+    EXPECT_NE(std::find(f.held.begin(), f.held.end(), held), f.held.end()) << held;
+  EXPECT_EQ(f.constants.latency_us, prior().cost.latency_us);
+}
+
+TEST(Fit, NoDataKeepsTheProfile) {
+  const FitResult f = fit_constants(prior(), {});
+  EXPECT_EQ(f.constants.dram_gbs, 1500);
+}
+
+}  // namespace
+}  // namespace memsim

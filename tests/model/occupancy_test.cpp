@@ -1,0 +1,77 @@
+// Occupancy worked by hand from the CUDA occupancy calculator's rules (limits per compute capability).
+#include <gtest/gtest.h>
+
+#include "model/occupancy.hpp"
+
+namespace memsim {
+namespace {
+
+TEST(Occupancy, H100ThreadLimit) {
+  // 256 threads = 8 warps: 64 / 8 = 8 blocks. Registers: 32 x 32 = 1024 per warp, 65536 / 1024 = 64 warps
+  // = 8 blocks (a tie). Shared: 4224 (a multiple of 128) + 1024 reserved = 5248; 233472 / 5248 = 44.
+  const DeviceProfile h100 = load_profile("h100");
+  const Occupancy o = occupancy(h100, {256, 4224, 32});
+  EXPECT_EQ(o.blocks_per_sm, 8);
+  EXPECT_EQ(o.by_warps, 8);
+  EXPECT_EQ(o.by_registers, 8);
+  EXPECT_EQ(o.by_shared, 44);
+  EXPECT_EQ(o.by_blocks, 32);
+  EXPECT_EQ(o.limiter, "threads");
+  EXPECT_EQ(o.resident_warps(), 64);
+}
+
+TEST(Occupancy, H100SharedLimit) {
+  // 48 KiB + 1 KiB reserved = 50176 per block; 233472 / 50176 = 4.65 -> 4.
+  const Occupancy o = occupancy(load_profile("h100"), {256, 49152, 32});
+  EXPECT_EQ(o.blocks_per_sm, 4);
+  EXPECT_EQ(o.limiter, "shared memory");
+  // 4225 bytes round up to 4352 (34 x 128): + 1024 = 5376; 233472 / 5376 = 43.4 -> 43.
+  EXPECT_EQ(occupancy(load_profile("h100"), {256, 4225, 32}).by_shared, 43);
+}
+
+TEST(Occupancy, H100RegisterLimit) {
+  const DeviceProfile h100 = load_profile("h100");
+  // 48 registers: 1536 per warp; 65536 / 1536 = 42.7 -> 42 warps, in groups of 4 -> 40; 40 / 8 = 5 blocks.
+  const Occupancy o48 = occupancy(h100, {256, 0, 48});
+  EXPECT_EQ(o48.blocks_per_sm, 5);
+  EXPECT_EQ(o48.limiter, "registers");
+  // 38 registers: 1216 rounds up to 1280 per warp; 65536 / 1280 = 51.2 -> 51 -> 48 warps; 6 blocks.
+  EXPECT_EQ(occupancy(h100, {256, 0, 38}).blocks_per_sm, 6);
+  // 255 registers: 8160 -> 8192 per warp, 8 warps per SM: a 1024-thread block (32 warps) does not fit.
+  EXPECT_EQ(occupancy(h100, {1024, 0, 255}).blocks_per_sm, 0);
+}
+
+TEST(Occupancy, H100BlockSlotLimit) {
+  // One warp per block: 64 warps allow 64 blocks, the SM holds at most 32.
+  const Occupancy o = occupancy(load_profile("h100"), {32, 0, 16});
+  EXPECT_EQ(o.blocks_per_sm, 32);
+  EXPECT_EQ(o.limiter, "blocks");
+}
+
+TEST(Occupancy, Gtx280PerBlockRegistersAndSharedGranularity) {
+  // CC 1.3: 256 threads = 8 warps (a multiple of 2); registers 16 x 32 x 8 = 4096 per block (a multiple of
+  // 512): 16384 / 4096 = 4. Threads: 1024 / 256 = 4. Shared: 4224 rounds up to 4608 (9 x 512):
+  // 16384 / 4608 = 3.6 -> 3 blocks, limited by shared memory.
+  const Occupancy o = occupancy(load_profile("gtx280"), {256, 4224, 16});
+  EXPECT_EQ(o.by_warps, 4);
+  EXPECT_EQ(o.by_registers, 4);
+  EXPECT_EQ(o.by_shared, 3);
+  EXPECT_EQ(o.blocks_per_sm, 3);
+  EXPECT_EQ(o.limiter, "shared memory");
+  // 96 threads = 3 warps, allocated as 4 for registers: 22 x 32 x 4 = 2816 -> 3072 (6 x 512): 16384 / 3072 = 5.
+  EXPECT_EQ(occupancy(load_profile("gtx280"), {96, 0, 22}).by_registers, 5);
+}
+
+TEST(Occupancy, BlockTooLargeForDevice) {
+  EXPECT_EQ(occupancy(load_profile("8800gtx"), {1024, 0, 16}).blocks_per_sm, 0);
+}
+
+TEST(Occupancy, Waves) {
+  const DeviceProfile h100 = load_profile("h100");
+  const Occupancy o = occupancy(h100, {256, 4224, 32});
+  // 132 SMs x 8 blocks = 1056 blocks a wave; 16384 blocks (4096^2 f32, 32x32 tiles) = 15.52 waves.
+  EXPECT_NEAR(waves(h100, o, 16384), 16384.0 / 1056.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace memsim

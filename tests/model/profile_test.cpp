@@ -1,0 +1,125 @@
+// Device profiles: the shipped files load and say what the data sheets say; errors are one clear line.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "model/profile.hpp"
+
+namespace memsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Profile, ListsTheShippedDevices) {
+  const std::vector<std::string> names = list_profiles();
+  for (const char* n : {"8800gtx", "a100", "gtx280", "h100", "v100"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+}
+
+TEST(Profile, H100Limits) {
+  const DeviceProfile p = load_profile("h100");
+  EXPECT_EQ(p.compute_capability, "9.0");
+  EXPECT_EQ(p.sms, 132);
+  EXPECT_EQ(p.max_threads_per_sm, 2048);
+  EXPECT_EQ(p.max_blocks_per_sm, 32);
+  EXPECT_EQ(p.shared_per_block, 48 * 1024);
+  EXPECT_EQ(p.shared_per_block_optin, 227 * 1024);
+  EXPECT_EQ(p.l2_bytes, 50 * 1024 * 1024);
+  EXPECT_EQ(p.coalescing, "sectors32");
+  EXPECT_TRUE(p.partitions.assumed);
+  EXPECT_FALSE(p.partitions.note.empty());
+  const LaunchLimits l = launch_limits(p);
+  EXPECT_EQ(l.max_threads_per_block, 1024);
+  EXPECT_EQ(l.max_shared_per_block, 227 * 1024);
+  const MemoryRules m = memory_rules(p);
+  EXPECT_EQ(m.sector_bytes, 32);
+  EXPECT_EQ(m.banks.banks, 32);
+  EXPECT_EQ(m.banks.phase_lanes, 32);
+}
+
+TEST(Profile, WhitepaperDevices) {
+  const DeviceProfile gt200 = load_profile("gtx280");
+  EXPECT_EQ(gt200.partitions.policy, PartitionSpec::Policy::Linear);
+  EXPECT_EQ(gt200.partitions.count, 8);
+  EXPECT_EQ(gt200.partitions.granularity_bytes, 256);
+  EXPECT_FALSE(gt200.partitions.assumed);
+  EXPECT_EQ(memory_rules(gt200).banks.banks, 16);
+  EXPECT_EQ(memory_rules(gt200).banks.phase_lanes, 16);
+  EXPECT_EQ(memory_rules(gt200).coalescing, GlobalCoalescing::Cc12Segments);
+  EXPECT_EQ(launch_limits(gt200).max_threads_per_block, 512);
+  const DeviceProfile g80 = load_profile("8800gtx");
+  EXPECT_EQ(g80.partitions.count, 6);
+  EXPECT_EQ(g80.partitions.granularity_bytes, 256);
+  EXPECT_EQ(memory_rules(g80).coalescing, GlobalCoalescing::Cc10Strict);
+  EXPECT_EQ(g80.max_threads_per_sm, 768);
+}
+
+TEST(Profile, UnknownDeviceListsTheKnownOnes) {
+  try {
+    load_profile("h900");
+    FAIL() << "no error";
+  } catch (const ProfileError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unknown device 'h900'"), std::string::npos) << what;
+    EXPECT_NE(what.find("h100"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos);
+  }
+  EXPECT_THROW(load_profile("../model/devices/h100"), ProfileError);
+}
+
+// A scratch device directory, pointed to by MEMSIM_DEVICE_DIR for the test's lifetime.
+class ScratchDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("memsim_profiles_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    setenv("MEMSIM_DEVICE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("MEMSIM_DEVICE_DIR");
+    fs::remove_all(dir_);
+  }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / (name + ".json")) << text; }
+  fs::path dir_;
+};
+
+TEST_F(ScratchDir, MalformedFilesNameTheFileAndField) {
+  write("broken", "{ not json");
+  write("partial", R"({"display_name": "x", "compute_capability": "9.0"})");
+  EXPECT_EQ(list_profiles(), (std::vector<std::string>{"broken", "partial"}));
+  try {
+    load_profile("broken");
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  try {
+    load_profile("partial");
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'sm.count' is missing"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ScratchDir, WrongTypesAreNamed) {
+  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["sm"]["count"] = "many";
+  write("h100x", j.dump());
+  try {
+    load_profile("h100x");
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'sm.count' must be a positive integer"), std::string::npos) << e.what();
+  }
+  j["sm"]["count"] = 132;
+  j["dram"]["partitions"]["policy"] = "random";
+  write("h100y", j.dump());
+  EXPECT_THROW(load_profile("h100y"), ProfileError);
+}
+
+}  // namespace
+}  // namespace memsim

@@ -1,0 +1,37 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "model/stats.hpp"
+
+namespace memsim {
+namespace {
+
+TEST(Stats, Mape) {
+  // |110-100|/100 = 10%, |45-50|/50 = 10%, |200-200| = 0 -> mean 6.667%.
+  EXPECT_NEAR(mape({110, 45, 200}, {100, 50, 200}), 20.0 / 3.0, 1e-12);
+  EXPECT_NEAR(max_ape({110, 45, 260}, {100, 50, 200}), 30.0, 1e-12);
+  EXPECT_THROW(mape({1, 2}, {1}), std::invalid_argument);
+  EXPECT_THROW(mape({}, {}), std::invalid_argument);
+  EXPECT_THROW(mape({1}, {0}), std::invalid_argument);
+}
+
+TEST(Stats, RanksAverageTies) {
+  const std::vector<double> r = ranks({10, 30, 20, 30});
+  EXPECT_EQ(r, (std::vector<double>{1, 3.5, 2, 3.5}));
+}
+
+TEST(Stats, Spearman) {
+  EXPECT_NEAR(spearman({1, 2, 3, 4}, {10, 20, 30, 45}), 1.0, 1e-12);
+  EXPECT_NEAR(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0, 1e-12);
+  // One adjacent swap among 4: d^2 = 2, rho = 1 - 6 * 2 / (4 * 15) = 0.8.
+  EXPECT_NEAR(spearman({1, 2, 3, 4}, {1, 3, 2, 4}), 0.8, 1e-12);
+  // Ties: ranks (1, 2.5, 2.5, 4) against (1, 2, 3, 4): Pearson of ranks = 4.5 / sqrt(4.5 * 5) = 0.9487.
+  EXPECT_NEAR(spearman({1, 5, 5, 9}, {1, 2, 3, 4}), 4.5 / std::sqrt(4.5 * 5.0), 1e-12);
+  EXPECT_EQ(spearman({2, 2, 2}, {1, 2, 3}), 0.0);
+  EXPECT_THROW(spearman({1}, {1}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace memsim

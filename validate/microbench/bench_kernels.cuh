@@ -1,0 +1,208 @@
+#pragma once
+// The calibration microbenchmarks: each isolates one cost the data sheets do not give, and each comes with
+// the counts memsim's cost model reads (worked out here in closed form from the kernel's index math), so
+// memsim-calibrate fits the model's constants through the model's own formula.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace mb {
+
+// What the cost model needs to know about one launch (model/cost.hpp KernelCounts, field for field).
+struct Counts {
+  int64_t blocks = 0;
+  int threads_per_block = 0;
+  int64_t shared_bytes_per_block = 0;
+  int regs_per_thread = 0;
+  double useful_bytes = 0;  // bytes the launch moves on purpose (read + written)
+  double dram_read_bytes = 0, dram_write_bytes = 0;
+  double l1_sectors_ld = 0, l1_sectors_st = 0;  // l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}
+  double l2_sectors_ld = 0, l2_sectors_st = 0;  // after L1 hits (loads) / as sent (stores)
+  double shared_wavefronts = 0, shared_instructions = 0;
+  double global_ld_instructions = 0, global_st_instructions = 0;
+  double loads_in_flight_per_warp = 1;  // independent loads a warp issues before it waits
+};
+
+__global__ void empty_kernel() {}
+
+// Each thread copies E elements of V at a stride of the block, all loads before any store (the pointers
+// are __restrict__, so the compiler may batch them): E loads in flight per warp. The dynamic shared memory
+// is never touched; it only caps how many blocks fit on an SM.
+template <class V, int E>
+__global__ void copy_ilp(const V* __restrict__ in, V* __restrict__ out) {
+  extern __shared__ unsigned char unused[];
+  const size_t base = blockIdx.x * size_t(256 * E) + threadIdx.x;
+  V v[E];
+#pragma unroll
+  for (int e = 0; e < E; ++e) v[e] = in[base + e * 256];
+#pragma unroll
+  for (int e = 0; e < E; ++e) out[base + e * 256] = v[e];
+}
+
+template <class V, int E>
+Counts copy_ilp_counts(size_t n_vec, int64_t dyn_smem) {
+  Counts c;
+  const double bytes = double(n_vec) * sizeof(V);
+  c.blocks = int64_t(n_vec / (256 * E));
+  c.threads_per_block = 256;
+  c.shared_bytes_per_block = dyn_smem;
+  c.useful_bytes = 2 * bytes;
+  c.dram_read_bytes = c.dram_write_bytes = bytes;
+  c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
+  c.global_ld_instructions = c.global_st_instructions = double(n_vec) / 32;
+  c.loads_in_flight_per_warp = E;
+  return c;
+}
+
+// The same copy with plain pointers: each load may alias the store before it, so the compiler keeps them in
+// order and a warp waits out one load's latency per element (the suite's copy-like bodies compile so).
+template <int E>
+__global__ void copy_chain(const float* in, float* out) {
+  extern __shared__ unsigned char unused[];
+  const size_t base = blockIdx.x * size_t(256 * E) + threadIdx.x;
+#pragma unroll
+  for (int e = 0; e < E; ++e) out[base + e * 256] = in[base + e * 256];
+}
+
+template <int E>
+Counts copy_chain_counts(size_t n, int64_t dyn_smem) {
+  Counts c = copy_ilp_counts<float, E>(n, dyn_smem);
+  c.loads_in_flight_per_warp = 1;
+  return c;
+}
+
+// Strided access with K sectors' worth of rows per warp instruction: lane l of warp w, step i touches row
+// l / (32/K), column (8i + w)(32/K) + l mod (32/K) of a K x 32(32/K) tile of a P-wide matrix; the other side
+// is linear. K = 32 is the naive transpose's pattern (one element per row per instruction, the 8 warps of a
+// block completing each sector between them), K = 1 a coalesced row. Consecutive blocks walk down the
+// rows, as consecutive blocks of the naive transpose walk down its output.
+template <class T, int K>
+__host__ __device__ inline size_t strided_index(int P, int block, int warp, int lane, int step) {
+  constexpr int m = 32 / K;
+  const int tiles_down = P / K;
+  const size_t row = size_t(block % tiles_down) * K + lane / m;
+  const size_t col = size_t(block / tiles_down) * 32 * m + (step * 8 + warp) * m + lane % m;
+  return row * P + col;
+}
+
+template <class T, int K, bool kStridedStore>
+__global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t lin0 = blockIdx.x * size_t(1024) + warp * 32 + lane;
+  T v[4];
+  if (kStridedStore) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v[i] = in[lin0 + i * 256];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[strided_index<T, K>(P, blockIdx.x, warp, lane, i)] = v[i];
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v[i] = in[strided_index<T, K>(P, blockIdx.x, warp, lane, i)];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[lin0 + i * 256] = v[i];
+  }
+}
+
+template <class T, int K, bool kStridedStore>
+Counts strided_counts(int P) {
+  Counts c;
+  const double n = double(P) * P, bytes = n * sizeof(T);
+  const double inst = n / 32;  // warp instructions on each side
+  constexpr int m = 32 / K;
+  // A row piece of m elements is aligned to its size: one sector when it is under 32 bytes.
+  const double strided_sectors = K * (m * sizeof(T) < 32 ? 1.0 : m * sizeof(T) / 32.0);
+  const double linear_sectors = 32.0 * sizeof(T) / 32;
+  c.blocks = int64_t(n / 1024);
+  c.threads_per_block = 256;
+  c.useful_bytes = 2 * bytes;
+  c.dram_read_bytes = c.dram_write_bytes = bytes;
+  c.global_ld_instructions = c.global_st_instructions = inst;
+  c.loads_in_flight_per_warp = 4;
+  if (kStridedStore) {
+    c.l1_sectors_ld = c.l2_sectors_ld = inst * linear_sectors;
+    c.l1_sectors_st = c.l2_sectors_st = inst * strided_sectors;
+  } else {
+    // Each block reads whole sectors between its warps, so L1 serves the neighbours' loads.
+    c.l1_sectors_ld = inst * strided_sectors;
+    c.l2_sectors_ld = bytes / 32;
+    c.l1_sectors_st = c.l2_sectors_st = inst * linear_sectors;
+  }
+  return c;
+}
+
+// Shared memory alone: every lane reads a word in a row of 64 words, K lanes share each bank with distinct
+// words, so every LDS takes K wavefronts. Volatile keeps every read; 2 instructions per LDS.
+template <int K>
+__global__ void shared_conflict(float* out, int reps) {
+  __shared__ float s[32 * 64];
+  for (int i = threadIdx.x; i < 32 * 64; i += blockDim.x) s[i] = float(i);
+  __syncthreads();
+  constexpr int g = 32 / K;
+  const int lane = threadIdx.x & 31;
+  volatile float* p = s + (lane / g) * 64 + lane % g;
+  float acc = 0;
+  for (int r = 0; r < reps; ++r) {
+#pragma unroll
+    for (int it = 0; it < 32; ++it) acc += p[it];
+  }
+  out[blockIdx.x * size_t(blockDim.x) + threadIdx.x] = acc;
+}
+
+template <int K>
+Counts shared_conflict_counts(int64_t blocks, int reps) {
+  Counts c;
+  const double warps = double(blocks) * 8;
+  c.blocks = blocks;
+  c.threads_per_block = 256;
+  c.shared_bytes_per_block = 32 * 64 * 4;
+  // The fill: 8 conflict-free stores of 32 consecutive words per warp.
+  c.shared_instructions = warps * (8 + double(reps) * 32);
+  c.shared_wavefronts = warps * (8 + double(reps) * 32 * K);
+  c.global_st_instructions = warps;
+  c.l1_sectors_st = c.l2_sectors_st = warps * 4;
+  c.dram_write_bytes = c.useful_bytes = warps * 128;
+  return c;
+}
+
+// The whitepaper's shared-memory copy with a K-way conflicting tile read: a 32x8 block stages a 32x32 tile
+// row by row, then warp-step q = 8i + ty reads 32 words spread over K tile rows and 32/K columns (K lanes per
+// bank), and writes them as output row q of the tile: global traffic of a copy, K wavefronts per shared read.
+__host__ __device__ inline void conflict_rc(int K, int q, int lane, int& r, int& c) {
+  const int g = 32 / K;
+  r = lane / g + K * (q % g);
+  c = lane % g + g * (q / g);
+}
+
+template <int K>
+__global__ void shared_copy_conflict(const float* __restrict__ in, float* __restrict__ out, int W) {
+  __shared__ float tile[32][32];
+  const int col0 = blockIdx.x * 32, row0 = blockIdx.y * 32, tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) tile[ty + 8 * i][tx] = in[size_t(row0 + ty + 8 * i) * W + col0 + tx];
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    int r, c;
+    conflict_rc(K, 8 * i + ty, tx, r, c);
+    out[size_t(row0 + 8 * i + ty) * W + col0 + tx] = tile[r][c];
+  }
+}
+
+template <int K>
+Counts shared_copy_conflict_counts(int P) {
+  Counts c;
+  const double n = double(P) * P, bytes = n * 4, warps = n / 128;
+  c.blocks = int64_t(n / 1024);
+  c.threads_per_block = 256;
+  c.shared_bytes_per_block = 4096;
+  c.useful_bytes = 2 * bytes;
+  c.dram_read_bytes = c.dram_write_bytes = bytes;
+  c.global_ld_instructions = c.global_st_instructions = warps * 4;
+  c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
+  c.shared_instructions = warps * 8;
+  c.shared_wavefronts = warps * (4 + 4.0 * K);
+  c.loads_in_flight_per_warp = 4;
+  return c;
+}
+
+}  // namespace mb

@@ -1,0 +1,430 @@
+// memsim-microbench: the measurements memsim-calibrate fits the cost model's constants to (issue 4).
+// Prints one JSON document: the device as cudaGetDeviceProperties sees it, one record per microbenchmark
+// run (its parameters, the counts the cost model reads, and its time), and a hold-out section timing the
+// suite's own kernels, which the calibration never reads.
+//
+//   memsim-microbench [--quick] [--no-holdout] > h100_microbench.json
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_kernels.cuh"
+#include "suite_device.cuh"
+#include "timing.cuh"
+
+namespace {
+
+using mb::Counts;
+using mb::Stats;
+
+struct Device {
+  cudaDeviceProp prop{};
+  int sm_clock_khz = 0, mem_clock_khz = 0, bus_bits = 0, driver = 0, runtime = 0;
+  size_t l2 = 0;
+};
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string counts_json(const Counts& c) {
+  std::ostringstream os;
+  os << "{\"blocks\": " << c.blocks << ", \"threads_per_block\": " << c.threads_per_block
+     << ", \"shared_bytes_per_block\": " << c.shared_bytes_per_block << ", \"regs_per_thread\": " << c.regs_per_thread
+     << ", \"useful_bytes\": " << num(c.useful_bytes) << ", \"dram_read_bytes\": " << num(c.dram_read_bytes)
+     << ", \"dram_write_bytes\": " << num(c.dram_write_bytes) << ", \"l1_sectors_ld\": " << num(c.l1_sectors_ld)
+     << ", \"l1_sectors_st\": " << num(c.l1_sectors_st) << ", \"l2_sectors_ld\": " << num(c.l2_sectors_ld)
+     << ", \"l2_sectors_st\": " << num(c.l2_sectors_st) << ", \"shared_wavefronts\": " << num(c.shared_wavefronts)
+     << ", \"shared_instructions\": " << num(c.shared_instructions)
+     << ", \"global_ld_instructions\": " << num(c.global_ld_instructions)
+     << ", \"global_st_instructions\": " << num(c.global_st_instructions)
+     << ", \"loads_in_flight_per_warp\": " << num(c.loads_in_flight_per_warp) << "}";
+  return os.str();
+}
+
+std::string stats_json(const Stats& s) {
+  return "{\"median\": " + num(s.median_us) + ", \"min\": " + num(s.min_us) + ", \"max\": " + num(s.max_us) +
+         ", \"reps\": " + std::to_string(s.reps) + "}";
+}
+
+class Runs {
+ public:
+  void add(const std::string& bench, const std::string& params, Counts c, const void* fn, const Stats& s,
+           const std::string& check, int occupancy_blocks) {
+    cudaFuncAttributes a{};
+    if (fn && cudaFuncGetAttributes(&a, fn) == cudaSuccess) c.regs_per_thread = a.numRegs;
+    std::ostringstream os;
+    os << "    {\"bench\": \"" << bench << "\", \"params\": {" << params << "}, \"counts\": " << counts_json(c)
+       << ", \"occupancy_blocks_per_sm\": " << occupancy_blocks << ", \"time_us\": " << stats_json(s)
+       << ", \"check\": \"" << check << "\"}";
+    rows_.push_back(os.str());
+    std::fprintf(stderr, "%-22s %-40s %10.2f us  (%s)\n", bench.c_str(), params.c_str(), s.median_us, check.c_str());
+  }
+  const std::vector<std::string>& rows() const { return rows_; }
+
+ private:
+  std::vector<std::string> rows_;
+};
+
+template <class T>
+std::vector<T> download(const void* p, size_t n) {
+  std::vector<T> h(n);
+  MB_CHECK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+int occupancy(const void* fn, int threads, size_t dyn_smem) {
+  int b = 0;
+  MB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fn, threads, dyn_smem));
+  return b;
+}
+
+// ---- copies: launch overhead, latency (small sizes, capped occupancy) and DRAM bandwidth ----------------
+
+template <class V, int E>
+void run_copy(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n_vec, int cap_blocks, bool check) {
+  const auto fn = &mb::copy_ilp<V, E>;
+  size_t dyn = 0;
+  if (cap_blocks > 0) {
+    // Enough dynamic shared memory per block that only cap_blocks fit (1 KiB per block is reserved).
+    dyn = dev.prop.sharedMemPerMultiprocessor / cap_blocks - 1024 - 256;
+    dyn = std::min(dyn, size_t(dev.prop.sharedMemPerBlockOptin));
+    MB_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
+  }
+  const size_t bytes = n_vec * sizeof(V);
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  const unsigned blocks = unsigned(n_vec / (256 * E));
+  auto launch = [&](int i) { fn<<<blocks, 256, dyn>>>(static_cast<const V*>(ps.in(i)), static_cast<V*>(ps.out(i))); };
+  std::string verdict = "not checked";
+  if (check) {
+    MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+    launch(0);
+    MB_CHECK(cudaDeviceSynchronize());
+    verdict = download<unsigned char>(ps.in(0), bytes) == download<unsigned char>(ps.out(0), bytes) ? "ok" : "WRONG";
+  }
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"vector_bytes\": " << sizeof(V) << ", \"per_thread\": " << E << ", \"bytes\": " << bytes
+    << ", \"cap_blocks_per_sm\": " << cap_blocks;
+  runs.add("copy", p.str(), mb::copy_ilp_counts<V, E>(n_vec, int64_t(dyn)), (const void*)fn, s, verdict,
+           occupancy((const void*)fn, 256, dyn));
+}
+
+template <int E>
+void run_chain(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n, int cap_blocks) {
+  const auto fn = &mb::copy_chain<E>;
+  size_t dyn = 0;
+  if (cap_blocks > 0) {
+    dyn = dev.prop.sharedMemPerMultiprocessor / cap_blocks - 1024 - 256;
+    dyn = std::min(dyn, size_t(dev.prop.sharedMemPerBlockOptin));
+    MB_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
+  }
+  const size_t bytes = n * 4;
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  const unsigned blocks = unsigned(n / (256 * E));
+  auto launch = [&](int i) { fn<<<blocks, 256, dyn>>>(static_cast<const float*>(ps.in(i)), static_cast<float*>(ps.out(i))); };
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"per_thread\": " << E << ", \"bytes\": " << bytes << ", \"cap_blocks_per_sm\": " << cap_blocks;
+  runs.add("copy_chain", p.str(), mb::copy_chain_counts<E>(n, int64_t(dyn)), (const void*)fn, s, "not checked",
+           occupancy((const void*)fn, 256, dyn));
+}
+
+// ---- strided stores and loads: L1 and L2 sector costs --------------------------------------------------
+
+template <class T, int K, bool kStore>
+void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P) {
+  const auto fn = &mb::strided<T, K, kStore>;
+  const size_t n = size_t(P) * P, bytes = n * sizeof(T);
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  const unsigned blocks = unsigned(n / 1024);
+  auto launch = [&](int i) { fn<<<blocks, 256>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), P); };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaDeviceSynchronize());
+  const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
+  int64_t wrong = 0;
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int w = 0; w < 8; ++w)
+      for (int l = 0; l < 32; ++l)
+        for (int i = 0; i < 4; ++i) {
+          const size_t lin = b * size_t(1024) + i * 256 + w * 32 + l;
+          const size_t str = mb::strided_index<T, K>(P, int(b), w, l, i);
+          wrong += kStore ? std::memcmp(&hout[str], &hin[lin], sizeof(T)) != 0 : std::memcmp(&hout[lin], &hin[str], sizeof(T)) != 0;
+        }
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P
+    << ", \"strided\": \"" << (kStore ? "store" : "load") << "\"";
+  runs.add(kStore ? "strided_store" : "strided_load", p.str(), mb::strided_counts<T, K, kStore>(P), (const void*)fn, s,
+           wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+}
+
+template <class T, bool kStore>
+void run_strided_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P) {
+  run_strided<T, 1, kStore>(runs, pool, dev, P);
+  run_strided<T, 2, kStore>(runs, pool, dev, P);
+  run_strided<T, 4, kStore>(runs, pool, dev, P);
+  run_strided<T, 8, kStore>(runs, pool, dev, P);
+  run_strided<T, 16, kStore>(runs, pool, dev, P);
+  run_strided<T, 32, kStore>(runs, pool, dev, P);
+}
+
+// ---- shared memory: cost of a wavefront, alone and behind a copy's DRAM traffic -------------------------
+
+template <int K>
+void run_shared(Runs& runs, const mb::Pool& pool, const Device& dev, int reps) {
+  const auto fn = &mb::shared_conflict<K>;
+  const int64_t blocks = int64_t(dev.prop.multiProcessorCount) * 8;
+  float* out = reinterpret_cast<float*>(pool.at(0));
+  auto launch = [&](int) { fn<<<unsigned(blocks), 256>>>(out, reps); };
+  launch(0);
+  MB_CHECK(cudaDeviceSynchronize());
+  // Every lane reads the same 32 words of its row (values i, row stride 64): the sum is known.
+  const std::vector<float> h = download<float>(out, size_t(blocks) * 256);
+  int64_t wrong = 0;
+  for (int64_t t = 0; t < blocks * 256; ++t) {
+    const int lane = int(t % 32), g = 32 / K;
+    double want = 0;
+    for (int it = 0; it < 32; ++it) want += (lane / g) * 64 + lane % g + it;
+    wrong += std::abs(h[t] - float(want * reps)) > 1e-3f * float(want * reps);
+  }
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"ways\": " << K << ", \"reps\": " << reps;
+  runs.add("shared_conflict", p.str(), mb::shared_conflict_counts<K>(blocks, reps), (const void*)fn, s,
+           wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+}
+
+template <int K>
+void run_shared_copy(Runs& runs, const mb::Pool& pool, const Device& dev, int P) {
+  const auto fn = &mb::shared_copy_conflict<K>;
+  const size_t n = size_t(P) * P, bytes = n * 4;
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  auto launch = [&](int i) {
+    fn<<<dim3(P / 32, P / 32), dim3(32, 8)>>>(static_cast<const float*>(ps.in(i)), static_cast<float*>(ps.out(i)), P);
+  };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaDeviceSynchronize());
+  const std::vector<uint32_t> hin = download<uint32_t>(ps.in(0), n), hout = download<uint32_t>(ps.out(0), n);
+  int64_t wrong = 0;
+  for (int by = 0; by < P / 32; ++by)
+    for (int bx = 0; bx < P / 32; ++bx)
+      for (int q = 0; q < 32; ++q)
+        for (int l = 0; l < 32; ++l) {
+          int r, c;
+          mb::conflict_rc(K, q, l, r, c);
+          wrong += hout[size_t(by * 32 + q) * P + bx * 32 + l] != hin[size_t(by * 32 + r) * P + bx * 32 + c];
+        }
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"ways\": " << K << ", \"side\": " << P;
+  runs.add("shared_copy", p.str(), mb::shared_copy_conflict_counts<K>(P), (const void*)fn, s, wrong ? "WRONG" : "ok",
+           occupancy((const void*)fn, 256, 0));
+}
+
+// ---- hold-out: the suite's own kernels -----------------------------------------------------------------
+
+template <class T>
+std::string suite_check(const memsim::LaunchConfig& cfg, const void* in, const void* out) {
+  const size_t n = size_t(cfg.elements());
+  const int64_t wrong = mb::count_wrong<T>(cfg, download<T>(in, n), download<T>(out, n));
+  return wrong ? "WRONG (" + std::to_string(wrong) + " elements)" : "ok";
+}
+
+std::string run_suite(const mb::Pool& pool, const Device& dev, const std::string& kernel, memsim::Size2 matrix,
+                      memsim::Size2 block, memsim::Dtype dtype) {
+  memsim::UserConfig u;
+  u.kernel = kernel;
+  u.matrix = matrix;
+  u.block = block;
+  u.dtype = dtype;
+  memsim::LaunchLimits lim;
+  lim.max_shared_per_block = int64_t(dev.prop.sharedMemPerBlock);
+  const memsim::LaunchConfig cfg = memsim::resolve_launch(u, lim);
+  const mb::SuiteLaunch sl = mb::find_suite_launch(kernel, dtype);
+  const size_t bytes = size_t(cfg.elements()) * memsim::dtype_bytes(dtype);
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  auto launch = [&](int i) { sl.launch(cfg, ps.in(i), ps.out(i)); };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  const std::string check = dtype == memsim::Dtype::F16   ? suite_check<uint16_t>(cfg, ps.in(0), ps.out(0))
+                            : dtype == memsim::Dtype::F32 ? suite_check<uint32_t>(cfg, ps.in(0), ps.out(0))
+                                                          : suite_check<uint64_t>(cfg, ps.in(0), ps.out(0));
+  const Stats s = mb::time_launches(launch);
+  cudaFuncAttributes a{};
+  MB_CHECK(cudaFuncGetAttributes(&a, sl.fn));
+  std::fprintf(stderr, "holdout %-12s %s %s block %s  %10.2f us  regs %d  (%s)\n", kernel.c_str(),
+               memsim::format_size2(matrix).c_str(), memsim::dtype_name(dtype), memsim::format_size2(block).c_str(),
+               s.median_us, a.numRegs, check.c_str());
+  std::ostringstream os;
+  os << "    {\"kernel\": \"" << kernel << "\", \"matrix\": \"" << memsim::format_size2(matrix) << "\", \"dtype\": \""
+     << memsim::dtype_name(dtype) << "\", \"block\": \"" << memsim::format_size2(block)
+     << "\", \"regs_per_thread\": " << a.numRegs << ", \"occupancy_blocks_per_sm\": "
+     << occupancy(sl.fn, int(block.x * block.y), size_t(cfg.shared_bytes)) << ", \"time_us\": " << stats_json(s)
+     << ", \"check\": \"" << check << "\"}";
+  return os.str();
+}
+
+}  // namespace
+
+// For Nsight Compute: two launches (warm-up, then the one to profile) of one suite configuration.
+int run_one(const std::string& kernel, const std::string& matrix, const std::string& dtype, const std::string& block) {
+  memsim::UserConfig u;
+  u.kernel = kernel;
+  u.matrix = memsim::parse_size2(matrix, "matrix");
+  u.block = memsim::parse_size2(block, "block");
+  u.dtype = memsim::parse_dtype(dtype);
+  const memsim::LaunchConfig cfg = memsim::resolve_launch(u);
+  const mb::SuiteLaunch sl = mb::find_suite_launch(kernel, u.dtype);
+  const size_t bytes = size_t(cfg.elements()) * memsim::dtype_bytes(u.dtype);
+  mb::Pool pool(4 * mb::align_up(bytes));
+  mb::fill(pool.at(0), pool.bytes(), 777u);
+  sl.launch(cfg, pool.at(0), pool.at(mb::align_up(bytes)));
+  sl.launch(cfg, pool.at(2 * mb::align_up(bytes)), pool.at(3 * mb::align_up(bytes)));
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  bool quick = false, holdout = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--no-holdout") holdout = false;
+    else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
+    else {
+      std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] > microbench.json\n"
+                           "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n");
+      return 2;
+    }
+  }
+  Device dev;
+  MB_CHECK(cudaGetDeviceProperties(&dev.prop, 0));
+  MB_CHECK(cudaDeviceGetAttribute(&dev.sm_clock_khz, cudaDevAttrClockRate, 0));
+  MB_CHECK(cudaDeviceGetAttribute(&dev.mem_clock_khz, cudaDevAttrMemoryClockRate, 0));
+  MB_CHECK(cudaDeviceGetAttribute(&dev.bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+  MB_CHECK(cudaDriverGetVersion(&dev.driver));
+  MB_CHECK(cudaRuntimeGetVersion(&dev.runtime));
+  dev.l2 = size_t(dev.prop.l2CacheSize);
+
+  const size_t pool_bytes = size_t(quick ? 1 : 6) << 30;
+  mb::Pool pool(pool_bytes);
+  mb::fill(pool.at(0), pool_bytes, 12345u);
+  MB_CHECK(cudaDeviceSynchronize());
+
+  Runs runs;
+  // Launch overhead: an empty kernel, events around it.
+  {
+    const Stats s = mb::time_launches([](int) { mb::empty_kernel<<<1, 32>>>(); }, 10, 101);
+    Counts c;
+    c.blocks = 1;
+    c.threads_per_block = 32;
+    runs.add("empty", "\"threads\": 32", c, (const void*)&mb::empty_kernel, s, "ok", 0);
+  }
+  // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
+  const int big = quick ? 22 : 26;
+  for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
+  for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
+  // Bytes in flight: occupancy capped at 1, 2, 4 blocks of 256 threads per SM, 1 or 4 loads per thread.
+  for (int cap : {1, 2, 4}) {
+    run_copy<float, 1>(runs, pool, dev, size_t(1) << 24, cap, false);
+    run_copy<float, 4>(runs, pool, dev, size_t(1) << 24, cap, false);
+    run_copy<float4, 1>(runs, pool, dev, size_t(1) << 22, cap, false);
+    run_copy<float4, 4>(runs, pool, dev, size_t(1) << 22, cap, false);
+  }
+  run_copy<float, 4>(runs, pool, dev, size_t(1) << 24, 0, true);
+  // Dependent chains: E loads a warp waits out one after another, at full and capped occupancy.
+  run_chain<2>(runs, pool, dev, size_t(1) << 24, 0);
+  run_chain<4>(runs, pool, dev, size_t(1) << 24, 0);
+  run_chain<8>(runs, pool, dev, size_t(1) << 24, 0);
+  run_chain<4>(runs, pool, dev, size_t(1) << 24, 4);
+  run_chain<4>(runs, pool, dev, size_t(1) << 24, 2);
+  run_chain<4>(runs, pool, dev, size_t(1) << 26, 0);
+  run_copy<float4, 1>(runs, pool, dev, size_t(1) << 22, 0, false);
+  // Sector costs: strided stores and loads, K rows per request, 2-, 4- and 8-byte elements.
+  const int P = quick ? 4096 : 8192;
+  run_strided_all<uint32_t, true>(runs, pool, dev, P);
+  run_strided_all<uint32_t, false>(runs, pool, dev, P);
+  run_strided_all<uint16_t, true>(runs, pool, dev, P);
+  run_strided_all<uint16_t, false>(runs, pool, dev, P);
+  run_strided_all<uint64_t, true>(runs, pool, dev, quick ? P : P / 2);
+  run_strided_all<uint64_t, false>(runs, pool, dev, quick ? P : P / 2);
+  run_strided_all<uint32_t, true>(runs, pool, dev, 4096);
+  // 16-byte lanes (one uint4 per lane): K = 32 writes a 16-byte half of each sector, K = 16 whole sectors.
+  run_strided<uint4, 32, true>(runs, pool, dev, 4096);
+  run_strided<uint4, 16, true>(runs, pool, dev, 4096);
+  run_strided<uint4, 8, true>(runs, pool, dev, 4096);
+  run_strided<uint4, 32, false>(runs, pool, dev, 4096);
+  run_strided<uint64_t, 32, true>(runs, pool, dev, 8192);
+  run_strided<uint64_t, 16, true>(runs, pool, dev, 8192);
+  // Wavefront cost: K-way conflicts alone, and behind a copy's DRAM traffic.
+  const int reps = 128;
+  run_shared<1>(runs, pool, dev, reps);
+  run_shared<2>(runs, pool, dev, reps);
+  run_shared<4>(runs, pool, dev, reps);
+  run_shared<8>(runs, pool, dev, reps);
+  run_shared<16>(runs, pool, dev, reps);
+  run_shared<32>(runs, pool, dev, reps);
+  run_shared_copy<1>(runs, pool, dev, P);
+  run_shared_copy<2>(runs, pool, dev, P);
+  run_shared_copy<4>(runs, pool, dev, P);
+  run_shared_copy<8>(runs, pool, dev, P);
+  run_shared_copy<16>(runs, pool, dev, P);
+  run_shared_copy<32>(runs, pool, dev, P);
+
+  std::vector<std::string> hold;
+  if (holdout) {
+    using memsim::Dtype;
+    const char* all[] = {"copy",   "copy_shared", "naive", "naive_read", "coalesced", "padded",     "diagonal",
+                         "coarse", "fine",        "swizzle", "vec4",     "vec4_shared", "reg4x4"};
+    const memsim::Size2 b32x8{32, 8};
+    for (const char* k : all) hold.push_back(run_suite(pool, dev, k, {4096, 4096}, b32x8, Dtype::F32));
+    for (const char* k : {"copy", "naive", "naive_read", "coalesced", "padded", "vec4", "reg4x4"}) {
+      hold.push_back(run_suite(pool, dev, k, {4096, 4096}, {8, 32}, Dtype::F32));
+      hold.push_back(run_suite(pool, dev, k, {4096, 4096}, {16, 16}, Dtype::F32));
+    }
+    if (!quick)
+      for (Dtype d : {Dtype::F32, Dtype::F16, Dtype::F64})
+        for (const char* k : all) hold.push_back(run_suite(pool, dev, k, {8192, 8192}, b32x8, d));
+  }
+
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const cudaDeviceProp& p = dev.prop;
+  std::printf("{\n  \"tool\": \"memsim-microbench\",\n  \"format\": 1,\n  \"date\": \"%s\",\n", date);
+  std::printf("  \"method\": \"CUDA events around each launch; 3 warm-up launches, median of 25; (input, output) pairs "
+              "rotated so at least 4x L2 lies between repeats of a pair; outputs poisoned and checked once\",\n");
+  std::printf("  \"device\": {\"name\": \"%s\", \"cc\": \"%d.%d\", \"sm_count\": %d, \"sm_clock_mhz\": %.0f, "
+              "\"mem_clock_mhz\": %.0f, \"bus_width_bits\": %d, \"l2_bytes\": %zu, \"global_mem_bytes\": %zu, "
+              "\"shared_per_sm\": %zu, \"shared_per_block\": %zu, \"shared_per_block_optin\": %zu, "
+              "\"reserved_shared_per_block\": %zu, \"regs_per_sm\": %d, \"regs_per_block\": %d, "
+              "\"max_threads_per_sm\": %d, \"max_threads_per_block\": %d, \"max_blocks_per_sm\": %d, "
+              "\"warp_size\": %d, \"driver_version\": %d, \"runtime_version\": %d},\n",
+              p.name, p.major, p.minor, p.multiProcessorCount, dev.sm_clock_khz / 1000.0, dev.mem_clock_khz / 1000.0,
+              dev.bus_bits, dev.l2, size_t(p.totalGlobalMem), size_t(p.sharedMemPerMultiprocessor),
+              size_t(p.sharedMemPerBlock), size_t(p.sharedMemPerBlockOptin), size_t(p.reservedSharedMemPerBlock),
+              p.regsPerMultiprocessor, p.regsPerBlock, p.maxThreadsPerMultiProcessor, p.maxThreadsPerBlock,
+              p.maxBlocksPerMultiProcessor, p.warpSize, dev.driver, dev.runtime);
+  std::printf("  \"runs\": [\n");
+  for (size_t i = 0; i < runs.rows().size(); ++i)
+    std::printf("%s%s\n", runs.rows()[i].c_str(), i + 1 < runs.rows().size() ? "," : "");
+  std::printf("  ],\n  \"holdout_note\": \"the suite's own kernels (kernels/suite.hpp bodies): recorded to judge the "
+              "model, never read by memsim-calibrate\",\n  \"holdout\": [\n");
+  for (size_t i = 0; i < hold.size(); ++i) std::printf("%s%s\n", hold[i].c_str(), i + 1 < hold.size() ? "," : "");
+  std::printf("  ]\n}\n");
+  return 0;
+}
