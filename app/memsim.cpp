@@ -1,14 +1,15 @@
-// memsim: replay a transpose kernel's memory accesses and report what the hardware would count.
-// This file only wires options to the modules; the logic lives in kernels/, sim/, model/.
+// memsim: replay a transpose kernel's memory accesses, report what the hardware would count, and predict its
+// time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/.
 #include <boost/program_options.hpp>
 #include <iomanip>
 #include <iostream>
 #include <string>
 
+#include "app/analysis.hpp"
 #include "app/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
-#include "sim/replay.hpp"
+#include "model/profile.hpp"
 
 namespace po = boost::program_options;
 using namespace memsim;
@@ -27,6 +28,14 @@ void list_kernels(std::ostream& os) {
     os << std::left << std::setw(13) << k.name << " " << k.summary << "  [" << k.seed << "]\n";
 }
 
+void list_devices(std::ostream& os) {
+  for (const std::string& n : list_profiles()) {
+    const DeviceProfile p = load_profile(n);
+    os << std::left << std::setw(9) << n << " " << p.display_name << " (cc " << p.compute_capability << ")"
+       << (p.calibrated ? "  calibrated" : "  data-sheet stand-ins") << "\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,9 +49,16 @@ int main(int argc, char** argv) {
       ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, GUIDE.md 2)")
       ("pad,p", po::value<int>(), "extra elements per shared-tile row (shared-tile kernels; default per kernel)")
       ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64")
+      ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")
+      ("regs", po::value<int>(), "registers per thread for occupancy (default: the profile's table for the kernel, else 32)")
+      ("partitions", "count DRAM partition traffic per window of resident blocks (always on for devices whose mapping is known)")
+      ("resident-blocks", po::value<int64_t>(), "blocks resident at once for the partition windows (default: SMs x occupancy)")
+      ("window-step", po::value<int64_t>()->default_value(0), "blocks retiring between partition windows (0: non-overlapping waves)")
+      ("max-windows", po::value<int64_t>()->default_value(256), "partition windows kept in the JSON, evenly spaced (figures use all)")
       ("format,f", po::value<std::string>()->default_value("table"), "output: table, json or csv")
       ("threads", po::value<int>()->default_value(0), "replay worker threads (0: all hardware threads)")
-      ("list-kernels", "list the kernel suite and exit");
+      ("list-kernels", "list the kernel suite and exit")
+      ("list-devices", "list the device profiles and exit");
   // clang-format on
 
   po::variables_map vm;
@@ -58,12 +74,16 @@ int main(int argc, char** argv) {
     std::cout << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n\n" << opts << "\n";
     return 0;
   }
-  if (vm.count("list-kernels")) {
-    list_kernels(std::cout);
-    return 0;
-  }
 
   try {
+    if (vm.count("list-kernels")) {
+      list_kernels(std::cout);
+      return 0;
+    }
+    if (vm.count("list-devices")) {
+      list_devices(std::cout);
+      return 0;
+    }
     UserConfig user;
     user.kernel = vm["kernel"].as<std::string>();
     user.matrix = parse_size2(vm["matrix"].as<std::string>(), "--matrix");
@@ -77,11 +97,15 @@ int main(int argc, char** argv) {
     const int threads = vm["threads"].as<int>();
     if (threads < 0 || threads > 256) return usage_error("--threads must be between 0 and 256");
 
-    const LaunchConfig cfg = resolve_launch(user);
-    ReplayOptions ropts;
-    ropts.threads = threads;
-    const ReplayResult result = replay(cfg, ropts);
-    const nlohmann::ordered_json report = replay_json(result);
+    AnalysisOptions aopts;
+    aopts.threads = threads;
+    if (vm.count("regs")) aopts.regs = vm["regs"].as<int>();
+    aopts.partitions = vm.count("partitions") > 0;
+    if (vm.count("resident-blocks")) aopts.resident_blocks = vm["resident-blocks"].as<int64_t>();
+    aopts.window_step = vm["window-step"].as<int64_t>();
+    aopts.max_windows = vm["max-windows"].as<int64_t>();
+    const Analysis analysis = analyze(user, load_profile(vm["device"].as<std::string>()), aopts);
+    const nlohmann::ordered_json& report = analysis.report;
 
     if (format == "json")
       std::cout << report.dump(2) << "\n";
@@ -90,6 +114,8 @@ int main(int argc, char** argv) {
     else
       print_table(std::cout, report);
   } catch (const ConfigError& e) {
+    return usage_error(e.what());
+  } catch (const ProfileError& e) {
     return usage_error(e.what());
   } catch (const std::bad_alloc&) {
     std::cerr << "memsim: out of memory\n";

@@ -124,7 +124,7 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     os << "\n  bottleneck: " << p["bottleneck"].get<std::string>() << "\n";
     if (p.contains("terms_us"))
       for (const auto& [name, value] : p["terms_us"].items())
-        os << "    " << std::left << std::setw(28) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)
+        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)
            << " us\n";
   }
 

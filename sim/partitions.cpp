@@ -285,8 +285,4 @@ PartitionTraffic summarize_partition_traffic(const PartitionTrafficSink& sink, i
   return t;
 }
 
-double camped_time(double imbalance, double balanced_dram_time) {
-  return std::max(1.0, imbalance) * balanced_dram_time;
-}
-
 }  // namespace memsim

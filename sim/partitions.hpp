@@ -166,10 +166,4 @@ struct PartitionTraffic {
 // for plotting. Throws std::logic_error when the sink saw blocks outside its schedule.
 PartitionTraffic summarize_partition_traffic(const PartitionTrafficSink& sink, int64_t max_windows = 256);
 
-// The DRAM time of a camped kernel: its DRAM-bound time with traffic spread evenly over the partitions,
-// scaled by the camping imbalance (CampingFigure::imbalance). Stand-in for the cost model's DRAM term
-// (model/ owns the real one): with imbalance I the busiest partition carries I/N of each window's bytes and
-// serves them at 1/N of the bandwidth.
-double camped_time(double imbalance, double balanced_dram_time);
-
 }  // namespace memsim

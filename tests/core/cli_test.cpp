@@ -112,7 +112,10 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--tile", "abc"},
       {"--block", "64x32"},                                  // 2048 threads
       {"--kernel", "naive", "--tile", "48x32"},              // not a multiple of the 32x8 block
-      {"--kernel", "coalesced", "--tile", "128x128"},        // 64 KiB shared tile
+      {"--kernel", "coalesced", "--tile", "256x256"},        // 256 KiB shared tile > H100 opt-in 227 KiB
+      {"--kernel", "coalesced", "--tile", "64x72", "--device", "gtx280"},  // 18 KiB tile > GT200 16 KiB
+      {"--kernel", "naive", "--block", "32x32", "--device", "gtx280"},     // 1024 threads > GT200 512
+      {"--device", "nosuchgpu"},                                          // unknown device profile
       {"--kernel", "vec4", "--matrix", "1001x64"},
       {"--kernel", "reg4x4", "--matrix", "64x1001"},
       {"--matrix", "65536x65536"},
@@ -224,7 +227,8 @@ TEST(Cli, JsonShapeIsPinned) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);  // throws (fails) if not JSON
-  EXPECT_EQ(keys_of(j), (std::vector<std::string>{"kernel", "config", "metrics", "warps", "sites", "findings"}));
+  EXPECT_EQ(keys_of(j),
+            (std::vector<std::string>{"kernel", "config", "metrics", "warps", "sites", "findings", "prediction"}));
   EXPECT_EQ(j["kernel"], "coalesced");
   EXPECT_EQ(j["warps"], 32);  // 4 blocks x 8 warps
 

@@ -192,21 +192,16 @@ TEST(Gt200Camping, WhitepaperRelations) {
   EXPECT_LT(copy.paced.imbalance, 1.1);
 }
 
-// "The diagonal transpose is more than four times faster than the other full transposes." That is a time
-// ratio, so it needs the cost model; until model/ lands, camped_time() stands in for its DRAM term, and this
-// test is to be re-pointed at the real cost model then.
-//
-// Both kernels move the same bytes, so they share one balanced DRAM-bound time t (any value: the ratio does
-// not depend on it), and the prediction is camped_time(imbalance, t). The imbalance is the `paced` figure
-// (the more camped direction of a window holds back the other). The `combined` figure (partitions serving
+// The imbalance side of "the diagonal transpose is more than four times faster": the time ratio itself is
+// pinned through the cost model in whitepaper_model_test.cpp. The `combined` figure (partitions serving
 // loads and stores independently) cannot reach 4x here: with loads spread (1/8 of a window's loads on every
 // partition) and all stores on one partition it is (1/8 + 1) / (2/8) = 4.5 at most, and waves that straddle
-// two block-row pairs split their stores over two partitions, which pulls it to about 3.6.
-TEST(Gt200Camping, DiagonalMoreThanFourTimesFasterThanPadded) {
-  const double t = 1.0;
+// two block-row pairs split their stores over two partitions, which pulls it to about 3.6; the `paced`
+// figure the model uses stays above 4 for every schedule.
+TEST(Gt200Camping, PacedImbalanceOfPaddedOverDiagonalExceedsFour) {
   const PartitionTraffic padded = camping("padded", gt200_partitions());
   const PartitionTraffic diagonal = camping("diagonal", gt200_partitions());
-  EXPECT_GT(camped_time(padded.paced.imbalance, t), 4.0 * camped_time(diagonal.paced.imbalance, t));
+  EXPECT_GT(padded.paced.imbalance, 4.0 * diagonal.paced.imbalance);
   EXPECT_LE(padded.combined.imbalance, 4.5);
   // The conclusion does not hang on the schedule's parameters: shared memory limits the padded tile
   // (32 x 33 x 4 = 4224 B) to 3 blocks per SM in 16 KB, so R = 90; and a window after every retirement.
@@ -215,14 +210,8 @@ TEST(Gt200Camping, DiagonalMoreThanFourTimesFasterThanPadded) {
     SCOPED_TRACE("R = " + std::to_string(resident) + ", step = " + std::to_string(step));
     const double p = camping("padded", gt200_partitions(), resident, step).paced.imbalance;
     const double d = camping("diagonal", gt200_partitions(), resident, step).paced.imbalance;
-    EXPECT_GT(camped_time(p, t), 4.0 * camped_time(d, t));
+    EXPECT_GT(p, 4.0 * d);
   }
-}
-
-TEST(Gt200Camping, CampedTimeScalesTheBalancedTime) {
-  EXPECT_DOUBLE_EQ(camped_time(1.0, 2.5), 2.5);
-  EXPECT_DOUBLE_EQ(camped_time(6.0, 2.5), 15.0);
-  EXPECT_DOUBLE_EQ(camped_time(0.5, 2.5), 2.5);  // an imbalance below 1 does not exist: no speed-up
 }
 
 // Whitepaper: "partition camping ... results in much less of a performance degradation on G80-based cards

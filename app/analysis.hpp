@@ -1,0 +1,40 @@
+#pragma once
+// One analysis of a launch on a device, as memsim prints it: resolve the launch against the device's limits,
+// replay it (with the partition counter when asked for or when the device's mapping is public), predict its
+// time with the cost model (the partition imbalance scaling the DRAM term) and, for the fraction of copy, the
+// copy kernel's time on the same matrix. The memsim command, the validation program and the tests call this.
+#include <cstdint>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/resolve.hpp"
+#include "model/cost.hpp"
+#include "model/profile.hpp"
+#include "sim/partitions.hpp"
+#include "sim/replay.hpp"
+
+namespace memsim {
+
+struct AnalysisOptions {
+  int threads = 0;                          // replay workers (0: all hardware threads)
+  std::optional<int> regs;                  // registers per thread (default: the profile's table, else 32)
+  bool partitions = false;                  // count partition traffic even where the mapping is assumed
+  std::optional<int64_t> resident_blocks;   // R for the partition windows (default: SMs x occupancy)
+  int64_t window_step = 0;                  // retirements between windows (0: non-overlapping waves)
+  int64_t max_windows = 256;                // windows kept in the JSON
+  bool predict_copy = true;                 // also predict the copy kernel, for fraction_of_copy
+};
+
+struct Analysis {
+  LaunchConfig config;
+  ReplayResult replay;
+  std::optional<PartitionTraffic> partitions;
+  Prediction prediction;
+  nlohmann::ordered_json report;  // replay_json + "partitions" + "prediction"
+};
+
+// Throws ConfigError for a launch or option the device does not allow.
+Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options = {});
+
+}  // namespace memsim
