@@ -25,7 +25,7 @@ struct alignas(sizeof(T) * N) Vec {
 
 // Elements per access for a vector of up to `want` elements of T that fits one 16-byte instruction.
 template <class T>
-constexpr int chunk_elems(int want) {
+MEMSIM_HD constexpr int chunk_elems(int want) {
   return (int(sizeof(T)) * want <= 16) ? want : 16 / int(sizeof(T));
 }
 

@@ -12,14 +12,19 @@ namespace memsim {
 namespace {
 
 using RangeFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, const MemoryRules&, Tally&);
+using WalkFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, Recorders, const WarpVisitor&,
+                        Tally&);
 
-// flatten: the body, its lambdas and the recorder's calls all inline into this loop, which runs once per lane
+// Runs every lane of every warp of blocks [first, last) through the kernel's body and hands each warp's
+// accesses to visit(block, warp, access). The sequence recorder is tried first (all lanes of a warp make the
+// same predicated calls); a warp it finds irregular is replayed with the grouping Recorder.
+// flatten: the body, its lambdas and the recorders' calls all inline into this loop, which runs once per lane
 // of every warp; without it GCC leaves the per-step lambdas as calls.
-template <class K, class T>
-__attribute__((flatten)) void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
-                   const MemoryRules& rules, Tally& tally) {
+template <class K, class T, class Visit>
+__attribute__((flatten)) void walk_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first,
+                                          int64_t last, Recorders recorders, Tally& findings, Visit&& visit) {
   SequenceRecorder<T> fast(layout);
-  Recorder<T> grouping(layout, num_sites_of<K>(), tally);
+  Recorder<T> grouping(layout, num_sites_of<K>(), findings);
   const int threads = s.block_x * s.block_y;
   const int warps = (threads + kWarpSize - 1) / kWarpSize;
   std::vector<int> tx(threads), ty(threads);  // thread coordinates, worked out once per launch
@@ -31,41 +36,56 @@ __attribute__((flatten)) void replay_blocks(const LaunchShape& s, const BufferLa
     ThreadCoord t;
     t.block_x = int(b % s.grid_x);  // the hardware dispatches blocks by linear id, x fastest
     t.block_y = int(b / s.grid_x);
-    auto count = [&](const WarpAccess& a) { tally.add(a, b, rules); };
     for (int w = 0; w < warps; ++w) {
+      auto hand_over = [&](const WarpAccess& a) { visit(b, w, a); };
       const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
-      fast.start_warp();
-      for (int lane = 0; lane < lanes; ++lane) {
-        const int tid = w * kWarpSize + lane;
-        t.thread_x = tx[tid];
-        t.thread_y = ty[tid];
-        fast.start_lane(lane);
-        K::body(fast, s, t);
-        fast.end_lane();
+      if (recorders == Recorders::Counting) {
+        fast.start_warp();
+        for (int lane = 0; lane < lanes; ++lane) {
+          t.thread_x = tx[w * kWarpSize + lane];
+          t.thread_y = ty[w * kWarpSize + lane];
+          fast.start_lane(lane);
+          K::body(fast, s, t);
+          fast.end_lane();
+        }
+        if (fast.flush(hand_over)) continue;
       }
-      if (fast.flush(count)) continue;
       // The lanes' access sequences differed (or an access needs a finding): group by (site, occurrence).
       for (int lane = 0; lane < lanes; ++lane) {
-        const int tid = w * kWarpSize + lane;
-        t.thread_x = tx[tid];
-        t.thread_y = ty[tid];
+        t.thread_x = tx[w * kWarpSize + lane];
+        t.thread_y = ty[w * kWarpSize + lane];
         grouping.start_lane(lane, t);
         K::body(grouping, s, t);
       }
-      grouping.flush(count);
+      grouping.flush(hand_over);
     }
   }
+}
+
+template <class K, class T>
+void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
+                   const MemoryRules& rules, Tally& tally) {
+  walk_blocks<K, T>(s, layout, first, last, Recorders::Counting, tally,
+                    [&](int64_t b, int, const WarpAccess& a) { tally.add(a, b, rules); });
+}
+
+template <class K, class T>
+void walk_for_visitor(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
+                      Recorders recorders, const WarpVisitor& visit, Tally& findings) {
+  walk_blocks<K, T>(s, layout, first, last, recorders, findings, visit);
 }
 
 struct Entry {
   const char* name;
   RangeFn by_dtype[3];  // f16, f32, f64
+  WalkFn walk[3];
 };
 
 // Storage types stand in for the dtypes: a transpose moves bits, so f16 travels as a 2-byte integer.
 #define MEMSIM_REPLAY_ENTRY(K) \
   {suite::K::info().name,      \
-   {&replay_blocks<suite::K, uint16_t>, &replay_blocks<suite::K, float>, &replay_blocks<suite::K, double>}},
+   {&replay_blocks<suite::K, uint16_t>, &replay_blocks<suite::K, float>, &replay_blocks<suite::K, double>}, \
+   {&walk_for_visitor<suite::K, uint16_t>, &walk_for_visitor<suite::K, float>, &walk_for_visitor<suite::K, double>}},
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> all{MEMSIM_KERNEL_SUITE(MEMSIM_REPLAY_ENTRY)};
@@ -73,11 +93,12 @@ const std::vector<Entry>& entries() {
 }
 #undef MEMSIM_REPLAY_ENTRY
 
-RangeFn find_range_fn(const LaunchConfig& cfg) {
+const Entry& entry_for(const LaunchConfig& cfg) {
   for (const Entry& e : entries())
-    if (std::strcmp(e.name, cfg.kernel->name) == 0) return e.by_dtype[int(cfg.dtype)];
+    if (std::strcmp(e.name, cfg.kernel->name) == 0) return e;
   throw std::logic_error(std::string("kernel without a replay entry: ") + cfg.kernel->name);
 }
+RangeFn find_range_fn(const LaunchConfig& cfg) { return entry_for(cfg).by_dtype[int(cfg.dtype)]; }
 
 }  // namespace
 
@@ -97,6 +118,11 @@ BufferLayout default_layout(const LaunchConfig& cfg) {
 void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t first, int64_t last,
                   const MemoryRules& rules, Tally& tally) {
   find_range_fn(cfg)(cfg.shape, layout, first, last, rules, tally);
+}
+
+void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, Recorders recorders,
+                          const WarpVisitor& visit, Tally& findings) {
+  entry_for(cfg).walk[int(cfg.dtype)](cfg.shape, default_layout(cfg), first, last, recorders, visit, findings);
 }
 
 ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {

@@ -1,6 +1,7 @@
 #pragma once
 // Exact replay: every lane of every warp of every block runs the kernel's own body with the recording memory
 // policy; the warp accesses go to the counters. No sampling.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,15 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options = {});
 // replay of one kernel directly.
 void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t first, int64_t last,
                   const MemoryRules& rules, Tally& tally);
+
+// Every warp access of blocks [first, last), in launch order, as the counting replay sees it: `visit(block,
+// warp, access)` per access of a warp, a warp's accesses together. `Recorders::Counting` is what replay()
+// uses (the sequence recorder, the grouping Recorder for irregular warps); `Recorders::Grouping` uses the
+// grouping Recorder, which defines the (site, occurrence) rule, for every warp. Findings go to `findings`.
+enum class Recorders { Counting, Grouping };
+using WarpVisitor = std::function<void(int64_t block, int warp, const WarpAccess& access)>;
+void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, Recorders recorders,
+                          const WarpVisitor& visit, Tally& findings);
 
 // Totals under Nsight Compute's metric names (GUIDE.md 2), in a fixed order.
 struct Metric {

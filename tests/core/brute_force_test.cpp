@@ -365,7 +365,9 @@ TEST(BruteForceBugB1, TrailingInactiveOccurrencesPastCapacity) {
     u.block = std::string(k) == "vec4_shared" ? Size2{32, 8} : Size2{32, 2};
     const LaunchConfig cfg = resolve_launch(u);
     const BruteResult want = run_brute(cfg);
-    if (std::string(k) == "naive" || std::string(k) == "vec4_shared") EXPECT_TRUE(hits_bug_b1(want, cfg, 1)) << k;
+    if (std::string(k) == "naive" || std::string(k) == "vec4_shared") {
+      EXPECT_TRUE(hits_bug_b1(want, cfg, 1)) << k;
+    }
     ReplayOptions opt;
     opt.threads = 1;
     compare(replay(cfg, opt), want, std::string(k) + " " + format_size2(u.matrix));

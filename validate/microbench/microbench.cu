@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "bench_kernels.cuh"
-#include "suite_device.cuh"
+#include "kernels/resolve.hpp"
+#include "validate/reference.hpp"
+#include "validate/suite_launch.hpp"
 #include "timing.cuh"
 
 namespace {
@@ -234,11 +236,14 @@ void run_shared_copy(Runs& runs, const mb::Pool& pool, const Device& dev, int P)
 
 // ---- hold-out: the suite's own kernels -----------------------------------------------------------------
 
+// The validation program's reference check (validate/reference.hpp), on the first launch's output.
 template <class T>
 std::string suite_check(const memsim::LaunchConfig& cfg, const void* in, const void* out) {
   const size_t n = size_t(cfg.elements());
-  const int64_t wrong = mb::count_wrong<T>(cfg, download<T>(in, n), download<T>(out, n));
-  return wrong ? "WRONG (" + std::to_string(wrong) + " elements)" : "ok";
+  const std::vector<T> host_in = download<T>(in, n), host_out = download<T>(out, n);
+  const memsim::validate::OutputCheck c = memsim::validate::check_output(
+      cfg.kernel->output, cfg.shape, int(sizeof(T)), host_in.data(), host_out.data());
+  return c.passed() ? "ok" : "WRONG (" + std::to_string(c.mismatches) + " elements)";
 }
 
 std::string run_suite(const mb::Pool& pool, const Device& dev, const std::string& kernel, memsim::Size2 matrix,
@@ -251,10 +256,11 @@ std::string run_suite(const mb::Pool& pool, const Device& dev, const std::string
   memsim::LaunchLimits lim;
   lim.max_shared_per_block = int64_t(dev.prop.sharedMemPerBlock);
   const memsim::LaunchConfig cfg = memsim::resolve_launch(u, lim);
-  const mb::SuiteLaunch sl = mb::find_suite_launch(kernel, dtype);
+  const void* fn = memsim::validate::suite_kernel_function(cfg);
+  memsim::validate::prepare_suite_kernel(cfg);
   const size_t bytes = size_t(cfg.elements()) * memsim::dtype_bytes(dtype);
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
-  auto launch = [&](int i) { sl.launch(cfg, ps.in(i), ps.out(i)); };
+  auto launch = [&](int i) { memsim::validate::launch_suite_kernel(cfg, ps.in(i), ps.out(i), 0); };
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
   MB_CHECK(cudaGetLastError());
@@ -264,7 +270,7 @@ std::string run_suite(const mb::Pool& pool, const Device& dev, const std::string
                                                           : suite_check<uint64_t>(cfg, ps.in(0), ps.out(0));
   const Stats s = mb::time_launches(launch);
   cudaFuncAttributes a{};
-  MB_CHECK(cudaFuncGetAttributes(&a, sl.fn));
+  MB_CHECK(cudaFuncGetAttributes(&a, fn));
   std::fprintf(stderr, "holdout %-12s %s %s block %s  %10.2f us  regs %d  (%s)\n", kernel.c_str(),
                memsim::format_size2(matrix).c_str(), memsim::dtype_name(dtype), memsim::format_size2(block).c_str(),
                s.median_us, a.numRegs, check.c_str());
@@ -272,7 +278,7 @@ std::string run_suite(const mb::Pool& pool, const Device& dev, const std::string
   os << "    {\"kernel\": \"" << kernel << "\", \"matrix\": \"" << memsim::format_size2(matrix) << "\", \"dtype\": \""
      << memsim::dtype_name(dtype) << "\", \"block\": \"" << memsim::format_size2(block)
      << "\", \"regs_per_thread\": " << a.numRegs << ", \"occupancy_blocks_per_sm\": "
-     << occupancy(sl.fn, int(block.x * block.y), size_t(cfg.shared_bytes)) << ", \"time_us\": " << stats_json(s)
+     << occupancy(fn, int(block.x * block.y), size_t(cfg.shared_bytes)) << ", \"time_us\": " << stats_json(s)
      << ", \"check\": \"" << check << "\"}";
   return os.str();
 }
@@ -287,12 +293,12 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
   u.block = memsim::parse_size2(block, "block");
   u.dtype = memsim::parse_dtype(dtype);
   const memsim::LaunchConfig cfg = memsim::resolve_launch(u);
-  const mb::SuiteLaunch sl = mb::find_suite_launch(kernel, u.dtype);
+  memsim::validate::prepare_suite_kernel(cfg);
   const size_t bytes = size_t(cfg.elements()) * memsim::dtype_bytes(u.dtype);
   mb::Pool pool(4 * mb::align_up(bytes));
   mb::fill(pool.at(0), pool.bytes(), 777u);
-  sl.launch(cfg, pool.at(0), pool.at(mb::align_up(bytes)));
-  sl.launch(cfg, pool.at(2 * mb::align_up(bytes)), pool.at(3 * mb::align_up(bytes)));
+  memsim::validate::launch_suite_kernel(cfg, pool.at(0), pool.at(mb::align_up(bytes)), 0);
+  memsim::validate::launch_suite_kernel(cfg, pool.at(2 * mb::align_up(bytes)), pool.at(3 * mb::align_up(bytes)), 0);
   MB_CHECK(cudaGetLastError());
   MB_CHECK(cudaDeviceSynchronize());
   return 0;

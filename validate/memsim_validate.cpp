@@ -1,0 +1,579 @@
+// memsim-validate: runs the suite's kernels (built from the same bodies the replay counts) on the GPU, checks
+// every output against a CPU reference, times them against the copy kernel, cudaMemcpy and cuBLAS, reads
+// Nsight Compute counters, and puts memsim's predictions beside the measurements. This file wires options to
+// the modules in validate/; the logic lives there.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/registry.hpp"
+#include "kernels/resolve.hpp"
+#include "model/cost.hpp"
+#include "model/profile.hpp"
+#include "sim/replay.hpp"
+#include "validate/address_check.hpp"
+#include "validate/cuda_check.hpp"
+#include "validate/device_info.hpp"
+#include "validate/measure.hpp"
+#include "validate/ncu.hpp"
+#include "validate/reached.hpp"
+#include "validate/reference.hpp"
+#include "validate/report.hpp"
+#include "validate/results.hpp"
+#include "validate/suite_launch.hpp"
+#include "validate/sweep.hpp"
+
+#ifndef MEMSIM_GIT_REVISION
+#define MEMSIM_GIT_REVISION "unknown"
+#endif
+#ifndef MEMSIM_SOURCE_DIR_PATH
+#define MEMSIM_SOURCE_DIR_PATH ""
+#endif
+#ifndef MEMSIM_CUDA_ARCHITECTURES
+#define MEMSIM_CUDA_ARCHITECTURES "unknown"
+#endif
+
+namespace po = boost::program_options;
+using namespace memsim;
+using namespace memsim::validate;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr int kExitFailed = 1;  // a check failed: wrong output, differing addresses, a count off its tolerance
+constexpr int kExitUsage = 2;   // bad options, or no GPU
+
+int usage_error(const std::string& msg) {
+  std::cerr << "memsim-validate: " << msg << "\n";
+  return kExitUsage;
+}
+
+struct Settings {
+  SweepSpec spec;
+  TimingSettings timing;
+  double l2_multiple = 4.0;
+  uint64_t seed = 1;
+  int threads = 0;
+  int device = 0;
+  std::string out_dir = ".";
+  std::string name = "memsim-validate";
+  bool ncu = false;
+  std::string ncu_path = "ncu";
+  bool check_only = false;
+  bool check_addresses = false;
+  bool ncu_child = false;
+  bool counts_gate = true;
+  std::string profile = "h100";  // the cost model's device profile (model/devices) for predicted times
+};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : ",") + i;
+  return s;
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+// The revision the results belong to: MEMSIM_GIT_REVISION from the environment (a script that knows better),
+// else git asked at run time in the source tree, else the one seen when the build was configured.
+std::string git_revision() {
+  if (const char* env = std::getenv("MEMSIM_GIT_REVISION"); env && *env) return env;
+  const std::string dir = MEMSIM_SOURCE_DIR_PATH;
+  if (!dir.empty())
+    if (auto rev = command_output("git -C " + shell_quote(dir) + " describe --always --dirty --abbrev=12")) return *rev;
+  return MEMSIM_GIT_REVISION;
+}
+
+// This program's path for re-running it under ncu, relative to the working directory when it lies below it
+// (the report records the command, and should not name one machine's directories).
+std::string self_path(const char* argv0) {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return argv0;
+  buf[n] = '\0';
+  const std::string exe = buf;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof(cwd))) {
+    const std::string prefix = std::string(cwd) + "/";
+    if (exe.rfind(prefix, 0) == 0) return "./" + exe.substr(prefix.size());
+  }
+  return exe;
+}
+
+std::string host_name() {
+  char buf[256] = {0};
+  return gethostname(buf, sizeof(buf) - 1) == 0 ? std::string(buf) : std::string("unknown");
+}
+
+// The arguments that make a child resolve exactly this run's configurations, in the same order.
+std::vector<std::string> child_arguments(const Settings& s) {
+  std::vector<std::string> blocks, matrices, dtypes;
+  for (const Size2& b : s.spec.blocks) blocks.push_back(format_size2(b));
+  for (const Size2& m : s.spec.matrices) matrices.push_back(format_size2(m));
+  for (Dtype d : s.spec.dtypes) dtypes.push_back(dtype_name(d));
+  std::vector<std::string> args{"--kernels", join(s.spec.kernels), "--blocks",  join(blocks),
+                                "--matrices", join(matrices),      "--dtypes",  join(dtypes),
+                                "--device",   std::to_string(s.device), "--ncu-child"};
+  if (s.spec.tile) args.insert(args.end(), {"--tile", format_size2(*s.spec.tile)});
+  if (s.spec.pad) args.insert(args.end(), {"--pad", std::to_string(*s.spec.pad)});
+  return args;
+}
+
+bool same_group(const LaunchConfig& a, const LaunchConfig& b) {
+  return a.shape.width == b.shape.width && a.shape.height == b.shape.height && a.dtype == b.dtype;
+}
+
+int64_t matrix_bytes(const LaunchConfig& cfg) { return cfg.elements() * dtype_bytes(cfg.dtype); }
+
+LaunchShape plain_shape(Size2 m) {
+  LaunchShape s;
+  s.width = m.x;
+  s.height = m.y;
+  return s;
+}
+
+// Runs `launch` once into a poisoned output and compares the whole output with the reference.
+OutputCheck run_and_check(const std::function<void()>& launch, void* out_device, size_t bytes,
+                          std::vector<unsigned char>& host_out, const std::vector<unsigned char>& host_in,
+                          OutputKind kind, const LaunchShape& shape, int elem_bytes, int threads) {
+  poison(out_device, bytes);
+  launch();
+  MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  MEMSIM_CUDA_CHECK(cudaMemcpy(host_out.data(), out_device, bytes, cudaMemcpyDeviceToHost));
+  return check_output(kind, shape, elem_bytes, host_in.data(), host_out.data(), threads);
+}
+
+std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev, const LaunchConfig& any,
+                                        const BufferRing& ring, std::vector<unsigned char>& host_out,
+                                        const std::vector<unsigned char>& host_in, cudaStream_t stream, Cublas& cublas) {
+  const Size2 m{any.shape.width, any.shape.height};
+  const int eb = dtype_bytes(any.dtype);
+  const size_t bytes = ring.bytes;
+  std::vector<Baseline> out;
+
+  // The copy kernel of the suite with the whitepaper's 32x8 block: the ceiling every kernel is compared with.
+  UserConfig cu;
+  cu.kernel = "copy";
+  cu.matrix = m;
+  cu.block = {32, 8};
+  cu.dtype = any.dtype;
+  const LaunchConfig copy = resolve_launch(cu, dev.limits);
+  prepare_suite_kernel(copy);
+  Baseline kb;
+  kb.name = "copy_kernel";
+  kb.detail = "suite kernel copy, block 32x8, tile " + format_size2({copy.shape.tile_x, copy.shape.tile_y});
+  kb.check = run_and_check([&] { launch_suite_kernel(copy, ring.in[0].get(), ring.out[0].get(), stream); },
+                           ring.out[0].get(), bytes, host_out, host_in, OutputKind::Copy, copy.shape, eb, s.threads);
+  kb.timing = time_launches(stream, s.timing, ring.size(),
+                            [&](int i) { launch_suite_kernel(copy, ring.in[i].get(), ring.out[i].get(), stream); });
+  out.push_back(kb);
+
+  Baseline mb;
+  mb.name = "cudaMemcpy_d2d";
+  mb.detail = "cudaMemcpyAsync device to device";
+  auto copy_bytes = [&](int i) {
+    MEMSIM_CUDA_CHECK(cudaMemcpyAsync(ring.out[i].get(), ring.in[i].get(), bytes, cudaMemcpyDeviceToDevice, stream));
+  };
+  mb.check = run_and_check([&] { copy_bytes(0); }, ring.out[0].get(), bytes, host_out, host_in, OutputKind::Copy,
+                           plain_shape(m), eb, s.threads);
+  mb.timing = time_launches(stream, s.timing, ring.size(), copy_bytes);
+  out.push_back(mb);
+
+  Baseline gb;
+  gb.name = "cublas_geam";
+  gb.detail = any.dtype == Dtype::F64 ? "cublasDgeam(T, N), alpha 1, beta 0" : "cublasSgeam(T, N), alpha 1, beta 0";
+  if (any.dtype == Dtype::F16) {
+    gb.available = false;
+    gb.detail = "cuBLAS geam";
+    gb.note = "cuBLAS has no half-precision geam (no cublasHgeam)";
+  } else {
+    auto geam = [&](int i) { cublas.transpose(any.dtype, plain_shape(m), ring.in[i].get(), ring.out[i].get()); };
+    gb.check = run_and_check([&] { geam(0); }, ring.out[0].get(), bytes, host_out, host_in, OutputKind::Transpose,
+                             plain_shape(m), eb, s.threads);
+    gb.timing = time_launches(stream, s.timing, ring.size(), geam);
+  }
+  out.push_back(gb);
+  return out;
+}
+
+// The warp shared instructions issued if every all-off instruction is issued too, by op, under ncu's names.
+std::map<std::string, int64_t> shared_instruction_bounds(const LaunchConfig& cfg) {
+  const std::vector<int64_t> reached = warp_instructions_reached(cfg);
+  std::map<std::string, int64_t> out{{"smsp__inst_executed_op_shared_ld.sum", 0},
+                                     {"smsp__inst_executed_op_shared_st.sum", 0}};
+  for (int i = 0; i < cfg.kernel->num_sites; ++i) {
+    const SiteInfo& site = cfg.kernel->sites[i];
+    if (site.space != Space::Shared) continue;
+    out[site.op == Op::Load ? "smsp__inst_executed_op_shared_ld.sum" : "smsp__inst_executed_op_shared_st.sum"] +=
+        reached[i];
+  }
+  return out;
+}
+
+std::string progress_line(size_t i, size_t n, const ConfigResult& r) {
+  std::ostringstream os;
+  os << "[" << i + 1 << "/" << n << "] " << config_label(r.cfg) << ": output "
+     << (r.check ? (r.check->passed() ? "ok" : "WRONG (" + r.check->describe() + ")") : "not checked");
+  if (r.timing)
+    os << ", " << r.timing->median_us << " us, " << effective_bandwidth_gbs(matrix_bytes(r.cfg), r.timing->median_us)
+       << " GB/s";
+  return os.str();
+}
+
+// Checks (and unless --check-only times and predicts) every configuration, a matrix and dtype at a time.
+void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& sweep, RunResult& run) {
+  const DeviceProfile profile = load_profile(s.profile);
+  cudaStream_t stream = nullptr;
+  MEMSIM_CUDA_CHECK(cudaStreamCreate(&stream));
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } guard{stream};
+  Cublas cublas(stream);
+  launch_warmup_kernel(stream);
+  MEMSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  const std::vector<LaunchConfig>& cfgs = sweep.configs;
+  for (size_t first = 0; first < cfgs.size();) {
+    size_t last = first;
+    while (last < cfgs.size() && same_group(cfgs[first], cfgs[last])) ++last;
+    const LaunchConfig& any = cfgs[first];
+    const size_t bytes = size_t(matrix_bytes(any));
+    const int eb = dtype_bytes(any.dtype);
+
+    size_t free_bytes = 0, total_bytes = 0;
+    MEMSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const int pairs = s.check_only ? 1 : ring_size(bytes, dev.l2_bytes, s.l2_multiple, int64_t(0.6 * double(free_bytes)));
+    BufferRing ring = make_buffer_ring(bytes, pairs);
+    std::vector<unsigned char> host_in(bytes), host_out(bytes);
+    // The input depends on the seed and the group alone, so a configuration sees the same data in every run.
+    fill_random_input(host_in.data(), any.elements(), eb,
+                      s.seed ^ (uint64_t(any.shape.width) << 32) ^ (uint64_t(any.shape.height) << 8) ^ uint64_t(eb));
+    upload_input(ring, host_in.data());
+
+    GroupResult g;
+    g.matrix = {any.shape.width, any.shape.height};
+    g.dtype = any.dtype;
+    g.matrix_bytes = int64_t(bytes);
+    g.buffer_pairs = pairs;
+    if (!s.check_only) g.baselines = measure_baselines(s, dev, any, ring, host_out, host_in, stream, cublas);
+
+    for (size_t i = first; i < last; ++i) {
+      ConfigResult r;
+      r.cfg = cfgs[i];
+      prepare_suite_kernel(r.cfg);
+      r.check = run_and_check([&] { launch_suite_kernel(r.cfg, ring.in[0].get(), ring.out[0].get(), stream); },
+                              ring.out[0].get(), bytes, host_out, host_in, r.cfg.kernel->output, r.cfg.shape, eb,
+                              s.threads);
+      if (!s.check_only) {
+        r.timing = time_launches(stream, s.timing, ring.size(), [&](int k) {
+          launch_suite_kernel(r.cfg, ring.in[k].get(), ring.out[k].get(), stream);
+        });
+        ReplayOptions ro;
+        ro.threads = s.threads;
+        const ReplayResult replayed = replay(r.cfg, ro);
+        r.predicted = ncu_metrics(replayed);
+        for (const Finding& f : replayed.findings) r.replay_findings += f.count;
+        r.upper_bounds = shared_instruction_bounds(r.cfg);
+        // The cost model's time for the same counts on the chosen profile (as memsim prints it; the modern
+        // profiles' partition mapping is assumed, so no camping factor is applied).
+        PredictOptions po;
+        po.regs_per_thread = kernel_registers(profile, r.cfg.kernel->name, r.cfg.dtype);
+        const Prediction p = predict(replayed, profile, po);
+        r.model = ModelPrediction{p.time_us, p.effective_bandwidth_gbs, p.bottleneck,
+                                  "memsim cost model, profile " + profile.name +
+                                      (profile.calibrated ? " (calibrated)" : " (data-sheet stand-ins)")};
+      }
+      std::cerr << progress_line(i, cfgs.size(), r) << "\n";
+      run.configs.push_back(std::move(r));
+    }
+    if (!s.check_only) g.clocks_after_timing = sample_clocks(dev);
+    run.groups.push_back(std::move(g));
+    first = last;
+  }
+}
+
+// The hidden mode ncu runs: every configuration launched once, after a warm-up launch of another kernel, so
+// that the profiled launches (picked by kernel name) are exactly the run's configurations in order.
+int ncu_child(const ResolvedSweep& sweep) {
+  launch_warmup_kernel(nullptr);
+  MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<LaunchConfig>& cfgs = sweep.configs;
+  for (size_t first = 0; first < cfgs.size();) {
+    size_t last = first;
+    while (last < cfgs.size() && same_group(cfgs[first], cfgs[last])) ++last;
+    const size_t bytes = size_t(matrix_bytes(cfgs[first]));
+    DeviceBuffer in(bytes), out(bytes);
+    // Counts do not depend on the data; any non-zero pattern will do.
+    MEMSIM_CUDA_CHECK(cudaMemset(in.get(), 0x3C, bytes));
+    MEMSIM_CUDA_CHECK(cudaMemset(out.get(), kPoisonByte, bytes));
+    for (size_t i = first; i < last; ++i) {
+      prepare_suite_kernel(cfgs[i]);
+      launch_suite_kernel(cfgs[i], in.get(), out.get(), nullptr);
+      MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    first = last;
+  }
+  return 0;
+}
+
+std::string grid_text(const LaunchConfig& cfg) {
+  return "(" + std::to_string(cfg.shape.grid_x) + ", " + std::to_string(cfg.shape.grid_y) + ", 1)";
+}
+
+// ncu's "Grid Size" as the numbers it holds, whatever the punctuation around them.
+std::vector<int64_t> numbers_in(const std::string& text) {
+  std::vector<int64_t> out;
+  int64_t v = -1;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      v = (v < 0 ? 0 : v * 10) + (c - '0');
+    } else if (v >= 0) {
+      out.push_back(v);
+      v = -1;
+    }
+  }
+  if (v >= 0) out.push_back(v);
+  return out;
+}
+
+bool same_grid(const std::string& ncu_grid, const LaunchConfig& cfg) {
+  if (ncu_grid.empty()) return true;  // a layout without the column: the kernel name must do
+  const std::vector<int64_t> n = numbers_in(ncu_grid);
+  return n.size() >= 2 && n[0] == cfg.shape.grid_x && n[1] == cfg.shape.grid_y;
+}
+
+// Re-runs this program under ncu and joins each profiled launch to its configuration.
+void profile(const Settings& s, const char* argv0, RunResult& run) {
+  NcuInvocation inv;
+  inv.ncu = s.ncu_path;
+  inv.log_file = s.out_dir + "/" + s.name + ".ncu.csv";
+  inv.kernel_regex = kSuiteKernelName;
+  inv.metrics = ncu_metric_list();
+  inv.program.push_back(self_path(argv0));
+  for (const std::string& a : child_arguments(s)) inv.program.push_back(a);
+  const std::string cmd = ncu_command_line(inv);
+  run.ncu["command"] = cmd;
+  run.ncu["version"] = command_output(shell_quote(s.ncu_path) + " --version | tail -n 1").value_or("unknown");
+  run.ncu["log_file"] = s.name + ".ncu.csv";
+  std::cerr << "memsim-validate: profiling " << run.configs.size() << " launches with Nsight Compute\n";
+  const int rc = std::system((cmd + " >&2").c_str());
+  std::ifstream log(inv.log_file);
+  const std::vector<NcuRow> rows = parse_ncu_csv(log);
+  if (rc != 0 || rows.size() != run.configs.size()) {
+    run.ncu["status"] = "ncu exited with status " + std::to_string(rc) + " and reported " +
+                        std::to_string(rows.size()) + " launches for " + std::to_string(run.configs.size()) +
+                        " configurations (see " + inv.log_file + ")";
+    return;
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ConfigResult& r = run.configs[i];
+    if (!kernel_name_matches(rows[i].kernel_name, r.cfg) || !same_grid(rows[i].grid_size, r.cfg)) {
+      run.ncu["status"] = "launch " + std::to_string(i) + " is " + rows[i].kernel_name + " grid " + rows[i].grid_size +
+                          ", expected " + std::string(kSuiteKernelName) + "<" + suite_kernel_signature(r.cfg) +
+                          " grid " + grid_text(r.cfg);
+      return;
+    }
+    r.measured = rows[i].metrics;
+    r.ncu_kernel_name = rows[i].kernel_name;
+  }
+  run.ncu["status"] = "ok";
+}
+
+Json context_json(const Settings& s, const DeviceInfo& dev, int argc, char** argv) {
+  std::vector<std::string> blocks, matrices, dtypes;
+  for (const Size2& b : s.spec.blocks) blocks.push_back(format_size2(b));
+  for (const Size2& m : s.spec.matrices) matrices.push_back(format_size2(m));
+  for (Dtype d : s.spec.dtypes) dtypes.push_back(dtype_name(d));
+  Json sweep{{"kernels", s.spec.kernels}, {"blocks", blocks}, {"matrices", matrices}, {"dtypes", dtypes}};
+  sweep["tile"] = s.spec.tile ? Json(format_size2(*s.spec.tile)) : Json(nullptr);
+  sweep["pad"] = s.spec.pad ? Json(*s.spec.pad) : Json(nullptr);
+  return {{"program", "memsim-validate"},
+          {"command_line", command_line(argc, argv)},
+          {"git_revision", git_revision()},
+          {"date", utc_now_iso8601()},
+          {"host", host_name()},
+          {"cuda_architectures_built", MEMSIM_CUDA_ARCHITECTURES},
+          {"device", device_json(dev)},
+          {"clocks_at_start", sample_clocks(dev)},
+          {"settings",
+           {{"warmup", s.timing.warmup},
+            {"reps", s.timing.reps},
+            {"l2_multiple", s.l2_multiple},
+            {"seed", s.seed},
+            {"host_threads", s.threads},
+            {"timing", "CUDA events around each launch, launches back to back, buffers rotated"},
+            {"effective_bandwidth", "2 x matrix bytes / median time, GB/s = 1e9 B/s"}}},
+          {"sweep", sweep}};
+}
+
+void write_reports(const Settings& s, const Json& report) {
+  const std::string base = s.out_dir + "/" + s.name;
+  std::ofstream(base + ".json") << report.dump(2) << "\n";
+  std::ofstream csv(base + ".csv");
+  write_csv(csv, report);
+  std::ofstream md(base + ".md");
+  write_markdown(md, report);
+  if (!md || !csv) throw std::runtime_error("cannot write the reports under " + s.out_dir);
+  std::cerr << "memsim-validate: wrote " << base << ".json, .csv, .md\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts("memsim-validate options");
+  // clang-format off
+  opts.add_options()
+      ("help,h", "show this help and exit")
+      ("kernels,k", po::value<std::string>()->default_value("all"), "kernels: all, or a comma list of suite names (alias --kernel)")
+      ("kernel", po::value<std::string>(), "same as --kernels")
+      ("blocks,b", po::value<std::string>()->default_value("32x8"), "thread blocks BXxBY, comma list (alias --block)")
+      ("block", po::value<std::string>(), "same as --blocks")
+      ("matrices,m", po::value<std::string>()->default_value("2048x2048"), "matrices WxH, comma list (alias --matrix)")
+      ("matrix", po::value<std::string>(), "same as --matrices")
+      ("dtypes,d", po::value<std::string>()->default_value("f32"), "element types f16, f32, f64, comma list (alias --dtype)")
+      ("dtype", po::value<std::string>(), "same as --dtypes")
+      ("tile,t", po::value<std::string>(), "tile TXxTY for every configuration (default: each kernel's footprint)")
+      ("pad,p", po::value<int>(), "shared-tile padding for every shared-tile configuration (default per kernel)")
+      ("reps", po::value<int>()->default_value(50), "timed launches per configuration")
+      ("warmup", po::value<int>()->default_value(5), "untimed launches before timing")
+      ("l2-multiple", po::value<double>()->default_value(4.0), "rotate buffers totalling this many times the L2")
+      ("seed", po::value<uint64_t>()->default_value(1), "random input seed")
+      ("threads", po::value<int>()->default_value(0), "host threads for the replay and the reference check (0: all)")
+      ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
+      ("profile", po::value<std::string>()->default_value("h100"), "device profile for the cost model's predicted times (model/devices)")
+      ("out-dir,o", po::value<std::string>()->default_value("."), "directory for the reports")
+      ("name", po::value<std::string>()->default_value("memsim-validate"), "report file name stem: NAME.json, .csv, .md")
+      ("ncu", "also collect Nsight Compute counters (re-runs this program under ncu)")
+      ("ncu-path", po::value<std::string>()->default_value("ncu"), "the ncu executable")
+      ("check-only", "only verify outputs (no timing, baselines, predictions): for compute-sanitizer")
+      ("counts-informational", "report counts outside their tolerance without failing the run")
+      ("check-addresses", "compare the GPU's computed addresses with the replay's, access by access");
+  po::options_description hidden;
+  hidden.add_options()("ncu-child", "launch every configuration once (the mode ncu profiles)");
+  // clang-format on
+  po::options_description all;
+  all.add(opts).add(hidden);
+
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, all), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage_error(std::string(e.what()) + " (memsim-validate --help lists the options)");
+  }
+  if (vm.count("help")) {
+    std::cout << "Usage: memsim-validate [options]\n"
+                 "  e.g. memsim-validate --kernels all --matrices 2048x2048,1000x3000 --dtypes f32 --ncu\n"
+                 "Exit status: 0 all checks passed, 1 a check failed (wrong output, differing addresses, a count\n"
+                 "outside its tolerance, ncu failure), 2 bad options or no GPU.\n\n"
+              << opts << "\n";
+    return 0;
+  }
+
+  Settings s;
+  try {
+    auto pick = [&](const char* plural, const char* singular) {
+      if (vm.count(singular) && !vm[plural].defaulted())
+        throw ConfigError(std::string("give --") + plural + " or --" + singular + ", not both");
+      return vm.count(singular) ? vm[singular].as<std::string>() : vm[plural].as<std::string>();
+    };
+    std::optional<std::string> tile;
+    std::optional<int> pad;
+    if (vm.count("tile")) tile = vm["tile"].as<std::string>();
+    if (vm.count("pad")) pad = vm["pad"].as<int>();
+    s.spec = parse_sweep(pick("kernels", "kernel"), pick("blocks", "block"), pick("matrices", "matrix"),
+                         pick("dtypes", "dtype"), tile, pad);
+    s.timing.reps = vm["reps"].as<int>();
+    s.timing.warmup = vm["warmup"].as<int>();
+    s.l2_multiple = vm["l2-multiple"].as<double>();
+    s.seed = vm["seed"].as<uint64_t>();
+    s.threads = vm["threads"].as<int>();
+    s.device = vm["device"].as<int>();
+    s.profile = vm["profile"].as<std::string>();
+    s.out_dir = vm["out-dir"].as<std::string>();
+    s.name = vm["name"].as<std::string>();
+    s.ncu = vm.count("ncu") > 0;
+    s.ncu_path = vm["ncu-path"].as<std::string>();
+    s.check_only = vm.count("check-only") > 0;
+    s.check_addresses = vm.count("check-addresses") > 0;
+    s.ncu_child = vm.count("ncu-child") > 0;
+    s.counts_gate = vm.count("counts-informational") == 0;
+    if (s.timing.reps < 1 || s.timing.reps > 100000) throw ConfigError("--reps must be between 1 and 100000");
+    if (s.timing.warmup < 0 || s.timing.warmup > 10000) throw ConfigError("--warmup must be between 0 and 10000");
+    if (!(s.l2_multiple > 0 && s.l2_multiple <= 1000)) throw ConfigError("--l2-multiple must be in (0, 1000]");
+    if (s.threads < 0 || s.threads > 1024) throw ConfigError("--threads must be between 0 and 1024");
+    if (s.check_addresses && (s.check_only || s.ncu))
+      throw ConfigError("--check-addresses is a mode of its own: without --check-only and --ncu");
+    if (s.check_only && s.ncu) throw ConfigError("--check-only measures nothing: drop --ncu");
+    load_profile(s.profile);  // an unknown profile is a usage error, before any GPU work
+  } catch (const ConfigError& e) {
+    return usage_error(e.what());
+  } catch (const ProfileError& e) {
+    return usage_error(e.what());
+  }
+
+  if (const std::optional<std::string> why = gpu_unavailable_reason()) return usage_error(*why);
+
+  try {
+    const DeviceInfo dev = query_device(s.device);
+    ResolvedSweep sweep;
+    try {
+      sweep = resolve_sweep(expand_sweep(s.spec), dev.limits);
+    } catch (const ConfigError& e) {
+      return usage_error(e.what());
+    }
+    if (sweep.configs.empty())
+      return usage_error("no configuration of the sweep can run: " + sweep.skipped.front().reason);
+    if (s.ncu_child) return ncu_child(sweep);
+    for (const Skipped& k : sweep.skipped)
+      std::cerr << "memsim-validate: skipping " << user_label(k.user) << ": " << k.reason << "\n";
+
+    RunResult run;
+    run.context = context_json(s, dev, argc, argv);
+    run.skipped = sweep.skipped;
+    run.ncu["status"] = "not requested";
+    run.counts_gate = s.counts_gate;
+    if (s.check_addresses) {
+      run.mode = "check-addresses";
+      for (size_t i = 0; i < sweep.configs.size(); ++i) {
+        const AddressCheck c = check_addresses(sweep.configs[i]);
+        std::cerr << "[" << i + 1 << "/" << sweep.configs.size() << "] " << config_label(sweep.configs[i]) << ": "
+                  << c.warp_accesses << " warp accesses, "
+                  << (c.passed() ? "addresses identical" : "MISMATCH: " + c.first_mismatch) << "\n";
+        run.address_checks.push_back({sweep.configs[i], c});
+      }
+    } else {
+      run.mode = s.check_only ? "check-only" : "measure";
+      measure(s, dev, sweep, run);
+      if (s.ncu) profile(s, argv[0], run);
+    }
+    const Json report = run_json(run);
+    write_reports(s, report);
+    write_markdown(std::cout, report);
+    const std::vector<std::string> failed = failures(report);
+    for (const std::string& f : failed) std::cerr << "memsim-validate: FAILED " << f << "\n";
+    return failed.empty() ? 0 : kExitFailed;
+  } catch (const CudaError& e) {
+    std::cerr << "memsim-validate: CUDA error: " << e.what() << "\n";
+    return kExitFailed;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "memsim-validate: out of host memory\n";
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "memsim-validate: " << e.what() << "\n";
+    return kExitFailed;
+  }
+}

@@ -1,0 +1,40 @@
+#pragma once
+// One run's results as one JSON document (command line, git revision, device, date; one record per
+// configuration with prediction and measurement side by side), and the CSV and Markdown rendered from that
+// JSON alone, so either can be re-made from a committed report.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "validate/results.hpp"
+
+namespace memsim::validate {
+
+// How far a measured counter may sit from memsim's prediction: exact for global requests and sectors; for
+// shared instructions between memsim's count (instructions with an active lane) and the instructions reached
+// (validate/reached.hpp); a one-sided band for shared wavefronts (and the bank conflicts derived from them),
+// which the hardware counts a little above the address-level count even for conflict-free code.
+struct Tolerance {
+  bool exact = true;
+  bool bounded = false;               // predicted <= measured <= the record's upper bound (exact without one)
+  double below = 0, above = 0;        // allowed (measured - predicted) / reference in [-below, +above]
+  std::string reference = "predicted";  // what the relative error divides by
+  std::string why;
+};
+std::optional<Tolerance> tolerance_for(const std::string& metric);
+nlohmann::ordered_json tolerances_json();
+
+nlohmann::ordered_json run_json(const RunResult& run);
+
+// Every failed check in a run's JSON, one line each (empty: the run passed).
+std::vector<std::string> failures(const nlohmann::ordered_json& run);
+
+// Long format: one row per (configuration or baseline, quantity) with predicted, measured, relative error.
+void write_csv(std::ostream& os, const nlohmann::ordered_json& run);
+
+// The tables printed at the end of a run: per matrix and dtype the kernels' bandwidth against the copy kernel
+// and cuBLAS, then each count predicted against measured.
+void write_markdown(std::ostream& os, const nlohmann::ordered_json& run);
+
+}  // namespace memsim::validate

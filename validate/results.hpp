@@ -1,0 +1,78 @@
+#pragma once
+// Plain records of what one run found: per configuration its output check, timing, memsim's predicted counts
+// and the measured counters; per matrix and dtype the baselines. validate/report.hpp turns them into JSON,
+// CSV and Markdown.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/resolve.hpp"
+#include "sim/replay.hpp"
+#include "validate/address_check.hpp"
+#include "validate/measure.hpp"
+#include "validate/reference.hpp"
+#include "validate/sweep.hpp"
+
+namespace memsim::validate {
+
+// The hook for the cost model: memsim::predict(...) (model/) fills one of these per configuration when it
+// exists; until then every record carries nulls in its "predicted" time fields.
+struct ModelPrediction {
+  double time_us = 0;
+  double effective_bandwidth_gbs = 0;
+  std::string bottleneck;
+  std::string model;  // which model and device profile produced it
+};
+
+struct ConfigResult {
+  LaunchConfig cfg;
+  std::optional<OutputCheck> check;         // absent only if the run stopped before checking
+  std::optional<TimingStats> timing;        // absent with --check-only
+  std::vector<Metric> predicted;            // memsim::replay counts (ncu names); empty with --check-only
+  int64_t replay_findings = 0;              // misaligned or out-of-bounds lane accesses the replay reported
+  std::optional<ModelPrediction> model;     // memsim::predict, not wired yet
+  std::map<std::string, double> measured;   // Nsight Compute, empty without --ncu
+  // Upper ends of counts memsim brackets from below: smsp__inst_executed_op_shared_{ld,st}.sum as the warp
+  // instructions reached with all-off lanes counted too (validate/reached.hpp).
+  std::map<std::string, int64_t> upper_bounds;
+  std::string ncu_kernel_name;
+};
+
+struct Baseline {
+  std::string name;    // "copy_kernel", "cudaMemcpy_d2d", "cublas_geam"
+  std::string detail;  // what exactly ran, e.g. "suite kernel copy, block 32x8, tile 32x32"
+  bool available = true;
+  std::string note;    // why it is unavailable
+  std::optional<TimingStats> timing;
+  std::optional<OutputCheck> check;
+};
+
+struct GroupResult {
+  Size2 matrix;
+  Dtype dtype = Dtype::F32;
+  int64_t matrix_bytes = 0;
+  int buffer_pairs = 0;
+  std::vector<Baseline> baselines;
+  nlohmann::ordered_json clocks_after_timing = nlohmann::ordered_json::object();
+};
+
+struct AddressCheckResult {
+  LaunchConfig cfg;
+  AddressCheck check;
+};
+
+struct RunResult {
+  nlohmann::ordered_json context = nlohmann::ordered_json::object();  // command line, device, git, date...
+  std::string mode;  // "measure", "check-only", "check-addresses"
+  bool counts_gate = true;  // counts outside their tolerance fail the run (off: --counts-informational)
+  std::vector<GroupResult> groups;
+  std::vector<ConfigResult> configs;
+  std::vector<Skipped> skipped;
+  std::vector<AddressCheckResult> address_checks;
+  nlohmann::ordered_json ncu = nlohmann::ordered_json::object();  // {"status": ..., "command": ..., ...}
+};
+
+}  // namespace memsim::validate

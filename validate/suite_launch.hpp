@@ -1,0 +1,35 @@
+#pragma once
+// The suite's real kernels: one __global__ template (validate/suite_launch.cu) instantiated for every kernel of
+// MEMSIM_KERNEL_SUITE and every storage type, reached from host code through a resolved LaunchConfig.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/resolve.hpp"
+
+namespace memsim::validate {
+
+// Raises the kernel's dynamic shared-memory limit when its tile needs more than the default 48 KB. Call once
+// per configuration before its first launch (it is a driver call, kept out of the timed loop).
+void prepare_suite_kernel(const LaunchConfig& cfg);
+
+// Launches cfg's kernel once on `stream`: `in` holds the W x H input, `out` receives the output. Checks the
+// launch (configuration errors); faults surface at the next synchronisation.
+void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t stream);
+
+// cfg's __global__ function, for cudaFuncGetAttributes and the occupancy API.
+const void* suite_kernel_function(const LaunchConfig& cfg);
+
+// A kernel that does nothing, to load the module and wake the GPU before anything measured.
+void launch_warmup_kernel(cudaStream_t stream);
+
+// What identifies cfg's instantiation inside its demangled name, e.g. "Padded, float>": ncu prints
+// "suite_kernel<Padded, float>(...)" (namespaces dropped), c++filt "...suite_kernel<memsim::suite::Padded,
+// float>(...)"; either way the struct name follows '<' or "::".
+bool kernel_name_matches(const std::string& demangled, const LaunchConfig& cfg);
+std::string suite_kernel_signature(const LaunchConfig& cfg);  // "Padded, float>"
+
+// The base name every suite kernel shares (ncu --kernel-name regex).
+constexpr const char* kSuiteKernelName = "suite_kernel";
+
+}  // namespace memsim::validate
