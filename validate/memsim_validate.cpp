@@ -460,7 +460,8 @@ int main(int argc, char** argv) {
       ("ncu-path", po::value<std::string>()->default_value("ncu"), "the ncu executable")
       ("check-only", "only verify outputs (no timing, baselines, predictions): for compute-sanitizer")
       ("counts-informational", "report counts outside their tolerance without failing the run")
-      ("check-addresses", "compare the GPU's computed addresses with the replay's, access by access");
+      ("check-addresses", "compare the GPU's computed addresses with the replay's, access by access")
+      ("render", po::value<std::string>(), "re-render NAME.json's summaries and .csv/.md (to --out-dir, --name) without a GPU");
   po::options_description hidden;
   hidden.add_options()("ncu-child", "launch every configuration once (the mode ncu profiles)");
   // clang-format on
@@ -523,6 +524,21 @@ int main(int argc, char** argv) {
     return usage_error(e.what());
   } catch (const ProfileError& e) {
     return usage_error(e.what());
+  }
+
+  if (vm.count("render")) {
+    // Reports from a saved run: no GPU involved, the records are the evidence.
+    std::ifstream in(vm["render"].as<std::string>());
+    if (!in) return usage_error("cannot read " + vm["render"].as<std::string>());
+    Json report;
+    try {
+      report = Json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      return usage_error(vm["render"].as<std::string>() + " is not a memsim-validate JSON: " + e.what());
+    }
+    refresh_summaries(report);
+    write_reports(s, report);
+    return failures(report).empty() ? 0 : kExitFailed;
   }
 
   if (const std::optional<std::string> why = gpu_unavailable_reason()) return usage_error(*why);

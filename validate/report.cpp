@@ -277,7 +277,8 @@ Json accuracy_of(const std::vector<const Json*>& rs) {
       worst_kernel = (*r)["id"].get<std::string>();
     }
   }
-  Json j{{"configurations", rs.size()}, {"mape", mape(pred, meas)}, {"max_ape", worst}, {"worst", worst_kernel}};
+  // model/stats gives percentages; the report keeps fractions throughout, like every other error it holds.
+  Json j{{"configurations", rs.size()}, {"mape", mape(pred, meas) / 100.0}, {"max_ape", worst}, {"worst", worst_kernel}};
   j["spearman"] = rs.size() >= 2 ? Json(spearman(pred, meas)) : Json(nullptr);
   return j;
 }
@@ -414,6 +415,13 @@ Json run_json(const RunResult& run) {
   j["summary"] = summary_json(j);
   j["model_accuracy"] = model_accuracy_json(j["records"]);
   return j;
+}
+
+void refresh_summaries(Json& run) {
+  run.erase("summary");
+  run.erase("model_accuracy");
+  run["summary"] = summary_json(run);
+  run["model_accuracy"] = model_accuracy_json(run["records"]);
 }
 
 std::vector<std::string> failures(const Json& run) {

@@ -27,6 +27,10 @@ nlohmann::ordered_json tolerances_json();
 
 nlohmann::ordered_json run_json(const RunResult& run);
 
+// Recomputes a run's "summary" and "model_accuracy" from its records (for --render: reports re-rendered from
+// a saved JSON after the report code changed, with no GPU).
+void refresh_summaries(nlohmann::ordered_json& run);
+
 // Every failed check in a run's JSON, one line each (empty: the run passed).
 std::vector<std::string> failures(const nlohmann::ordered_json& run);
 

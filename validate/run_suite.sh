@@ -33,7 +33,7 @@ stages=" ${MEMSIM_STAGES:-build addresses tests sanitizer odd suite partition} "
 ncu=${NCU:-ncu}
 sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
 if [ -z "${MEMSIM_GIT_REVISION:-}" ]; then
-  MEMSIM_GIT_REVISION=$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+  MEMSIM_GIT_REVISION=$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)  # pass it in where the tree has no .git
 fi
 export MEMSIM_GIT_REVISION
 status=0
