@@ -27,14 +27,50 @@ struct BufferLayout {
   int elem_bytes = 4;
 };
 
+// The access interface (kernels/access.hpp) for a recording policy: each call becomes
+// Derived::note<width>(site, space, op, pred, element offset, buffer base, buffer elements), with the buffers
+// of `layout`. Both replay recorders share it, so they cannot disagree on where a buffer lies.
+template <class Derived>
+class RecordingAccess {
+ public:
+  explicit RecordingAccess(const BufferLayout& layout) : layout_(layout) {}
+
+  template <class V>
+  MEMSIM_REPLAY_INLINE V load_global(int site, bool pred, int64_t off) {
+    self().template note<sizeof(V)>(site, Space::Global, Op::Load, pred, off, layout_.in_base, layout_.in_elems);
+    return V{};
+  }
+  template <class V>
+  MEMSIM_REPLAY_INLINE void store_global(int site, bool pred, int64_t off, const V&) {
+    self().template note<sizeof(V)>(site, Space::Global, Op::Store, pred, off, layout_.out_base, layout_.out_elems);
+  }
+  template <class V>
+  MEMSIM_REPLAY_INLINE V load_shared(int site, bool pred, int off) {
+    self().template note<sizeof(V)>(site, Space::Shared, Op::Load, pred, off, 0, layout_.shared_elems);
+    return V{};
+  }
+  template <class V>
+  MEMSIM_REPLAY_INLINE void store_shared(int site, bool pred, int off, const V&) {
+    self().template note<sizeof(V)>(site, Space::Shared, Op::Store, pred, off, 0, layout_.shared_elems);
+  }
+  void sync() {}
+
+ protected:
+  BufferLayout layout_;
+
+ private:
+  MEMSIM_REPLAY_INLINE Derived& self() { return static_cast<Derived&>(*this); }
+};
+
 template <class T>
-class Recorder {
+class Recorder : public RecordingAccess<Recorder<T>> {
  public:
   using Elem = T;
   static constexpr int kMaxSites = 32;
+  friend class RecordingAccess<Recorder<T>>;
 
   Recorder(const BufferLayout& layout, int num_sites, Tally& tally)
-      : layout_(layout), tally_(tally), num_sites_(num_sites), capacity_(8), slots_(size_t(num_sites) * 8) {
+      : RecordingAccess<Recorder<T>>(layout), tally_(tally), num_sites_(num_sites), capacity_(8), slots_(size_t(num_sites) * 8) {
     if (num_sites > kMaxSites) throw std::length_error("a kernel has at most 32 access sites");
     std::fill(used_, used_ + kMaxSites, 0);
     std::fill(occurrence_, occurrence_ + kMaxSites, 0);
@@ -51,25 +87,6 @@ class Recorder {
     }
   }
 
-  template <class V>
-  MEMSIM_REPLAY_INLINE V load_global(int site, bool pred, int64_t off) {
-    note<sizeof(V)>(site, Space::Global, Op::Load, pred, off, layout_.in_base, layout_.in_elems);
-    return V{};
-  }
-  template <class V>
-  MEMSIM_REPLAY_INLINE void store_global(int site, bool pred, int64_t off, const V&) {
-    note<sizeof(V)>(site, Space::Global, Op::Store, pred, off, layout_.out_base, layout_.out_elems);
-  }
-  template <class V>
-  MEMSIM_REPLAY_INLINE V load_shared(int site, bool pred, int off) {
-    note<sizeof(V)>(site, Space::Shared, Op::Load, pred, off, 0, layout_.shared_elems);
-    return V{};
-  }
-  template <class V>
-  MEMSIM_REPLAY_INLINE void store_shared(int site, bool pred, int off, const V&) {
-    note<sizeof(V)>(site, Space::Shared, Op::Store, pred, off, 0, layout_.shared_elems);
-  }
-  void sync() {}
 
   // Hands every warp access of the warp just replayed to `f` (site by site, in occurrence order) and
   // empties the records for the next warp.
@@ -132,7 +149,6 @@ class Recorder {
     capacity_ = cap;
   }
 
-  BufferLayout layout_;
   Tally& tally_;
   int num_sites_;
   int capacity_;  // occurrences per site the table holds

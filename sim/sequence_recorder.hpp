@@ -16,11 +16,13 @@
 namespace memsim {
 
 template <class T>
-class SequenceRecorder {
+class SequenceRecorder : public RecordingAccess<SequenceRecorder<T>> {
  public:
   using Elem = T;
+  friend class RecordingAccess<SequenceRecorder<T>>;
 
-  explicit SequenceRecorder(const BufferLayout& layout) : layout_(layout), records_(16) {}
+  explicit SequenceRecorder(const BufferLayout& layout)
+      : RecordingAccess<SequenceRecorder<T>>(layout), records_(16) {}
 
   void start_warp() {
     calls_in_first_lane_ = -1;
@@ -39,25 +41,6 @@ class SequenceRecorder {
       irregular_ = true;
   }
 
-  template <class V>
-  MEMSIM_REPLAY_INLINE V load_global(int site, bool pred, int64_t off) {
-    note<sizeof(V)>(site, Space::Global, Op::Load, pred, off, layout_.in_base, layout_.in_elems);
-    return V{};
-  }
-  template <class V>
-  MEMSIM_REPLAY_INLINE void store_global(int site, bool pred, int64_t off, const V&) {
-    note<sizeof(V)>(site, Space::Global, Op::Store, pred, off, layout_.out_base, layout_.out_elems);
-  }
-  template <class V>
-  MEMSIM_REPLAY_INLINE V load_shared(int site, bool pred, int off) {
-    note<sizeof(V)>(site, Space::Shared, Op::Load, pred, off, 0, layout_.shared_elems);
-    return V{};
-  }
-  template <class V>
-  MEMSIM_REPLAY_INLINE void store_shared(int site, bool pred, int off, const V&) {
-    note<sizeof(V)>(site, Space::Shared, Op::Store, pred, off, 0, layout_.shared_elems);
-  }
-  void sync() {}
 
   // Hands the warp's accesses to `f` in program order and empties the records. Returns false, handing over
   // nothing, when the warp was irregular: the caller must replay it with the grouping Recorder.
@@ -103,7 +86,6 @@ class SequenceRecorder {
     w.mask |= lane_bit_;
   }
 
-  BufferLayout layout_;
   std::vector<WarpAccess> records_;
   int calls_in_first_lane_ = -1;
   int call_ = 0;
