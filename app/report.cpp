@@ -24,6 +24,42 @@ std::string grouped(int64_t v) {
   return v < 0 ? "-" + s : s;
 }
 
+// A row of per-partition shares of one window's bytes, as a bar of digits: 0 = idle .. 9 = all of it.
+std::string share_bar(const nlohmann::ordered_json& bytes) {
+  double total = 0;
+  for (const auto& b : bytes) total += b.get<double>();
+  std::string bar;
+  for (const auto& b : bytes) {
+    const int level = total > 0 ? int(9.0 * b.get<double>() / total + 0.5) : 0;
+    bar += char('0' + std::min(9, level));
+  }
+  return bar;
+}
+
+// The partition-camping summary: mapping (flagged when assumed), schedule, imbalance per direction, and the
+// first windows' per-partition shares, where a camped direction shows as one hot digit per row.
+void print_partitions(std::ostream& os, const nlohmann::ordered_json& p) {
+  const auto& m = p["mapping"];
+  const auto& sch = p["schedule"];
+  const auto& im = p["imbalance"];
+  os << "\nDRAM partitions: " << m["partitions"] << " x " << m["granularity_bytes"] << " B, "
+     << m["policy"].get<std::string>() << (m["assumed"].get<bool>() ? " (ASSUMED mapping: the real one is not public)" : "")
+     << "; " << sch["resident_blocks"] << " blocks resident, " << sch["windows"] << " windows\n";
+  os << "  imbalance (busiest partition / mean, 1 = even, " << m["partitions"] << " = all on one): loads "
+     << fixed(im["ld"].get<double>(), 2) << ", stores " << fixed(im["st"].get<double>(), 2) << ", paced "
+     << fixed(im["paced"].get<double>(), 2) << " (scales the DRAM term)\n";
+  const auto& w = p["windows"];
+  const size_t shown = std::min<size_t>(8, w["index"].size());
+  if (shown == 0) return;
+  os << "  first windows, share of each partition (0 idle .. 9 all):\n    blocks          loads     stores\n";
+  for (size_t i = 0; i < shown; ++i) {
+    const std::string blocks = std::to_string(w["first_block"][i].get<int64_t>()) + "-" +
+                               std::to_string(w["last_block"][i].get<int64_t>() - 1);
+    os << "    " << std::left << std::setw(15) << blocks << " " << std::setw(9) << share_bar(w["ld_bytes"][i]) << " "
+       << share_bar(w["st_bytes"][i]) << std::right << "\n";
+  }
+}
+
 }  // namespace
 
 nlohmann::ordered_json config_json(const LaunchConfig& cfg) {
@@ -127,6 +163,8 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
         os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)
            << " us\n";
   }
+
+  if (r.contains("partitions")) print_partitions(os, r["partitions"]);
 
   os << "\nPer site\n";
   os << "  " << std::left << std::setw(4) << "#" << std::setw(16) << "site" << std::setw(8) << "space"

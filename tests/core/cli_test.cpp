@@ -403,5 +403,43 @@ TEST(Cli, DefaultsRunPaddedAndThreadCountDoesNotChangeOutput) {
   EXPECT_EQ(j["metrics"]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], 0);
 }
 
+// Issue 5: `memsim --kernel padded --device gtx280` shows the store hotspots and `--kernel diagonal` shows them
+// gone. GT200 maps 256-byte chunks to 8 partitions in turn and a 2048-float output row is 8192 bytes, a
+// multiple of 8 x 256: every row of a transposed tile starts on the same partition, so each wave of padded
+// blocks writes (nearly) all its stores to one partition (a bar like "90000000"), while its loads and all of
+// diagonal's traffic spread evenly ("11111111").
+TEST(Cli, Gt200TableShowsStoreHotspotsAndDiagonalRemovesThem) {
+  auto store_bars = [](const std::string& table) {
+    std::vector<std::string> bars;
+    std::istringstream in(table);
+    std::string line;
+    bool in_windows = false;
+    while (std::getline(in, line)) {
+      if (line.find("blocks          loads     stores") != std::string::npos) {
+        in_windows = true;
+        continue;
+      }
+      if (!in_windows) continue;
+      std::istringstream fields(line);
+      std::string blocks, loads, stores;
+      if (!(fields >> blocks >> loads >> stores) || stores.size() != 8) break;
+      bars.push_back(stores);
+    }
+    return bars;
+  };
+  const Cli padded = run_cli({"--kernel", "padded", "--device", "gtx280"});
+  ASSERT_EQ(padded.code, 0) << padded.err;
+  EXPECT_NE(padded.out.find("DRAM partitions: 8 x 256 B, linear"), std::string::npos);
+  const std::vector<std::string> hot = store_bars(padded.out);
+  ASSERT_FALSE(hot.empty()) << padded.out;
+  EXPECT_EQ(hot.front(), "90000000");  // the first wave's stores: all on partition 0
+  const Cli diagonal = run_cli({"--kernel", "diagonal", "--device", "gtx280"});
+  ASSERT_EQ(diagonal.code, 0) << diagonal.err;
+  const std::vector<std::string> even = store_bars(diagonal.out);
+  ASSERT_FALSE(even.empty()) << diagonal.out;
+  for (const std::string& bar : even) EXPECT_EQ(bar, "11111111");
+}
+
 }  // namespace
 }  // namespace memsim
+
