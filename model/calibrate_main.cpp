@@ -5,6 +5,12 @@
 // prints prediction against measurement: the fit never reads them.
 //
 //   memsim-calibrate --microbench model/calibration/h100_microbench.json --base h100 --out model/devices/h100.json
+//
+// --holdout-validate SUITE.json [...] (no fit): replays every configuration a memsim-validate result file
+// measured (records[i].config, records[i].measured.time_us.median), predicts it with the profile --base
+// names, and prints MAPE, max APE and Spearman per (matrix, dtype, block) group and for the judged set.
+//
+//   memsim-calibrate --base h100 --holdout-validate validate/results/suite_f32.json validate/results/suite_f16_f64.json
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -27,7 +33,9 @@ namespace {
 
 int usage() {
   std::cerr << "usage: memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json [--out PROFILE.json]\n"
-               "                        [--holdout] [--threads N]\n";
+               "                        [--holdout] [--threads N]\n"
+               "       memsim-calibrate --base DEVICE|PROFILE.json --holdout-validate SUITE.json [SUITE.json...]\n"
+               "                        [--threads N]\n";
   return 2;
 }
 
@@ -111,12 +119,105 @@ void print_holdout(const MicrobenchRun& run, const DeviceProfile& prof, int thre
               max_ape(pred, meas), spearman(pred, meas));
 }
 
+
+struct Stat3 {
+  size_t n;
+  double mape, max, rho;
+};
+Stat3 stat3(const std::vector<double>& p, const std::vector<double>& m) {
+  return {p.size(), mape(p, m), max_ape(p, m), p.size() > 1 ? spearman(p, m) : 1.0};
+}
+void print_stat(const std::string& name, const Stat3& s) {
+  std::printf("  %-34s n=%-4zu MAPE %5.1f%%  max %5.1f%%  Spearman %.3f\n", name.c_str(), s.n, s.mape, s.max, s.rho);
+}
+
+// The judged set: f32 at 4096x4096 and larger (8192x2048 included), f16 and f64 at 8192x8192.
+bool judged(int64_t w, int64_t h, const std::string& dtype) {
+  if (dtype == "f32") return w * h >= int64_t(4096) * 4096;
+  return w == 8192 && h == 8192;
+}
+
+int holdout_validate(const std::vector<std::string>& files, const DeviceProfile& prof, int threads) {
+  struct Row {
+    std::string group, dtype, block;
+    bool judged;
+    double pred, meas;
+  };
+  std::vector<Row> rows;
+  std::printf("Hold-out validation of profile %s (%s) against measured suite times\n", prof.name.c_str(),
+              prof.calibrated ? "calibrated" : "not calibrated");
+  std::printf("  %-12s %-10s %-4s %-6s %-6s %-4s %10s %10s %8s  %s\n", "kernel", "matrix", "type", "block", "tile", "pad",
+              "measured", "predicted", "error", "bottleneck");
+  for (const std::string& f : files) {
+    const json doc = [&] {
+      std::ifstream in(f);
+      if (!in) throw ProfileError(f + ": cannot be read");
+      return json::parse(in);
+    }();
+    if (!doc.contains("records") || !doc["records"].is_array()) throw ProfileError(f + ": no \"records\" array");
+    for (const json& r : doc["records"]) {
+      if (!r.contains("config") || !r.contains("measured")) continue;
+      const json& c = r["config"];
+      const json& t = r["measured"]["time_us"];
+      if (!t.contains("median") || !t["median"].is_number()) continue;
+      UserConfig u;
+      u.kernel = c["kernel"].get<std::string>();
+      u.matrix = {c["matrix"]["width"].get<int64_t>(), c["matrix"]["height"].get<int64_t>()};
+      u.block = {c["block"]["x"].get<int64_t>(), c["block"]["y"].get<int64_t>()};
+      u.tile = Size2{c["tile"]["x"].get<int64_t>(), c["tile"]["y"].get<int64_t>()};
+      if (c.contains("shared_bytes_per_block") && c["shared_bytes_per_block"].get<int64_t>() > 0 && c.contains("pad"))
+        u.pad = c["pad"].get<int>();
+      u.dtype = parse_dtype(c["dtype"].get<std::string>());
+      const LaunchConfig cfg = resolve_launch(u, launch_limits(prof));
+      ReplayOptions ro;
+      ro.threads = threads;
+      ro.rules = memory_rules(prof);
+      PredictOptions po;
+      po.regs_per_thread = kernel_registers(prof, u.kernel, u.dtype);
+      const Prediction p = predict(replay(cfg, ro), prof, po);
+      const double meas = t["median"].get<double>();
+      const std::string matrix = format_size2(u.matrix), dtype = c["dtype"].get<std::string>(),
+                        block = format_size2(u.block), tile = format_size2(*u.tile);
+      std::printf("  %-12s %-10s %-4s %-6s %-6s %-4d %10.1f %10.1f %+7.1f%%  %s\n", u.kernel.c_str(), matrix.c_str(),
+                  dtype.c_str(), block.c_str(), tile.c_str(), u.pad.value_or(0), meas, p.time_us,
+                  100 * (p.time_us - meas) / meas, p.bottleneck.c_str());
+      rows.push_back({matrix + " " + dtype + " " + block, dtype, block, judged(u.matrix.x, u.matrix.y, dtype), p.time_us, meas});
+    }
+  }
+  if (rows.empty()) throw ProfileError("no measured records in the hold-out files");
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
+  std::pair<std::vector<double>, std::vector<double>> j32x8, jall, a32x8, aall;
+  for (const Row& r : rows) {
+    auto add = [&](std::pair<std::vector<double>, std::vector<double>>& g) {
+      g.first.push_back(r.pred);
+      g.second.push_back(r.meas);
+    };
+    add(groups[r.group]);
+    add(aall);
+    if (r.block == "32x8") add(a32x8);
+    if (r.judged) {
+      add(jall);
+      if (r.block == "32x8") add(j32x8);
+    }
+  }
+  std::printf("\nPer (matrix, dtype, block):\n");
+  for (const auto& [name, g] : groups) print_stat(name, stat3(g.first, g.second));
+  std::printf("\nJudged set (f32 at >= 4096x4096 incl. 8192x2048; f16/f64 at 8192x8192):\n");
+  if (!j32x8.first.empty()) print_stat("judged, block 32x8", stat3(j32x8.first, j32x8.second));
+  if (!jall.first.empty()) print_stat("judged, all blocks", stat3(jall.first, jall.second));
+  std::printf("\nEvery record:\n");
+  if (!a32x8.first.empty()) print_stat("all, block 32x8", stat3(a32x8.first, a32x8.second));
+  print_stat("all, all blocks", stat3(aall.first, aall.second));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string bench_path, base, out;
   bool holdout = false;
   int threads = 0;
+  std::vector<std::string> validate_files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--microbench" && i + 1 < argc) bench_path = argv[++i];
@@ -124,7 +225,18 @@ int main(int argc, char** argv) {
     else if (a == "--out" && i + 1 < argc) out = argv[++i];
     else if (a == "--holdout") holdout = true;
     else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else return usage();
+    else if (a == "--holdout-validate" && i + 1 < argc) {
+      while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) validate_files.push_back(argv[++i]);
+    } else return usage();
+  }
+  if (!validate_files.empty()) {
+    if (base.empty() || !bench_path.empty()) return usage();
+    try {
+      return holdout_validate(validate_files, load_profile_file(base_path(base)), threads);
+    } catch (const std::exception& e) {
+      std::cerr << "memsim-calibrate: " << e.what() << "\n";
+      return 1;
+    }
   }
   if (bench_path.empty() || base.empty()) return usage();
   try {
@@ -148,9 +260,9 @@ int main(int argc, char** argv) {
     }
     const CostConstants& c = fit.constants;
     std::printf("Fitted (rms log error %.3f, MAPE %.1f%%, %d iterations): dram_gbs %.0f, partial_store_ps %.2f/%.2f/%.2f, "
-                "l1_cycles_per_wavefront %.3f, latency_us %.3f, launch_us %.2f, overlap_p %.2f\n",
+                "l1_cycles_per_wavefront %.3f, latency_us %.3f, block_us %.4f, launch_us %.2f, overlap_p %.2f\n",
                 fit.rms_log_error, mape(pred, meas), fit.iterations, c.dram_gbs, c.partial_store_ps[0],
-                c.partial_store_ps[1], c.partial_store_ps[2], c.l1_cycles_per_wavefront, c.latency_us, c.launch_us,
+                c.partial_store_ps[1], c.partial_store_ps[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.launch_us,
                 c.overlap_p);
     for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
 
@@ -165,6 +277,7 @@ int main(int argc, char** argv) {
     cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};
     cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
     cost["latency_us"] = c.latency_us;
+    cost["block_us"] = c.block_us;
     cost["issue_per_cycle"] = c.issue_per_cycle;
     cost["instructions_per_memory_op"] = c.instructions_per_memory_op;
     cost["launch_us"] = c.launch_us;

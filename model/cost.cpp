@@ -58,16 +58,27 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
     latency = k.latency_us * chain * std::max(1.0, warps / concurrent);
   }
 
-  pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},       {kTermPartial, partial}, {kTermL1, l1},
-                 {kTermIssue, issue}, {kTermLatency, latency}};
+  // Every block holds its slot for block_us besides its loads; SMs x resident blocks do so at once.
+  double block = 0;
+  if (c.blocks > 0 && k.block_us > 0) {
+    const double slots = std::max(1.0, sms * double(pr.occupancy.blocks_per_sm));
+    block = k.block_us * std::max(1.0, double(c.blocks) / slots);
+  }
+
+  pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},           {kTermPartial, partial}, {kTermL1, l1},
+                 {kTermIssue, issue}, {kTermLatency, latency}, {kTermBlock, block}};
   double sum = 0, largest = 0;
   std::string top = kTermLaunch;
   for (const auto& [name, t] : pr.terms_us) {
+    if (name == kTermLatency || name == kTermBlock) continue;
     // Issue overlaps the memory terms entirely (warps waiting on memory leave their issue slots to the
     // others): it counts only where it is the largest term.
     sum += std::pow(t, k.overlap_p);
     if (t > largest) largest = t, top = name;
   }
+  // Latency and block scheduling are two parts of one residency: they add, then overlap the others.
+  sum += std::pow(latency + block, k.overlap_p);
+  if (latency + block > largest) largest = latency + block, top = latency >= block ? kTermLatency : kTermBlock;
   const double body = std::max(std::pow(sum, 1.0 / k.overlap_p), issue);
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);
   pr.time_us = body + k.launch_us;

@@ -8,8 +8,13 @@
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock)
 //   latency                   Little's law: each warp waits out (global loads / loads in flight) round trips
 //                             of latency_us, and SMs x resident warps wait at once
+//   block scheduling          each block also holds its SM slot for block_us besides its loads (launch and
+//                             retirement, the prologue's index math, the barrier); SMs x resident blocks pay
+//                             it at once: blocks / (SMs x resident blocks), at least 1, times block_us. It
+//                             lengthens the same residency as the latency term, so the two add before they
+//                             combine with the others: the bytes in flight shrink when blocks are short.
 // Memory resources work in parallel but not perfectly so: their terms combine as a p-norm (p = overlap_p; a
-// large p is the max, the roofline); instruction issue hides behind them unless it is larger than all of
+// large p is the max, the roofline), latency and block scheduling entering as their sum; instruction issue hides behind them unless it is larger than all of
 // them; the launch overhead adds on top.
 #include <optional>
 #include <string>
@@ -36,6 +41,7 @@ inline constexpr const char* kTermPartial = "L2 partial-sector stores";
 inline constexpr const char* kTermL1 = "L1/shared wavefronts";
 inline constexpr const char* kTermIssue = "instruction issue";
 inline constexpr const char* kTermLatency = "latency (too few bytes in flight)";
+inline constexpr const char* kTermBlock = "block scheduling (per-block overhead)";
 inline constexpr const char* kTermLaunch = "launch overhead";
 
 struct Prediction {

@@ -31,6 +31,7 @@ const std::vector<FitParameter>& fit_parameters() {
       {"partial_store_ps[16B]", nullptr, 2},
       {"l1_cycles_per_wavefront", &CostConstants::l1_cycles_per_wavefront, -1},
       {"latency_us", &CostConstants::latency_us, -1},
+      {"block_us", &CostConstants::block_us, -1},
       {"launch_us", &CostConstants::launch_us, -1},
       {"overlap_p", &CostConstants::overlap_p, -1},
   };

@@ -119,6 +119,8 @@ CostConstants read_cost(const Reader& r) {
   }
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
   c.latency_us = r.positive("cost.latency_us");
+  c.block_us = r.number_or("cost.block_us", 0.0);  // absent in profiles older than the term: no block cost
+  if (c.block_us < 0) r.fail("cost.block_us", "must not be negative");
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");
   c.instructions_per_memory_op = r.positive("cost.instructions_per_memory_op");
   c.launch_us = r.number("cost.launch_us");

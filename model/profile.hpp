@@ -29,6 +29,8 @@ struct CostConstants {
   double partial_store_ps[3] = {0, 0, 0};  // per partially written sector, by class (model/counts.hpp)
   double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage
   double latency_us = 0;               // a global load's round trip under load (Little's law)
+  double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
+                                       // prologue index math, barrier, retirement)
   double issue_per_cycle = 4;          // warp instructions an SM issues per cycle (4 schedulers)
   double instructions_per_memory_op = 32;  // all instructions per memory instruction, when no count is given
   double launch_us = 0;                // launch and drain of one kernel, as events around it see

@@ -113,6 +113,56 @@ TEST(Cost, LatencyIsLittlesLawInRounds) {
   EXPECT_NEAR(predict(k, toy(), o).term(kTermLatency), 16.0, 1e-9);
 }
 
+TEST(Cost, BlockSchedulingIsPerBlockOverheadInRounds) {
+  DeviceProfile p = toy();
+  p.cost.block_us = 0.2;
+  KernelCounts k = base_counts();  // 200 blocks, 8 per SM fit (2048 threads / 256): 800 slots, one round
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 0.2, 1e-12);
+  k.blocks = 8000;  // 8000 / 800 = 10 rounds of 0.2 us
+  Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.term(kTermBlock), 2.0, 1e-12);
+  EXPECT_NEAR(pr.time_us, 3.0 + 2.0, 1e-12);  // launch + block scheduling (nothing else)
+  EXPECT_EQ(pr.bottleneck, kTermLaunch);        // 2 us < 3 us of launch
+  k.blocks = 24000;                             // 30 rounds: 6 us, now the larger
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.time_us, 3.0 + 6.0, 1e-12);
+  EXPECT_EQ(pr.bottleneck, kTermBlock);
+  // The same threads in 64-thread blocks: 32 blocks per SM (the block limit), 3200 slots, 32000 blocks:
+  // 10 rounds again; in 1024-thread blocks (2 per SM, 200 slots, 2000 blocks) also 10.
+  k.blocks = 32000, k.threads_per_block = 64;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 2.0, 1e-12);
+  k.blocks = 2000, k.threads_per_block = 1024;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 2.0, 1e-12);
+  // 128 threads per block: 16 per SM, 1600 slots; 32000 blocks = 20 rounds = 4 us.
+  k.blocks = 32000, k.threads_per_block = 128;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 4.0, 1e-12);
+  p.cost.block_us = 0;  // a profile without the term predicts as before
+  EXPECT_EQ(predict(k, p).term(kTermBlock), 0.0);
+}
+
+TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {
+  DeviceProfile p = toy();
+  p.cost.block_us = 0.25;
+  p.cost.overlap_p = 2;
+  KernelCounts k = base_counts();
+  k.blocks = 25600;                     // 32 rounds of 800 blocks
+  k.global_load_instructions = 819200;  // 4 per warp, one in flight: latency 32 x 4 x 0.5 = 64 us
+  k.loads_in_flight_per_warp = 1;
+  k.dram_read_bytes = 60e6;             // 60 us
+  const Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.term(kTermLatency), 64.0, 1e-9);
+  EXPECT_NEAR(pr.term(kTermBlock), 8.0, 1e-9);  // 32 rounds x 0.25 us
+  // Residency = 64 + 8 = 72 us, overlapping DRAM's 60: sqrt(72^2 + 60^2) = sqrt(8784), plus launch.
+  EXPECT_NEAR(pr.time_us, 3.0 + std::sqrt(72.0 * 72.0 + 60.0 * 60.0), 1e-9);
+  EXPECT_EQ(pr.bottleneck, kTermLatency);  // the larger part of the residency names it
+  // Four times the blocks for the same loads (1 per warp): latency stays 64 us, block scheduling 4 x 8.
+  k.blocks = 102400;
+  const Prediction q = predict(k, p);
+  EXPECT_NEAR(q.term(kTermLatency), 64.0, 1e-9);
+  EXPECT_NEAR(q.term(kTermBlock), 32.0, 1e-9);
+  EXPECT_NEAR(q.time_us, 3.0 + std::sqrt(96.0 * 96.0 + 60.0 * 60.0), 1e-9);
+}
+
 TEST(Cost, TermsCombineAsPNorm) {
   DeviceProfile p = toy();
   p.cost.overlap_p = 2;

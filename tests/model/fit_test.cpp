@@ -14,6 +14,7 @@ DeviceProfile prior() {
   p.cost.dram_gbs = 1500;  // far from the truth below
   p.cost.launch_us = 1;
   p.cost.l1_cycles_per_wavefront = 3;
+  p.cost.block_us = 0;  // no per-block cost: held (a zero prior moves nothing), as in these syntheses
   return p;
 }
 
@@ -55,6 +56,29 @@ TEST(Fit, RecoversBandwidthLaunchAndWavefrontCost) {
   for (const char* held : {"latency_us", "partial_store_ps[4B]", "partial_store_ps[16B]"})
     EXPECT_NE(std::find(f.held.begin(), f.held.end(), held), f.held.end()) << held;
   EXPECT_EQ(f.constants.latency_us, prior().cost.latency_us);
+}
+
+// Launches that only schedule blocks (no memory traffic): time = launch + block_us x rounds, a round being
+// 132 SMs x 8 resident blocks of 256 threads. Truth: 4 us launch, 0.08 us a block.
+Measurement blocks_only(int64_t blocks) {
+  Measurement m;
+  m.bench = "synthetic";
+  m.counts.blocks = blocks;
+  m.counts.threads_per_block = 256;
+  m.counts.regs_per_thread = 32;
+  m.time_us = 4.0 + 0.08 * std::max(1.0, double(blocks) / 1056.0);
+  return m;
+}
+
+TEST(Fit, RecoversPerBlockCost) {
+  std::vector<Measurement> data;
+  for (int64_t b : {1056, 10560, 105600, 1056000}) data.push_back(blocks_only(b));
+  DeviceProfile start = prior();
+  start.cost.block_us = 0.5;
+  const FitResult f = fit_constants(start, data);
+  EXPECT_NEAR(f.constants.block_us, 0.08, 0.08e-3);
+  EXPECT_NEAR(f.constants.launch_us, 4.0, 4e-3);
+  EXPECT_LT(f.rms_log_error, 1e-4);
 }
 
 TEST(Fit, NoDataKeepsTheProfile) {

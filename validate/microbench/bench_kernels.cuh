@@ -205,4 +205,61 @@ Counts shared_copy_conflict_counts(int P) {
   return c;
 }
 
+// Per-block cost: a 2-D copy written the general way, the shape known only at run time. A BX x BY block
+// covers a BX x (BY * E) tile, looping E = tile_h / BY times down it; offsets are 64-bit and bounds checked.
+// Plain pointers: each load may alias the store before it, so a warp keeps one load in flight. At one
+// matrix, E = 1, 2, 4, 8 launch 8x, 4x, 2x, 1x the blocks for the same bytes: what grows with E's inverse
+// is what each block costs besides its loads (launch and retirement, the prologue's index math).
+__global__ void tiled_copy(const float* in, float* out, int W, int H, int tile_h) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y0 = blockIdx.y * tile_h;
+  const int steps = (tile_h + int(blockDim.y) - 1) / int(blockDim.y);
+  for (int i = 0; i < steps; ++i) {
+    const int y = y0 + int(threadIdx.y) + i * int(blockDim.y);
+    if (x < W && y < H) out[size_t(y) * W + x] = in[size_t(y) * W + x];
+  }
+}
+
+inline Counts tiled_copy_counts(int W, int H, int bx, int by, int e) {
+  Counts c;
+  const double n = double(W) * H, bytes = n * 4;
+  c.blocks = int64_t(W / bx) * (H / (by * e));
+  c.threads_per_block = bx * by;
+  c.useful_bytes = 2 * bytes;
+  c.dram_read_bytes = c.dram_write_bytes = bytes;
+  // A warp covers 32 / bx rows of bx floats: whole sectors (bx >= 8), 32 * 4 / 32 = 4 sectors a request.
+  c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
+  c.global_ld_instructions = c.global_st_instructions = n / 32;
+  c.loads_in_flight_per_warp = 1;
+  return c;
+}
+
+// The same tile staged through shared memory with a barrier between the two halves (no transpose: each
+// thread writes back what it read, so every shared access is a conflict-free row of 32 words). At E = 1 a
+// block is one barrier around one load and one store per thread.
+__global__ void tiled_copy_shared(const float* __restrict__ in, float* __restrict__ out, int W, int H, int tile_h) {
+  extern __shared__ float tile[];
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y0 = blockIdx.y * tile_h;
+  const int steps = (tile_h + int(blockDim.y) - 1) / int(blockDim.y);
+  for (int i = 0; i < steps; ++i) {
+    const int r = int(threadIdx.y) + i * int(blockDim.y), y = y0 + r;
+    if (x < W && y < H) tile[r * blockDim.x + threadIdx.x] = in[size_t(y) * W + x];
+  }
+  __syncthreads();
+  for (int i = 0; i < steps; ++i) {
+    const int r = int(threadIdx.y) + i * int(blockDim.y), y = y0 + r;
+    if (x < W && y < H) out[size_t(y) * W + x] = tile[r * blockDim.x + threadIdx.x];
+  }
+}
+
+inline Counts tiled_copy_shared_counts(int W, int H, int bx, int by, int e) {
+  Counts c = tiled_copy_counts(W, H, bx, by, e);
+  c.shared_bytes_per_block = int64_t(bx) * by * e * 4;
+  c.shared_instructions = c.shared_wavefronts = 2 * double(W) * H / 32;
+  // As the suite's staged bodies: the loads of one unrolled step (up to 4) are in flight together.
+  c.loads_in_flight_per_warp = e < 4 ? e : 4;
+  return c;
+}
+
 }  // namespace mb

@@ -234,6 +234,55 @@ void run_shared_copy(Runs& runs, const mb::Pool& pool, const Device& dev, int P)
            occupancy((const void*)fn, 256, 0));
 }
 
+// ---- per-block cost: the same bytes in more or fewer blocks --------------------------------------------
+
+template <bool kShared>
+void run_tiled(Runs& runs, const mb::Pool& pool, const Device& dev, int W, int H, int bx, int by, int e) {
+  const void* fn = kShared ? (const void*)&mb::tiled_copy_shared : (const void*)&mb::tiled_copy;
+  const size_t n = size_t(W) * H, bytes = n * 4;
+  const int tile_h = by * e;
+  const size_t dyn = kShared ? size_t(bx) * tile_h * 4 : 0;
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  const dim3 grid{unsigned(W / bx), unsigned(H / tile_h)}, block{unsigned(bx), unsigned(by)};
+  auto launch = [&](int i) {
+    const float* in = static_cast<const float*>(ps.in(i));
+    float* out = static_cast<float*>(ps.out(i));
+    if (kShared) mb::tiled_copy_shared<<<grid, block, dyn>>>(in, out, W, H, tile_h);
+    else mb::tiled_copy<<<grid, block>>>(in, out, W, H, tile_h);
+  };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  const std::string verdict =
+      download<unsigned char>(ps.in(0), bytes) == download<unsigned char>(ps.out(0), bytes) ? "ok" : "WRONG";
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"block\": \"" << bx << "x" << by << "\", \"per_thread\": " << e << ", \"matrix\": \"" << W << "x" << H << "\"";
+  runs.add(kShared ? "tiled_copy_shared" : "tiled_copy", p.str(),
+           kShared ? mb::tiled_copy_shared_counts(W, H, bx, by, e) : mb::tiled_copy_counts(W, H, bx, by, e), fn, s,
+           verdict, occupancy(fn, bx * by, dyn));
+}
+
+void run_block_cost(Runs& runs, const mb::Pool& pool, const Device& dev, bool quick) {
+  const int P = 4096;
+  for (int e : {1, 2, 4, 8}) run_tiled<false>(runs, pool, dev, P, P, 32, 8, e);
+  run_tiled<false>(runs, pool, dev, P, P, 16, 16, 1);
+  run_tiled<false>(runs, pool, dev, P, P, 16, 16, 2);
+  run_tiled<false>(runs, pool, dev, P, P, 8, 32, 1);
+  run_tiled<false>(runs, pool, dev, P, P, 64, 4, 1);
+  run_tiled<false>(runs, pool, dev, P, P, 32, 4, 1);   // 128-thread blocks
+  run_tiled<false>(runs, pool, dev, P, P, 32, 32, 1);  // 1024-thread blocks
+  for (int e : {1, 4}) run_tiled<true>(runs, pool, dev, P, P, 32, 8, e);
+  run_tiled<true>(runs, pool, dev, P, P, 16, 16, 1);
+  run_tiled<true>(runs, pool, dev, P, P, 8, 32, 1);
+  if (!quick) {
+    for (int e : {1, 4}) run_tiled<false>(runs, pool, dev, 2 * P, 2 * P, 32, 8, e);
+    run_tiled<false>(runs, pool, dev, P / 2, P / 2, 32, 8, 1);
+    run_tiled<false>(runs, pool, dev, P / 2, P / 2, 32, 8, 4);
+  }
+}
+
 // ---- hold-out: the suite's own kernels -----------------------------------------------------------------
 
 // The validation program's reference check (validate/reference.hpp), on the first launch's output.
@@ -305,14 +354,15 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
 }
 
 int main(int argc, char** argv) {
-  bool quick = false, holdout = true;
+  bool quick = false, holdout = true, block_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--no-holdout") holdout = false;
+    else if (a == "--block-only") block_only = true, holdout = false;
     else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
     else {
-      std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] > microbench.json\n"
+      std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
                            "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n");
       return 2;
     }
@@ -340,56 +390,67 @@ int main(int argc, char** argv) {
     c.threads_per_block = 32;
     runs.add("empty", "\"threads\": 32", c, (const void*)&mb::empty_kernel, s, "ok", 0);
   }
-  // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  const int big = quick ? 22 : 26;
-  for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
-  for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
-  // Bytes in flight: occupancy capped at 1, 2, 4 blocks of 256 threads per SM, 1 or 4 loads per thread.
-  for (int cap : {1, 2, 4}) {
-    run_copy<float, 1>(runs, pool, dev, size_t(1) << 24, cap, false);
-    run_copy<float, 4>(runs, pool, dev, size_t(1) << 24, cap, false);
-    run_copy<float4, 1>(runs, pool, dev, size_t(1) << 22, cap, false);
-    run_copy<float4, 4>(runs, pool, dev, size_t(1) << 22, cap, false);
+  if (block_only) {
+    // Anchors shared with the full run (to compare machines), then the per-block benches alone.
+    run_copy<float, 1>(runs, pool, dev, size_t(1) << 24, 0, true);
+    run_copy<float, 4>(runs, pool, dev, size_t(1) << 24, 0, true);
+    run_chain<4>(runs, pool, dev, size_t(1) << 24, 0);
+    run_block_cost(runs, pool, dev, quick);
   }
-  run_copy<float, 4>(runs, pool, dev, size_t(1) << 24, 0, true);
-  // Dependent chains: E loads a warp waits out one after another, at full and capped occupancy.
-  run_chain<2>(runs, pool, dev, size_t(1) << 24, 0);
-  run_chain<4>(runs, pool, dev, size_t(1) << 24, 0);
-  run_chain<8>(runs, pool, dev, size_t(1) << 24, 0);
-  run_chain<4>(runs, pool, dev, size_t(1) << 24, 4);
-  run_chain<4>(runs, pool, dev, size_t(1) << 24, 2);
-  run_chain<4>(runs, pool, dev, size_t(1) << 26, 0);
-  run_copy<float4, 1>(runs, pool, dev, size_t(1) << 22, 0, false);
-  // Sector costs: strided stores and loads, K rows per request, 2-, 4- and 8-byte elements.
-  const int P = quick ? 4096 : 8192;
-  run_strided_all<uint32_t, true>(runs, pool, dev, P);
-  run_strided_all<uint32_t, false>(runs, pool, dev, P);
-  run_strided_all<uint16_t, true>(runs, pool, dev, P);
-  run_strided_all<uint16_t, false>(runs, pool, dev, P);
-  run_strided_all<uint64_t, true>(runs, pool, dev, quick ? P : P / 2);
-  run_strided_all<uint64_t, false>(runs, pool, dev, quick ? P : P / 2);
-  run_strided_all<uint32_t, true>(runs, pool, dev, 4096);
-  // 16-byte lanes (one uint4 per lane): K = 32 writes a 16-byte half of each sector, K = 16 whole sectors.
-  run_strided<uint4, 32, true>(runs, pool, dev, 4096);
-  run_strided<uint4, 16, true>(runs, pool, dev, 4096);
-  run_strided<uint4, 8, true>(runs, pool, dev, 4096);
-  run_strided<uint4, 32, false>(runs, pool, dev, 4096);
-  run_strided<uint64_t, 32, true>(runs, pool, dev, 8192);
-  run_strided<uint64_t, 16, true>(runs, pool, dev, 8192);
-  // Wavefront cost: K-way conflicts alone, and behind a copy's DRAM traffic.
-  const int reps = 128;
-  run_shared<1>(runs, pool, dev, reps);
-  run_shared<2>(runs, pool, dev, reps);
-  run_shared<4>(runs, pool, dev, reps);
-  run_shared<8>(runs, pool, dev, reps);
-  run_shared<16>(runs, pool, dev, reps);
-  run_shared<32>(runs, pool, dev, reps);
-  run_shared_copy<1>(runs, pool, dev, P);
-  run_shared_copy<2>(runs, pool, dev, P);
-  run_shared_copy<4>(runs, pool, dev, P);
-  run_shared_copy<8>(runs, pool, dev, P);
-  run_shared_copy<16>(runs, pool, dev, P);
-  run_shared_copy<32>(runs, pool, dev, P);
+  // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
+  if (!block_only) {
+    const int big = quick ? 22 : 26;
+    for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
+    for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
+    // Bytes in flight: occupancy capped at 1, 2, 4 blocks of 256 threads per SM, 1 or 4 loads per thread.
+    for (int cap : {1, 2, 4}) {
+      run_copy<float, 1>(runs, pool, dev, size_t(1) << 24, cap, false);
+      run_copy<float, 4>(runs, pool, dev, size_t(1) << 24, cap, false);
+      run_copy<float4, 1>(runs, pool, dev, size_t(1) << 22, cap, false);
+      run_copy<float4, 4>(runs, pool, dev, size_t(1) << 22, cap, false);
+    }
+    run_copy<float, 4>(runs, pool, dev, size_t(1) << 24, 0, true);
+    // Dependent chains: E loads a warp waits out one after another, at full and capped occupancy.
+    run_chain<2>(runs, pool, dev, size_t(1) << 24, 0);
+    run_chain<4>(runs, pool, dev, size_t(1) << 24, 0);
+    run_chain<8>(runs, pool, dev, size_t(1) << 24, 0);
+    run_chain<4>(runs, pool, dev, size_t(1) << 24, 4);
+    run_chain<4>(runs, pool, dev, size_t(1) << 24, 2);
+    run_chain<4>(runs, pool, dev, size_t(1) << 26, 0);
+    run_copy<float4, 1>(runs, pool, dev, size_t(1) << 22, 0, false);
+    // Sector costs: strided stores and loads, K rows per request, 2-, 4- and 8-byte elements.
+    const int P = quick ? 4096 : 8192;
+    run_strided_all<uint32_t, true>(runs, pool, dev, P);
+    run_strided_all<uint32_t, false>(runs, pool, dev, P);
+    run_strided_all<uint16_t, true>(runs, pool, dev, P);
+    run_strided_all<uint16_t, false>(runs, pool, dev, P);
+    run_strided_all<uint64_t, true>(runs, pool, dev, quick ? P : P / 2);
+    run_strided_all<uint64_t, false>(runs, pool, dev, quick ? P : P / 2);
+    run_strided_all<uint32_t, true>(runs, pool, dev, 4096);
+    // 16-byte lanes (one uint4 per lane): K = 32 writes a 16-byte half of each sector, K = 16 whole sectors.
+    run_strided<uint4, 32, true>(runs, pool, dev, 4096);
+    run_strided<uint4, 16, true>(runs, pool, dev, 4096);
+    run_strided<uint4, 8, true>(runs, pool, dev, 4096);
+    run_strided<uint4, 32, false>(runs, pool, dev, 4096);
+    run_strided<uint64_t, 32, true>(runs, pool, dev, 8192);
+    run_strided<uint64_t, 16, true>(runs, pool, dev, 8192);
+    // Wavefront cost: K-way conflicts alone, and behind a copy's DRAM traffic.
+    const int reps = 128;
+    run_shared<1>(runs, pool, dev, reps);
+    run_shared<2>(runs, pool, dev, reps);
+    run_shared<4>(runs, pool, dev, reps);
+    run_shared<8>(runs, pool, dev, reps);
+    run_shared<16>(runs, pool, dev, reps);
+    run_shared<32>(runs, pool, dev, reps);
+    run_shared_copy<1>(runs, pool, dev, P);
+    run_shared_copy<2>(runs, pool, dev, P);
+    run_shared_copy<4>(runs, pool, dev, P);
+    run_shared_copy<8>(runs, pool, dev, P);
+    run_shared_copy<16>(runs, pool, dev, P);
+    run_shared_copy<32>(runs, pool, dev, P);
+    // Per-block cost: the same bytes in more or fewer blocks, with and without a barrier.
+    run_block_cost(runs, pool, dev, quick);
+  }
 
   std::vector<std::string> hold;
   if (holdout) {
