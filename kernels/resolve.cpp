@@ -149,6 +149,17 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   }
   s.grid_x = int(gx);
   s.grid_y = int(gy);
+  // The replay visits every lane of every step of every block, so its work is the area the tiles cover, not
+  // the matrix's. A tile far from the matrix's shape (a 32x32 tile over a 4294967295x1 matrix covers 32 times
+  // the matrix) would replay for hours: refuse it with the reason instead.
+  constexpr int64_t kMaxCoveredElements = int64_t(1) << 34;
+  const double covered = double(gx) * double(gy) * double(t.x) * double(t.y);
+  if (covered > double(kMaxCoveredElements)) {
+    std::ostringstream os;
+    os << "the tiles of this launch cover " << covered << " elements (" << covered / double(m.x * m.y)
+       << " times the matrix), more than memsim replays (2^34); choose a tile and block closer to the matrix's shape";
+    fail(os.str());
+  }
 
   if (k->uses_shared_tile) {
     cfg.shared_bytes = int64_t(s.tile_y) * s.smem_row * dtype_bytes(user.dtype);

@@ -190,6 +190,14 @@ TEST(Resolve, RejectsBadLaunches) {
   expect_bad(cfg("naive", {int64_t(1) << 32, 1}), "width 2^32");
   expect_bad(cfg("naive", {int64_t(1) << 40, int64_t(1) << 40}), "2^80 elements (must not overflow int64)");
   EXPECT_NO_THROW(resolve_launch(cfg("naive", {65535, 65537})));
+  // The tiles' area bounds the replay's work: a 32x32 tile over 4294967295 x 1 covers 2^32 x 32 = 2^37
+  // elements (refused, over 2^34); the same matrix with 256x1 blocks and 256x1 tiles covers 2^32 (accepted;
+  // a 256x1 block alone would default to a 256x256 tile, 2^40).
+  expect_bad(cfg("naive", {4294967295LL, 1}), "tiles cover 2^37 elements");
+  expect_bad(cfg("naive", {4294967295LL, 1}, {256, 1}), "default 256x256 tiles cover 2^40 elements");
+  UserConfig wide = cfg("naive", {4294967295LL, 1}, {256, 1});
+  wide.tile = Size2{256, 1};
+  EXPECT_NO_THROW(resolve_launch(wide));
 
   // Grid y over 65535 blocks: 8 x 1,000,000 with 8x8 tiles is 125,000 rows of blocks.
   expect_bad(cfg("naive", {8, 1000000}, {8, 8}), "grid y 125000");
