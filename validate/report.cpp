@@ -187,7 +187,7 @@ Json metric_json(const ConfigResult& r, const std::string& name, int64_t matrix_
 }
 
 Json model_json(const ConfigResult& r, int64_t matrix_bytes, const Baseline* copy, const Baseline* geam) {
-  // Hook for memsim::predict (model/): null until the cost model is wired in.
+  // Nulls where no time was predicted (--check-only runs measure nothing to put it beside).
   if (!r.model)
     return {{"time_us", nullptr},
             {"effective_bandwidth_gbs", nullptr},

@@ -18,8 +18,7 @@
 
 namespace memsim::validate {
 
-// The hook for the cost model: memsim::predict(...) (model/) fills one of these per configuration when it
-// exists; until then every record carries nulls in its "predicted" time fields.
+// The cost model's time for a configuration (memsim::predict on the replayed counts), beside the measured one.
 struct ModelPrediction {
   double time_us = 0;
   double effective_bandwidth_gbs = 0;
@@ -33,7 +32,7 @@ struct ConfigResult {
   std::optional<TimingStats> timing;        // absent with --check-only
   std::vector<Metric> predicted;            // memsim::replay counts (ncu names); empty with --check-only
   int64_t replay_findings = 0;              // misaligned or out-of-bounds lane accesses the replay reported
-  std::optional<ModelPrediction> model;     // memsim::predict, not wired yet
+  std::optional<ModelPrediction> model;     // memsim::predict on --profile; absent with --check-only
   std::map<std::string, double> measured;   // Nsight Compute, empty without --ncu
   // Upper ends of counts memsim brackets from below: smsp__inst_executed_op_shared_{ld,st}.sum as the warp
   // instructions reached with all-off lanes counted too (validate/reached.hpp).

@@ -236,7 +236,7 @@ TEST(Report, ExactCountsFailOnAnyDifferenceWavefrontsWithinTheirBand) {
   const std::vector<std::string> f = failures(j);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].find("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), std::string::npos);
-  EXPECT_EQ(j["records"][0]["predicted"]["time_us"], nullptr);  // the cost model's hook, not wired yet
+  EXPECT_EQ(j["records"][0]["predicted"]["time_us"], nullptr);  // no model prediction in this record: nulls
   std::ostringstream md, csv;
   write_markdown(md, j);
   write_csv(csv, j);
