@@ -2,7 +2,7 @@
 """CTest for plots/memsim_plot.py: renders the committed fixture (a small memsim report with partition results:
 tests/partition/plot_fixture.json: coalesced 256x256 f32, block 32x8, GT200 partitions, 8 resident blocks, a
 window every 2 retirements: the settings of `memsim -k coalesced -m 256x256 --device gtx280 --resident-blocks 8
---window-step 2 -f json` makes it) and checks that
+--window-step 2 -f json`) and checks that
 every expected PNG exists and is a real picture, not an empty canvas.
 
   check_plots.py PLOT_SCRIPT FIXTURE OUT_DIR
