@@ -8,7 +8,7 @@
 #define MEMSIM_INLINE __forceinline__
 #else
 #define MEMSIM_HD
-// The replay runs a body once per lane of every warp: its small helpers must disappear into it.
+// The replay runs a body once per warp of every block: its small helpers must disappear into it.
 #define MEMSIM_INLINE inline __attribute__((always_inline))
 #endif
 

@@ -34,22 +34,24 @@ MEMSIM_HD MEMSIM_INLINE TileOrigin diagonal_tile_origin(const LaunchShape& s, in
 
 // Column of element (row, col) in the shared tile: plain, or XOR-swizzled within a power-of-two row.
 struct PlainColumns {
-  MEMSIM_HD int operator()(int, int col) const { return col; }
+  template <class Row, class Col>
+  MEMSIM_HD Col operator()(const Row&, const Col& col) const { return col; }
 };
 struct XorColumns {
   int tile_x;  // a power of two
-  MEMSIM_HD int operator()(int row, int col) const { return col ^ (row & (tile_x - 1)); }
+  template <class Row, class Col>
+  MEMSIM_HD auto operator()(const Row& row, const Col& col) const { return col ^ (row & (tile_x - 1)); }
 };
 
 // Reads the tile row by row (coalesced) and keeps it in shared memory, element (r, c) at
 // r * smem_row + columns(r, c).
-template <class Mem, class Columns>
-MEMSIM_HD MEMSIM_INLINE void stage_tile(Mem& m, const LaunchShape& s, TileOrigin o, const ThreadCoord& t,
+template <class Mem, class Thread, class Columns>
+MEMSIM_HD MEMSIM_INLINE void stage_tile(Mem& m, const LaunchShape& s, TileOrigin o, const Thread& t,
                                         int site_load, int site_store_shared, Columns columns) {
   using T = typename Mem::Elem;
   for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                     [&](int r, int c, bool in_tile) {
-                       const bool ok = in_tile && o.col0 + c < s.width && o.row0 + r < s.height;
+                     [&](const auto& r, const auto& c, const auto& in_tile) {
+                       const auto ok = in_tile && o.col0 + c < s.width && o.row0 + r < s.height;
                        const T v = load_global<T>(m, site_load, ok, (o.row0 + r) * s.width + o.col0 + c);
                        store_shared<T>(m, site_store_shared, ok, r * s.smem_row + columns(r, c), v);
                      });
@@ -57,14 +59,14 @@ MEMSIM_HD MEMSIM_INLINE void stage_tile(Mem& m, const LaunchShape& s, TileOrigin
 
 // Writes the staged tile to its transposed place: output row (col0 + r) is input column col0 + r, so a warp
 // walks a tile column in shared memory (where bank conflicts live) and a row of the output (coalesced).
-template <class Mem, class Columns>
+template <class Mem, class Thread, class Columns>
 MEMSIM_HD MEMSIM_INLINE void drain_tile_transposed(Mem& m, const LaunchShape& s, TileOrigin o,
-                                                   const ThreadCoord& t, int site_load_shared, int site_store,
+                                                   const Thread& t, int site_load_shared, int site_store,
                                                    Columns columns) {
   using T = typename Mem::Elem;
   for_each_tile_step(s.tile_x, s.tile_y, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                     [&](int r, int c, bool in_tile) {
-                       const bool ok = in_tile && o.col0 + r < s.width && o.row0 + c < s.height;
+                     [&](const auto& r, const auto& c, const auto& in_tile) {
+                       const auto ok = in_tile && o.col0 + r < s.width && o.row0 + c < s.height;
                        const T v = load_shared<T>(m, site_load_shared, ok, c * s.smem_row + columns(c, r));
                        store_global<T>(m, site_store, ok, (o.col0 + r) * s.height + o.row0 + c, v);
                      });

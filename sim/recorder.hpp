@@ -29,28 +29,29 @@ struct BufferLayout {
 
 // The access interface (kernels/access.hpp) for a recording policy: each call becomes
 // Derived::note<width>(site, space, op, pred, element offset, buffer base, buffer elements), with the buffers
-// of `layout`. Both replay recorders share it, so they cannot disagree on where a buffer lies.
+// of `layout`; pred and offset are one lane's (bool, integer) or a warp's (sim/lanes.hpp). Both replay
+// recorders share it, so they cannot disagree on where a buffer lies.
 template <class Derived>
 class RecordingAccess {
  public:
   explicit RecordingAccess(const BufferLayout& layout) : layout_(layout) {}
 
-  template <class V>
-  MEMSIM_REPLAY_INLINE V load_global(int site, bool pred, int64_t off) {
+  template <class V, class Pred, class Off>
+  MEMSIM_REPLAY_INLINE V load_global(int site, const Pred& pred, const Off& off) {
     self().template note<sizeof(V)>(site, Space::Global, Op::Load, pred, off, layout_.in_base, layout_.in_elems);
     return V{};
   }
-  template <class V>
-  MEMSIM_REPLAY_INLINE void store_global(int site, bool pred, int64_t off, const V&) {
+  template <class V, class Pred, class Off>
+  MEMSIM_REPLAY_INLINE void store_global(int site, const Pred& pred, const Off& off, const V&) {
     self().template note<sizeof(V)>(site, Space::Global, Op::Store, pred, off, layout_.out_base, layout_.out_elems);
   }
-  template <class V>
-  MEMSIM_REPLAY_INLINE V load_shared(int site, bool pred, int off) {
+  template <class V, class Pred, class Off>
+  MEMSIM_REPLAY_INLINE V load_shared(int site, const Pred& pred, const Off& off) {
     self().template note<sizeof(V)>(site, Space::Shared, Op::Load, pred, off, 0, layout_.shared_elems);
     return V{};
   }
-  template <class V>
-  MEMSIM_REPLAY_INLINE void store_shared(int site, bool pred, int off, const V&) {
+  template <class V, class Pred, class Off>
+  MEMSIM_REPLAY_INLINE void store_shared(int site, const Pred& pred, const Off& off, const V&) {
     self().template note<sizeof(V)>(site, Space::Shared, Op::Store, pred, off, 0, layout_.shared_elems);
   }
   void sync() {}

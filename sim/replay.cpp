@@ -4,9 +4,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/suite.hpp"
-#include "sim/sequence_recorder.hpp"
+#include "sim/clones.hpp"
+#include "sim/warp_recorder.hpp"
 
 namespace memsim {
 namespace {
@@ -15,42 +18,53 @@ using RangeFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64
 using WalkFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, Recorders, const WarpVisitor&,
                         Tally&);
 
-// Runs every lane of every warp of blocks [first, last) through the kernel's body and hands each warp's
-// accesses to visit(block, warp, access). The sequence recorder is tried first (all lanes of a warp make the
-// same predicated calls); a warp it finds irregular is replayed with the grouping Recorder.
-// flatten: the body, its lambdas and the recorders' calls all inline into this loop, which runs once per lane
-// of every warp; without it GCC leaves the per-step lambdas as calls.
+// Runs every warp of blocks [first, last) through the kernel's body and hands each warp's accesses to
+// visit(block, warp, access). The counting path runs the body once per warp (WarpRecorder); a warp with an
+// access that needs a finding, every warp under Recorders::Grouping, and every warp of a kernel whose body
+// is not generic over its coordinates are run lane by lane with the grouping Recorder.
+// flatten: the body, its lambdas, the lane operators and the recorders' calls all inline into this loop;
+// without it GCC leaves the per-step lambdas as calls.
 template <class K, class T, class Visit>
-__attribute__((flatten)) void walk_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first,
+__attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first,
                                           int64_t last, Recorders recorders, Tally& findings, Visit&& visit) {
-  SequenceRecorder<T> fast(layout);
+  constexpr bool kPerWarp = runs_per_warp<K, T>;
+  WarpRecorder<T> fast(layout);
   Recorder<T> grouping(layout, num_sites_of<K>(), findings);
   const int threads = s.block_x * s.block_y;
   const int warps = (threads + kWarpSize - 1) / kWarpSize;
-  std::vector<int> tx(threads), ty(threads);  // thread coordinates, worked out once per launch
-  for (int tid = 0; tid < threads; ++tid) {
-    tx[tid] = tid % s.block_x;
-    ty[tid] = tid / s.block_x;
+  // Thread coordinates, worked out once per launch: per lane, and per warp as Lanes.
+  std::vector<int> tx(size_t(warps) * kWarpSize), ty(size_t(warps) * kWarpSize);
+  std::vector<WarpCoord> warp_coords(warps);
+  std::vector<uint32_t> active(warps);
+  for (int w = 0; w < warps; ++w) {
+    for (int i = 0; i < kWarpSize; ++i) {
+      const int tid = w * kWarpSize + i;  // past the block's threads in a partial warp: inactive lanes
+      tx[tid] = warp_coords[w].thread_x.v[i] = tid % s.block_x;
+      ty[tid] = warp_coords[w].thread_y.v[i] = tid / s.block_x;
+    }
+    const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
+    active[w] = lanes == kWarpSize ? ~0u : (1u << lanes) - 1;
   }
   for (int64_t b = first; b < last; ++b) {
-    ThreadCoord t;
-    t.block_x = int(b % s.grid_x);  // the hardware dispatches blocks by linear id, x fastest
-    t.block_y = int(b / s.grid_x);
+    const int block_x = int(b % s.grid_x);  // the hardware dispatches blocks by linear id, x fastest
+    const int block_y = int(b / s.grid_x);
     for (int w = 0; w < warps; ++w) {
       auto hand_over = [&](const WarpAccess& a) { visit(b, w, a); };
-      const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
-      if (recorders == Recorders::Counting) {
-        fast.start_warp();
-        for (int lane = 0; lane < lanes; ++lane) {
-          t.thread_x = tx[w * kWarpSize + lane];
-          t.thread_y = ty[w * kWarpSize + lane];
-          fast.start_lane(lane);
+      if constexpr (kPerWarp) {
+        if (recorders == Recorders::Counting) {
+          WarpCoord& t = warp_coords[w];
+          t.block_x = block_x;
+          t.block_y = block_y;
+          fast.start_warp(active[w]);
           K::body(fast, s, t);
-          fast.end_lane();
+          if (fast.flush(hand_over)) continue;
         }
-        if (fast.flush(hand_over)) continue;
       }
-      // The lanes' access sequences differed (or an access needs a finding): group by (site, occurrence).
+      // Lane by lane, grouped by (site, occurrence): the definition, and the path that reports findings.
+      const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
+      ThreadCoord t;
+      t.block_x = block_x;
+      t.block_y = block_y;
       for (int lane = 0; lane < lanes; ++lane) {
         t.thread_x = tx[w * kWarpSize + lane];
         t.thread_y = ty[w * kWarpSize + lane];

@@ -37,7 +37,8 @@ void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t f
 
 // Every warp access of blocks [first, last), in launch order, as the counting replay sees it: `visit(block,
 // warp, access)` per access of a warp, a warp's accesses together. `Recorders::Counting` is what replay()
-// uses (the sequence recorder, the grouping Recorder for irregular warps); `Recorders::Grouping` uses the
+// uses (the body run once per warp on Lanes, the grouping Recorder for warps with findings and for bodies
+// that are not generic over their coordinates); `Recorders::Grouping` uses the
 // grouping Recorder, which defines the (site, occurrence) rule, for every warp. Findings go to `findings`.
 enum class Recorders { Counting, Grouping };
 using WarpVisitor = std::function<void(int64_t block, int warp, const WarpAccess& access)>;

@@ -106,7 +106,7 @@ void compare_warp(const LaunchConfig& cfg, const BufferLayout& layout, const Add
 }
 
 // Walks the replay's warp accesses over the blocks the capture holds (sim/replay.hpp), once as the counting
-// replay makes them (sequence recorder, grouping Recorder for irregular warps) and once with the grouping
+// replay makes them (warp recorder, grouping Recorder for warps with findings) and once with the grouping
 // Recorder for every warp, which defines the (site, occurrence) rule: the GPU's addresses are checked against
 // both.
 AddressCheck compare_one(const LaunchConfig& cfg, const AddressCapture& gpu, Recorders recorders) {

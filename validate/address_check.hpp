@@ -1,6 +1,6 @@
 #pragma once
 // The address check: the GPU's captured offsets (validate/address_capture.hpp) against the replay's recorders
-// (sim/sequence_recorder.hpp, sim/recorder.hpp), warp access by warp access. Equal streams mean the counts memsim reports are counts of
+// (sim/warp_recorder.hpp, sim/recorder.hpp), warp access by warp access. Equal streams mean the counts memsim reports are counts of
 // what the GPU kernel addresses: the two cannot drift apart.
 #include <cstdint>
 #include <string>
@@ -13,7 +13,7 @@ namespace memsim::validate {
 struct AddressCheck {
   int64_t blocks = 0;
   // Warp accesses (>= 1 active lane) and their active lanes compared, summed over the replay's recorders
-  // (the sequence recorder's fast path where the warp is regular, and the grouping Recorder always).
+  // (the warp recorder's fast path where no access needs a finding, and the grouping Recorder always).
   int64_t warp_accesses = 0;
   int64_t lane_accesses = 0;
   int64_t mismatches = 0;     // warp accesses that differ in mask, width or any address

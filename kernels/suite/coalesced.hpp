@@ -21,8 +21,8 @@ struct Coalesced {
     k.uses_shared_tile = true;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
     sync_block(m);
@@ -53,8 +53,8 @@ struct Diagonal : Coalesced {
     k.diagonal_blocks = true;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     const TileOrigin o = diagonal_tile_origin(s, t.block_x, t.block_y);
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
     sync_block(m);
@@ -73,8 +73,8 @@ struct Swizzle : Coalesced {
     k.pow2_tile_x = true;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     const XorColumns columns{s.tile_x};
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, columns);

@@ -20,16 +20,17 @@ struct CopyShared {
     k.uses_shared_tile = true;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
     sync_block(m);
     for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](int r, int c, bool in_tile) {
-                         const int64_t x = o.col0 + c, y = o.row0 + r;
-                         const bool ok = in_tile && x < s.width && y < s.height;
+                       [&](const auto& r, const auto& c, const auto& in_tile) {
+                         const auto x = o.col0 + c;
+                         const auto y = o.row0 + r;
+                         const auto ok = in_tile && x < s.width && y < s.height;
                          const T v = load_shared<T>(m, kLoadTile, ok, r * s.smem_row + c);
                          store_global<T>(m, kStoreOut, ok, y * s.width + x, v);
                        });

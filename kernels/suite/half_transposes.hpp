@@ -25,14 +25,14 @@ struct Coarse {
     k.square_tile_only = true;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
     sync_block(m);
     for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](int r, int c, bool in_tile) {
+                       [&](const auto& r, const auto& c, const auto& in_tile) {
                          const T v = load_shared<T>(m, kLoadTile, in_tile, r * s.smem_row + c);
                          store_global<T>(m, kStoreOut, in_tile, (o.col0 + r) * s.height + o.row0 + c, v);
                        });
@@ -57,14 +57,14 @@ struct Fine {
     k.square_tile_only = true;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
     sync_block(m);
     for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](int r, int c, bool in_tile) {
+                       [&](const auto& r, const auto& c, const auto& in_tile) {
                          const T v = load_shared<T>(m, kLoadTile, in_tile, c * s.smem_row + r);
                          store_global<T>(m, kStoreOut, in_tile, (o.row0 + r) * s.width + o.col0 + c, v);
                        });

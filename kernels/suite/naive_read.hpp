@@ -18,15 +18,16 @@ struct NaiveRead {
     k.tile_over_output = true;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     // Output coordinates: ox walks output columns (input rows), oy output rows (input columns).
     const int64_t ocol0 = int64_t(t.block_x) * s.tile_x, orow0 = int64_t(t.block_y) * s.tile_y;
     for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](int r, int c, bool in_tile) {
-                         const int64_t ox = ocol0 + c, oy = orow0 + r;
-                         const bool ok = in_tile && ox < s.height && oy < s.width;
+                       [&](const auto& r, const auto& c, const auto& in_tile) {
+                         const auto ox = ocol0 + c;
+                         const auto oy = orow0 + r;
+                         const auto ok = in_tile && ox < s.height && oy < s.width;
                          const T v = load_global<T>(m, kLoadIn, ok, ox * s.width + oy);
                          store_global<T>(m, kStoreOut, ok, oy * s.height + ox, v);
                        });

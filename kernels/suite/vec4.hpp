@@ -18,14 +18,15 @@ struct Vec4 {
     k.width_multiple = 4;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     for_each_tile_step(s.tile_y, s.tile_x / 4, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](int r, int c4, bool in_tile) {
-                         const int64_t x = o.col0 + 4 * c4, y = o.row0 + r;
-                         const bool ok = in_tile && x < s.width && y < s.height;
+                       [&](const auto& r, const auto& c4, const auto& in_tile) {
+                         const auto x = o.col0 + 4 * c4;
+                         const auto y = o.row0 + r;
+                         const auto ok = in_tile && x < s.width && y < s.height;
                          T v[4];
                          load_row_vector<4>(m, kLoadIn, ok, y * s.width + x, v);
                          for (int k = 0; k < 4; ++k) store_global<T>(m, kStoreOut, ok, (x + k) * s.height + y, v[k]);
@@ -52,14 +53,15 @@ struct Vec4Shared {
     k.width_multiple = 4;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     for_each_tile_step(s.tile_y, s.tile_x / 4, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](int r, int c4, bool in_tile) {
-                         const int64_t x = o.col0 + 4 * c4, y = o.row0 + r;
-                         const bool ok = in_tile && x < s.width && y < s.height;
+                       [&](const auto& r, const auto& c4, const auto& in_tile) {
+                         const auto x = o.col0 + 4 * c4;
+                         const auto y = o.row0 + r;
+                         const auto ok = in_tile && x < s.width && y < s.height;
                          T v[4];
                          load_row_vector<4>(m, kLoadIn, ok, y * s.width + x, v);
                          for (int k = 0; k < 4; ++k) store_shared<T>(m, kStoreTile, ok, r * s.smem_row + 4 * c4 + k, v[k]);
@@ -84,14 +86,15 @@ struct Reg4x4 {
     k.height_multiple = 4;
     return k;
   }
-  template <class Mem>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const ThreadCoord& t) {
+  template <class Mem, class Thread>
+  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     for_each_tile_step(s.tile_y / 4, s.tile_x / 4, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](int r4, int c4, bool in_tile) {
-                         const int64_t x = o.col0 + 4 * c4, y = o.row0 + 4 * r4;
-                         const bool ok = in_tile && x < s.width && y < s.height;
+                       [&](const auto& r4, const auto& c4, const auto& in_tile) {
+                         const auto x = o.col0 + 4 * c4;
+                         const auto y = o.row0 + 4 * r4;
+                         const auto ok = in_tile && x < s.width && y < s.height;
                          T src[4][4];
                          for (int i = 0; i < 4; ++i) load_row_vector<4>(m, kLoadIn, ok, (y + i) * s.width + x, src[i]);
                          for (int j = 0; j < 4; ++j) {
