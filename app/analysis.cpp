@@ -1,6 +1,7 @@
 #include "app/analysis.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,9 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     throw ConfigError("--regs must be between 1 and 255");
   if (options.window_step < 0) throw ConfigError("--window-step must be 0 (waves) or positive");
   if (options.max_windows < 1) throw ConfigError("--max-windows must be at least 1");
+  // !(x > 0) also refuses NaN.
+  if (options.instructions && (!(*options.instructions > 0) || !std::isfinite(*options.instructions)))
+    throw ConfigError("--instructions must be a positive number of warp instructions");
   if (options.resident_blocks && *options.resident_blocks < 1)
     throw ConfigError("--resident-blocks must be at least 1");
 
@@ -53,6 +57,7 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
 
   PredictOptions popts;
   popts.regs_per_thread = regs;
+  if (options.instructions) popts.instructions = *options.instructions;
   if (a.replay.sectors) {
     a.partitions = summarize_partition_traffic(static_cast<const PartitionTrafficSink&>(*a.replay.sectors),
                                                options.max_windows);

@@ -19,6 +19,7 @@ namespace memsim {
 struct AnalysisOptions {
   int threads = 0;                          // replay workers (0: all hardware threads)
   std::optional<int> regs;                  // registers per thread (default: the profile's table, else 32)
+  std::optional<double> instructions;       // warp instructions the launch executes, replacing the estimate
   bool partitions = false;                  // count partition traffic even where the mapping is assumed
   std::optional<int64_t> resident_blocks;   // R for the partition windows (default: SMs x occupancy)
   int64_t window_step = 0;                  // retirements between windows (0: non-overlapping waves)

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
       ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64")
       ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")
       ("regs", po::value<int>(), "registers per thread for occupancy (default: the profile's table for the kernel, else 32)")
+      ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: memory instructions x the profile's ratio)")
       ("partitions", "count DRAM partition traffic per window of resident blocks (always on for devices whose mapping is known)")
       ("resident-blocks", po::value<int64_t>(), "blocks resident at once for the partition windows (default: SMs x occupancy)")
       ("window-step", po::value<int64_t>()->default_value(0), "blocks retiring between partition windows (0: non-overlapping waves)")
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
     AnalysisOptions aopts;
     aopts.threads = threads;
     if (vm.count("regs")) aopts.regs = vm["regs"].as<int>();
+    if (vm.count("instructions")) aopts.instructions = vm["instructions"].as<double>();
     aopts.partitions = vm.count("partitions") > 0;
     if (vm.count("resident-blocks")) aopts.resident_blocks = vm["resident-blocks"].as<int64_t>();
     aopts.window_step = vm["window-step"].as<int64_t>();

@@ -1,5 +1,6 @@
 #include "app/report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
@@ -158,6 +159,9 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
        << fixed(p["effective_bandwidth_gbs"].get<double>(), 1) << " GB/s";
     if (p.contains("fraction_of_copy")) os << ", " << fixed(100.0 * p["fraction_of_copy"].get<double>(), 1) << "% of copy";
     os << "\n  bottleneck: " << p["bottleneck"].get<std::string>() << "\n";
+    if (p.contains("instructions"))
+      os << "  warp instructions " << grouped(int64_t(std::llround(p["instructions"].get<double>()))) << " ("
+         << p["instructions_basis"].get<std::string>() << ")\n";
     if (p.contains("terms_us"))
       for (const auto& [name, value] : p["terms_us"].items())
         os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)

@@ -45,7 +45,17 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   double partial = 0;
   for (int w = 0; w < 3; ++w) partial += c.partial_store_sectors[w] * k.partial_store_ps[w] * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
-  const double instructions = c.instructions > 0 ? c.instructions : c.memory_instructions * k.instructions_per_memory_op;
+  double instructions = c.memory_instructions * k.instructions_per_memory_op;
+  pr.instructions_basis = kBasisMemoryRatio;
+  if (o.instructions > 0) {
+    instructions = o.instructions, pr.instructions_basis = kBasisGiven;
+  } else if (c.instructions > 0) {
+    instructions = c.instructions, pr.instructions_basis = kBasisCounted;
+  } else if (c.source_operations > 0 && k.instructions_per_source_op > 0) {
+    instructions = k.instructions_per_warp * c.warps() + k.instructions_per_source_op * c.source_operations;
+    pr.instructions_basis = kBasisOperations;
+  }
+  pr.instructions = instructions;
   const double issue = instructions * per_sm / (k.issue_per_cycle * clock_hz) * 1e6;
 
   // Little's law in rounds: every warp waits out its chain of dependent loads; SMs x resident warps wait
@@ -105,6 +115,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
                     {"warps_per_sm", p.occupancy.resident_warps()},
                     {"limiter", p.occupancy.limiter}};
   j["waves"] = p.waves;
+  j["instructions"] = p.instructions;
+  j["instructions_basis"] = p.instructions_basis;
   if (profile) {
     j["calibrated"] = profile->calibrated;
     if (profile->partitions.assumed) j["partition_mapping"] = "assumed: " + profile->partitions.note;

@@ -5,7 +5,10 @@
 //   L2 sector traffic         whole sectors x l2_sector_ps
 //   L2 partial-sector stores  partially written sectors x partial_store_ps[lane width]
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
-//   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock)
+//   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
+//                             given, or estimated from the replay's lane-wise operations (profile constants
+//                             instructions_per_warp, instructions_per_source_op), or else as memory
+//                             instructions x instructions_per_memory_op
 //   latency                   Little's law: each warp waits out (global loads / loads in flight) round trips
 //                             of latency_us, and SMs x resident warps wait at once
 //   block scheduling          each block also holds its SM slot for block_us besides its loads (launch and
@@ -32,6 +35,9 @@ namespace memsim {
 struct PredictOptions {
   double partition_imbalance = 1.0;  // >= 1: busiest partition's share over the mean (partition counter)
   int regs_per_thread = 0;           // overrides KernelCounts::regs_per_thread when > 0
+  // > 0: the warp instructions the launch executes (e.g. Nsight Compute's smsp__inst_executed.sum, or a
+  // count read off the SASS), replacing KernelCounts::instructions and the estimate from memory instructions.
+  double instructions = 0;
 };
 
 // Term names, as printed: plain words for what limits the kernel.
@@ -44,6 +50,12 @@ inline constexpr const char* kTermLatency = "latency (too few bytes in flight)";
 inline constexpr const char* kTermBlock = "block scheduling (per-block overhead)";
 inline constexpr const char* kTermLaunch = "launch overhead";
 
+// Where Prediction::instructions comes from.
+inline constexpr const char* kBasisGiven = "given (--instructions)";
+inline constexpr const char* kBasisCounted = "counted";
+inline constexpr const char* kBasisOperations = "estimated from the replay's operations";
+inline constexpr const char* kBasisMemoryRatio = "estimated as memory instructions x the profile's ratio";
+
 struct Prediction {
   std::string device;
   double time_us = 0;
@@ -53,6 +65,8 @@ struct Prediction {
   std::vector<std::pair<std::string, double>> terms_us;  // every term, in the order above
   Occupancy occupancy;
   double waves = 0;
+  double instructions = 0;         // warp instructions the issue term charges
+  std::string instructions_basis;  // one of the kBasis* above
   double term(const std::string& name) const;  // 0 when absent
 };
 

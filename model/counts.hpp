@@ -27,7 +27,8 @@ struct KernelCounts {
   double l1_global_wavefronts = 0;               // L1 data-stage passes of global requests
   double shared_wavefronts = 0, shared_conflict_wavefronts = 0;
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
-  double instructions = 0;            // all warp instructions; 0: memory_instructions x the profile's ratio
+  double instructions = 0;            // all warp instructions, when known (else estimated: model/cost.hpp)
+  double source_operations = 0;       // the replay's lane-wise operations incl. memory calls (sim/lanes.hpp)
   double loads_in_flight_per_warp = 1;  // independent global loads a warp issues before it waits
   double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }
 };

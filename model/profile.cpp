@@ -123,6 +123,11 @@ CostConstants read_cost(const Reader& r) {
   if (c.block_us < 0) r.fail("cost.block_us", "must not be negative");
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");
   c.instructions_per_memory_op = r.positive("cost.instructions_per_memory_op");
+  // Absent in profiles without an instruction estimate: memory instructions x the ratio above.
+  c.instructions_per_warp = r.number_or("cost.instructions_per_warp", 0.0);
+  c.instructions_per_source_op = r.number_or("cost.instructions_per_source_op", 0.0);
+  if (c.instructions_per_warp < 0) r.fail("cost.instructions_per_warp", "must not be negative");
+  if (c.instructions_per_source_op < 0) r.fail("cost.instructions_per_source_op", "must not be negative");
   c.launch_us = r.number("cost.launch_us");
   if (c.launch_us < 0) r.fail("cost.launch_us", "must not be negative");
   c.overlap_p = r.number("cost.overlap_p");

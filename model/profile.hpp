@@ -32,7 +32,13 @@ struct CostConstants {
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
                                        // prologue index math, barrier, retirement)
   double issue_per_cycle = 4;          // warp instructions an SM issues per cycle (4 schedulers)
-  double instructions_per_memory_op = 32;  // all instructions per memory instruction, when no count is given
+  double instructions_per_memory_op = 32;  // all instructions per memory instruction, when nothing better is known
+  // The instruction estimate from the replay's lane-wise operations (sim/lanes.hpp), used when both are > 0:
+  // instructions = instructions_per_warp x warps + instructions_per_source_op x operations. The first is
+  // what every warp executes besides its index math (prologue, loop control, exit), the second how many SASS
+  // instructions one source-level operation becomes.
+  double instructions_per_warp = 0;
+  double instructions_per_source_op = 0;
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };

@@ -27,6 +27,12 @@ struct Lanes {
   T v[kWarpSize];
 };
 
+// Lane-wise operations this thread's replay has executed, each one warp instruction of the body's index
+// math (two for 64-bit results, which the GPU computes in 32-bit halves), plus one per memory access call
+// (sim/warp_recorder.hpp), issued even when every lane is predicated off. What the instruction estimate
+// (model/counts.hpp) starts from; sim/replay.cpp reads the difference around each walk.
+inline thread_local int64_t lane_operations = 0;
+
 template <class X>
 struct is_lanes : std::false_type {};
 template <class T>
@@ -54,6 +60,7 @@ inline constexpr bool kLaneOperands = (is_lanes<A>::value || is_lanes<B>::value)
   template <class A, class B, std::enable_if_t<kLaneOperands<A, B>, int> = 0>                           \
   inline __attribute__((always_inline)) auto operator OP(const A& a, const B& b) {                      \
     using R = decltype(lane_of(a, 0) OP lane_of(b, 0));                                                  \
+    lane_operations += sizeof(R) > 4 ? 2 : 1;                                                            \
     Lanes<R> r;                                                                                          \
     for (int i = 0; i < kWarpSize; ++i) r.v[i] = lane_of(a, i) OP lane_of(b, i);                        \
     return r;                                                                                            \
@@ -81,6 +88,7 @@ MEMSIM_LANE_BINARY(!=)
 #define MEMSIM_LANE_LOGICAL(OP, BITWISE)                                                                 \
   template <class A, class B, std::enable_if_t<kLaneOperands<A, B>, int> = 0>                           \
   inline __attribute__((always_inline)) Lanes<bool> operator OP(const A& a, const B& b) {               \
+    lane_operations += 1;                                                                                \
     Lanes<bool> r;                                                                                       \
     for (int i = 0; i < kWarpSize; ++i) r.v[i] = bool(lane_of(a, i)) BITWISE bool(lane_of(b, i));      \
     return r;                                                                                            \
@@ -91,12 +99,14 @@ MEMSIM_LANE_LOGICAL(||, |)
 
 template <class T>
 inline __attribute__((always_inline)) Lanes<bool> operator!(const Lanes<T>& a) {
+  lane_operations += 1;
   Lanes<bool> r;
   for (int i = 0; i < kWarpSize; ++i) r.v[i] = !a.v[i];
   return r;
 }
 template <class T>
 inline __attribute__((always_inline)) auto operator-(const Lanes<T>& a) {
+  lane_operations += sizeof(T) > 4 ? 2 : 1;
   Lanes<decltype(-a.v[0])> r;
   for (int i = 0; i < kWarpSize; ++i) r.v[i] = -a.v[i];
   return r;

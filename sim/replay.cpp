@@ -79,8 +79,10 @@ __attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& 
 template <class K, class T>
 void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
                    const MemoryRules& rules, Tally& tally) {
+  const int64_t operations_before = lane_operations;  // this worker's counter
   walk_blocks<K, T>(s, layout, first, last, Recorders::Counting, tally,
                     [&](int64_t b, int, const WarpAccess& a) { tally.add(a, b, rules); });
+  tally.lane_operations += lane_operations - operations_before;
 }
 
 template <class K, class T>
@@ -174,6 +176,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.findings = std::move(tallies[0].findings);
   result.sectors = std::move(tallies[0].sectors_sink);
   result.warps = blocks * cfg.warps_per_block();
+  result.lane_operations = tallies[0].lane_operations;
   return result;
 }
 

@@ -25,6 +25,9 @@ struct ReplayResult {
   std::vector<Finding> findings;
   std::unique_ptr<SectorSink> sectors;  // merged sink, when one was asked for
   int64_t warps = 0;
+  // Warp instructions of the body's index math and memory calls as the warp replay executed them
+  // (sim/lanes.hpp); 0 when the kernel's body is replayed lane by lane.
+  int64_t lane_operations = 0;
 };
 
 BufferLayout default_layout(const LaunchConfig& cfg);

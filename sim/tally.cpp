@@ -100,6 +100,7 @@ void Tally::merge(const Tally& later) {
     if (!seen) findings.push_back(f);
   }
   if (sectors_sink && later.sectors_sink) sectors_sink->merge_from(*later.sectors_sink);
+  lane_operations += later.lane_operations;
 }
 
 }  // namespace memsim

@@ -61,6 +61,7 @@ class WarpRecorder : public RecordingAccess<WarpRecorder<T>> {
   template <int Width, class Pred, class Off>
   MEMSIM_REPLAY_INLINE void note(int site, Space space, Op op, const Pred& pred, const Off& off, uint64_t base,
                                  int64_t elems) {
+    ++lane_operations;  // the memory instruction itself
     if (calls_ == int(records_.size())) records_.resize(records_.size() * 2);
     WarpAccess& w = records_[calls_++];
     w.site = site;

@@ -134,6 +134,10 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--threads", "abc"},
       {"--bogus-option"},
       {"--matrix"},  // missing value
+      {"--instructions", "0"},
+      {"--instructions", "-3e6"},
+      {"--instructions", "nan"},
+      {"--instructions", "abc"},
   };
   for (const auto& args : bad) {
     const Cli r = run_cli(args);
@@ -401,6 +405,18 @@ TEST(Cli, DefaultsRunPaddedAndThreadCountDoesNotChangeOutput) {
   // 1024 x 1024 / 32 = 32,768 instructions per site, all ideal: no conflicts.
   EXPECT_EQ(j["metrics"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"], 32768);
   EXPECT_EQ(j["metrics"]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], 0);
+}
+
+// --instructions replaces the estimate in the issue term: on the h100 profile (132 SMs, 4 instructions per
+// cycle at 1980 MHz) 1024 blocks put 8 of each 1024 on the busiest SM, so 1e8 instructions issue in
+// 1e8 x 8 / 1024 / (4 x 1.98e9) s = 98.64 us.
+TEST(Cli, InstructionsOptionSetsTheIssueTerm) {
+  const Cli r = run_cli({"--matrix", "1024x1024", "--format", "json", "--instructions", "1e8"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::ordered_json::parse(r.out);
+  ASSERT_EQ(j["config"]["blocks"], 1024);
+  EXPECT_NEAR(j["prediction"]["terms_us"]["instruction issue"].get<double>(), 1e8 * 8 / 1024 / (4 * 1.98e9) * 1e6,
+              1e-6);
 }
 
 // Issue 5: `memsim --kernel padded --device gtx280` shows the store hotspots and `--kernel diagonal` shows them

@@ -7,7 +7,9 @@
 #include <random>
 #include <type_traits>
 
+#include "kernels/resolve.hpp"
 #include "kernels/suite.hpp"
+#include "sim/replay.hpp"
 #include "sim/lanes.hpp"
 #include "sim/warp_recorder.hpp"
 
@@ -61,6 +63,17 @@ TEST(Lanes, ComparisonsAndLogicGiveBooleanLanes) {
   }
   EXPECT_EQ(lane_mask(both), expected_both);
   EXPECT_EQ(lane_mask(either), expected_either);
+}
+
+// One warp instruction per lane-wise operation, two when its result is 64 bits wide.
+TEST(Lanes, EachOperationCountsOnce64BitTwice) {
+  Lanes<int> a{};
+  const int64_t before = lane_operations;
+  const auto x = a + 1;                  // 1
+  const auto y = x * int64_t(3);         // 2 (int64_t result)
+  const auto ok = x < 5 && !(y == 0);    // <, ==, !, && : 4
+  (void)ok;
+  EXPECT_EQ(lane_operations - before, 7);
 }
 
 TEST(Lanes, MaskPutsLaneIInBitI) {
@@ -129,6 +142,21 @@ TEST(WarpRecorder, AWarpThatNeedsAFindingIsHandedBack) {
   rec.start_warp(~0u);
   store_shared<float>(rec, 1, true, t.thread_x - 1, 0.0f);
   EXPECT_FALSE(rec.flush([](const WarpAccess&) { ADD_FAILURE(); }));
+}
+
+// The copy body's operations per step, counted by hand from kernels/suite/copy.hpp and launch_shape.hpp:
+// r = ty + i*by, c = tx + j*bx (1 each; i*by is uniform), in_tile = r < rows && c < cols (3), x = col0 + c and
+// y = row0 + r (2 each: 64-bit), ok = in_tile && x < W && y < H (4), two offsets y * W + x (4 each: 64-bit
+// multiply and add), the load and the store (1 each): 23. A 256x64 matrix under 32x8 blocks (tile 32x32):
+// 16 blocks x 8 warps x 4 steps.
+TEST(Lanes, ReplayCountsTheCopyBodysOperations) {
+  UserConfig u;
+  u.kernel = "copy";
+  u.matrix = {256, 64};
+  u.block = {32, 8};
+  ReplayOptions one;
+  one.threads = 1;
+  EXPECT_EQ(replay(resolve_launch(u), one).lane_operations, 16 * 8 * 4 * 23);
 }
 
 // A body written for one thread (it may branch on its lane) cannot take a warp.

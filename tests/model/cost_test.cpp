@@ -95,6 +95,28 @@ TEST(Cost, IssueTermEstimatesInstructionsWhenNotGiven) {
   EXPECT_NEAR(predict(k, toy()).term(kTermIssue), 20.0, 1e-9);
   k.instructions = 4e6;  // a given count wins
   EXPECT_NEAR(predict(k, toy()).term(kTermIssue), 10.0, 1e-9);
+  PredictOptions measured;
+  measured.instructions = 2e6;  // and a count the caller measured wins over both: 20000 / 4e9 = 5 us
+  EXPECT_NEAR(predict(k, toy(), measured).term(kTermIssue), 5.0, 1e-9);
+  EXPECT_EQ(predict(k, toy(), measured).instructions_basis, kBasisGiven);
+}
+
+// With the profile's two constants, the replay's operations give the estimate: 1600 warps x 50 + 2.5 x 1e6
+// operations = 2.58e6 instructions; the busiest SM runs 2 of the 200 blocks: 25800 / 4e9 s = 6.45 us.
+TEST(Cost, IssueTermFromTheReplaysOperations) {
+  KernelCounts k = base_counts();
+  k.memory_instructions = 1e6;
+  k.source_operations = 1e6;
+  DeviceProfile p = toy();
+  p.cost.instructions_per_warp = 50;
+  p.cost.instructions_per_source_op = 2.5;
+  const Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.instructions, 2.58e6, 1e-6);
+  EXPECT_NEAR(pr.term(kTermIssue), 6.45, 1e-9);
+  EXPECT_EQ(pr.instructions_basis, kBasisOperations);
+  // A profile without the constants keeps the memory-instruction ratio (8e6 as above).
+  EXPECT_NEAR(predict(k, toy()).instructions, 8e6, 1e-6);
+  EXPECT_EQ(predict(k, toy()).instructions_basis, kBasisMemoryRatio);
 }
 
 TEST(Cost, LatencyIsLittlesLawInRounds) {
@@ -189,7 +211,8 @@ TEST(Cost, JsonHasTheReportKeys) {
   Prediction p = predict(k, toy());
   p.fraction_of_copy = 0.5;
   const nlohmann::ordered_json j = to_json(p);
-  for (const char* key : {"device", "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "terms_us"})
+  for (const char* key : {"device", "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "terms_us",
+                          "instructions", "instructions_basis"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["device"], "toy");
   EXPECT_NEAR(j["terms_us"][kTermDram].get<double>(), 1000.0, 1e-9);
