@@ -159,6 +159,25 @@ TEST(Lanes, ReplayCountsTheCopyBodysOperations) {
   EXPECT_EQ(replay(resolve_launch(u), one).lane_operations, 16 * 8 * 4 * 23);
 }
 
+// Each worker counts on its own thread: the total must not depend on how many there are. 1024x1024 under
+// 32x8 blocks: 1024 blocks, enough for the replay to split over 2 and 3 workers.
+TEST(Lanes, OperationCountDoesNotDependOnWorkers) {
+  UserConfig u;
+  u.kernel = "swizzle";
+  u.matrix = {1024, 1024};
+  u.block = {32, 8};
+  const LaunchConfig cfg = resolve_launch(u);
+  int64_t counts[3];
+  for (int w = 1; w <= 3; ++w) {
+    ReplayOptions o;
+    o.threads = w;
+    counts[w - 1] = replay(cfg, o).lane_operations;
+  }
+  EXPECT_GT(counts[0], 0);
+  EXPECT_EQ(counts[1], counts[0]);
+  EXPECT_EQ(counts[2], counts[0]);
+}
+
 // A body written for one thread (it may branch on its lane) cannot take a warp.
 struct LaneBranching {
   template <class Mem>
