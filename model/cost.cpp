@@ -81,15 +81,14 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   std::string top = kTermLaunch;
   for (const auto& [name, t] : pr.terms_us) {
     if (name == kTermLatency || name == kTermBlock) continue;
-    // Issue overlaps the memory terms entirely (warps waiting on memory leave their issue slots to the
-    // others): it counts only where it is the largest term.
+    // Instruction issue overlaps the memory terms the way they overlap each other: one more p-norm term.
     sum += std::pow(t, k.overlap_p);
     if (t > largest) largest = t, top = name;
   }
   // Latency and block scheduling are two parts of one residency: they add, then overlap the others.
   sum += std::pow(latency + block, k.overlap_p);
   if (latency + block > largest) largest = latency + block, top = latency >= block ? kTermLatency : kTermBlock;
-  const double body = std::max(std::pow(sum, 1.0 / k.overlap_p), issue);
+  const double body = std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);
   pr.time_us = body + k.launch_us;
   pr.bottleneck = k.launch_us > body ? std::string(kTermLaunch) : name_bottleneck(top, c);

@@ -17,8 +17,8 @@
 //                             lengthens the same residency as the latency term, so the two add before they
 //                             combine with the others: the bytes in flight shrink when blocks are short.
 // Memory resources work in parallel but not perfectly so: their terms combine as a p-norm (p = overlap_p; a
-// large p is the max, the roofline), latency and block scheduling entering as their sum; instruction issue hides behind them unless it is larger than all of
-// them; the launch overhead adds on top.
+// large p is the max, the roofline), latency and block scheduling entering as their sum, instruction issue as
+// one more term; the launch overhead adds on top.
 #include <optional>
 #include <string>
 #include <utility>
