@@ -33,7 +33,8 @@ struct CostConstants {
                                        // prologue index math, barrier, retirement)
   double issue_per_cycle = 4;          // warp instructions an SM issues per cycle (4 schedulers)
   double instructions_per_memory_op = 32;  // all instructions per memory instruction, when nothing better is known
-  // The instruction estimate from the replay's lane-wise operations (sim/lanes.hpp), used when both are > 0:
+  // The instruction estimate from the replay's lane-wise operations (sim/lanes.hpp), used when
+  // instructions_per_source_op > 0:
   // instructions = instructions_per_warp x warps + instructions_per_source_op x operations. The first is
   // what every warp executes besides its index math (prologue, loop control, exit), the second how many SASS
   // instructions one source-level operation becomes.

@@ -1,7 +1,6 @@
 #include "sim/global_sectors.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 
 #include "sim/access_memo.hpp"
@@ -10,7 +9,30 @@
 namespace memsim {
 namespace {
 
-GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out);
+// One scan of lanes in lane order (sector size a power of two): whether any lane straddles a sector, whether
+// the lanes' sectors never decrease, and how often a lane's sector differs from the previous lane's. Lanes
+// usually walk addresses upward: then a sector is new exactly when it differs from the last one, and the
+// distinct sectors are changes + 1. Branch-free, so the compiler vectorizes it.
+struct SectorScan {
+  bool straddles = false;
+  bool sorted = true;
+  int changes = 0;
+};
+MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int width, int sector_bytes) {
+  if (width > sector_bytes) return {true, false, 0};
+  const int shift = __builtin_ctz(unsigned(sector_bytes));
+  const uint64_t low = uint64_t(sector_bytes - 1);
+  const uint64_t last_start = uint64_t(sector_bytes - width);  // a lane starting past this straddles
+  uint64_t straddles = (addr[0] & low) > last_start, falls = 0;
+  int changes = 0;
+  for (int i = 1; i < lanes; ++i) {
+    const uint64_t id = addr[i] >> shift, prev = addr[i - 1] >> shift;
+    straddles |= uint64_t((addr[i] & low) > last_start);
+    falls |= uint64_t(id < prev);
+    changes += int(id != prev);
+  }
+  return {straddles != 0, falls == 0, changes};
+}
 
 // The active lanes' addresses, packed in lane order: the loops below then run over plain arrays.
 int pack_active(const WarpAccess& w, uint64_t* out) {
@@ -23,36 +45,31 @@ int pack_active(const WarpAccess& w, uint64_t* out) {
   return n;
 }
 
+// Ideal: the fewest sectors that hold the requested bytes. Lanes that share bytes (a broadcast read) need no
+// more than they touch, so the ideal never exceeds the actual count.
+GlobalCost with_ideal(int distinct, int lanes, int width, int sector_bytes) {
+  const int64_t bytes = int64_t(lanes) * width;
+  return {distinct, std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct)};
+}
+
 GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
   uint64_t addr[kWarpSize];
   const int lanes = pack_active(w, addr);
   if (lanes == 0) return {0, 0};
-  const int64_t bytes = int64_t(lanes) * w.width;
-  // Ideal: the fewest sectors that hold the requested bytes. Lanes that share bytes (a broadcast read) need
-  // no more than they touch, so the ideal never exceeds the actual count.
-  const int by_bytes = int((bytes + sector_bytes - 1) / sector_bytes);
 
   // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
   const bool pow2 = (sector_bytes & (sector_bytes - 1)) == 0;
   if (pow2) {
-    const int shift = __builtin_ctz(unsigned(sector_bytes));
-    const uint64_t low = uint64_t(sector_bytes - 1);
-    bool straddles = false;
-    for (int i = 0; i < lanes; ++i) straddles |= (addr[i] & low) + w.width > uint64_t(sector_bytes);
-    if (!straddles) {
+    const SectorScan scan = scan_sectors(addr, lanes, w.width, sector_bytes);
+    if (!scan.straddles) {
+      if (scan.sorted && !sectors_out) return with_ideal(scan.changes + 1, lanes, w.width, sector_bytes);
       uint64_t ids[kWarpSize];
+      const int shift = __builtin_ctz(unsigned(sector_bytes));
       for (int i = 0; i < lanes; ++i) ids[i] = addr[i] >> shift;
-      bool sorted = true;
-      int changes = 0;
-      for (int i = 1; i < lanes; ++i) {
-        sorted &= ids[i] >= ids[i - 1];
-        changes += ids[i] != ids[i - 1];
-      }
-      // Lanes usually walk addresses upward: then a sector is new exactly when it differs from the last one.
-      if (!sorted) std::sort(ids, ids + lanes);
-      const int distinct = sorted ? changes + 1 : int(std::unique(ids, ids + lanes) - ids);
+      if (!scan.sorted) std::sort(ids, ids + lanes);
+      const int distinct = scan.sorted ? scan.changes + 1 : int(std::unique(ids, ids + lanes) - ids);
       if (sectors_out) std::unique_copy(ids, ids + lanes, sectors_out);
-      return {distinct, std::min(by_bytes, distinct)};
+      return with_ideal(distinct, lanes, w.width, sector_bytes);
     }
   }
 
@@ -66,28 +83,7 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
     for (uint64_t s = first; s <= last; ++s) ids[n++] = s;
   }
   std::sort(ids, ids + n);
-  const int distinct = int(std::unique(ids, ids + n) - ids);
-  return {distinct, std::min(by_bytes, distinct)};
-}
-
-// The commonest warp access, counted in one pass without the memo's key and hash: all 32 lanes, none
-// straddling a sector, sectors non-decreasing in lane order (coalesced rows, and strided columns walked
-// downward). A sector is then new exactly when it differs from the previous lane's. Anything else: nullopt.
-MEMSIM_AVX2_CLONES std::optional<GlobalCost> count_sorted_full_warp(const WarpAccess& w, int sector_bytes) {
-  if (w.mask != ~0u || (sector_bytes & (sector_bytes - 1)) != 0 || w.width > sector_bytes) return std::nullopt;
-  const int shift = __builtin_ctz(unsigned(sector_bytes));
-  const uint64_t low = uint64_t(sector_bytes - 1);
-  const uint64_t last_start = uint64_t(sector_bytes - w.width);  // a lane starting past this straddles
-  uint64_t bad = (w.addr[0] & low) > last_start;
-  int changes = 0;
-  for (int i = 1; i < kWarpSize; ++i) {  // branch-free: the compiler vectorizes it
-    const uint64_t id = w.addr[i] >> shift, prev = w.addr[i - 1] >> shift;
-    bad |= uint64_t(id < prev) | uint64_t((w.addr[i] & low) > last_start);
-    changes += int(id != prev);
-  }
-  if (bad) return std::nullopt;
-  const int by_bytes = (kWarpSize * w.width + sector_bytes - 1) / sector_bytes;
-  return GlobalCost{changes + 1, std::min(by_bytes, changes + 1)};
+  return with_ideal(int(std::unique(ids, ids + n) - ids), lanes, w.width, sector_bytes);
 }
 
 }  // namespace
@@ -99,7 +95,12 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
   // does not cover, is counted directly.
   if (sectors_out || !w.mask || AccessMemo<GlobalCost>::kPeriod % uint64_t(sector_bytes) != 0)
     return count_sectors_uncached(w, sector_bytes, sectors_out);
-  if (const auto cost = count_sorted_full_warp(w, sector_bytes)) return *cost;
+  // The commonest access, a full warp walking sectors upward, needs no memo (its key and hash cost more than
+  // the scan).
+  if (w.mask == ~0u && (sector_bytes & (sector_bytes - 1)) == 0) {
+    const SectorScan scan = scan_sectors(w.addr, kWarpSize, w.width, sector_bytes);
+    if (!scan.straddles && scan.sorted) return with_ideal(scan.changes + 1, kWarpSize, w.width, sector_bytes);
+  }
   thread_local AccessMemo<GlobalCost> memo;
   AccessMemo<GlobalCost>::Key key;
   if (const GlobalCost* hit = memo.find(w, uint32_t(w.width) << 16 | uint32_t(sector_bytes), key)) return *hit;

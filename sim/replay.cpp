@@ -32,15 +32,14 @@ __attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& 
   Recorder<T> grouping(layout, num_sites_of<K>(), findings);
   const int threads = s.block_x * s.block_y;
   const int warps = (threads + kWarpSize - 1) / kWarpSize;
-  // Thread coordinates, worked out once per launch: per lane, and per warp as Lanes.
-  std::vector<int> tx(size_t(warps) * kWarpSize), ty(size_t(warps) * kWarpSize);
+  // Thread coordinates of every warp's lanes, worked out once per launch, and the lanes each warp has.
   std::vector<WarpCoord> warp_coords(warps);
   std::vector<uint32_t> active(warps);
   for (int w = 0; w < warps; ++w) {
     for (int i = 0; i < kWarpSize; ++i) {
       const int tid = w * kWarpSize + i;  // past the block's threads in a partial warp: inactive lanes
-      tx[tid] = warp_coords[w].thread_x.v[i] = tid % s.block_x;
-      ty[tid] = warp_coords[w].thread_y.v[i] = tid / s.block_x;
+      warp_coords[w].thread_x.v[i] = tid % s.block_x;
+      warp_coords[w].thread_y.v[i] = tid / s.block_x;
     }
     const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
     active[w] = lanes == kWarpSize ? ~0u : (1u << lanes) - 1;
@@ -61,13 +60,14 @@ __attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& 
         }
       }
       // Lane by lane, grouped by (site, occurrence): the definition, and the path that reports findings.
-      const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
+      const WarpCoord& coords = warp_coords[w];
+      const int lanes = __builtin_popcount(active[w]);
       ThreadCoord t;
       t.block_x = block_x;
       t.block_y = block_y;
       for (int lane = 0; lane < lanes; ++lane) {
-        t.thread_x = tx[w * kWarpSize + lane];
-        t.thread_y = ty[w * kWarpSize + lane];
+        t.thread_x = coords.thread_x.v[lane];
+        t.thread_y = coords.thread_y.v[lane];
         grouping.start_lane(lane, t);
         K::body(grouping, s, t);
       }
