@@ -68,6 +68,12 @@ class Reader {
     return find(path) ? text(path) : fallback;
   }
   double number_or(const std::string& path, double fallback) const { return find(path) ? number(path) : fallback; }
+  // An optional cost that is 0 when absent (a profile older than the term) and never negative.
+  double non_negative_or_zero(const std::string& path) const {
+    const double v = number_or(path, 0.0);
+    if (v < 0) fail(path, "must not be negative");
+    return v;
+  }
 
   [[noreturn]] void fail(const std::string& path, const std::string& why) const {
     throw ProfileError("device profile " + where_ + ": field '" + path + "' " + why);
@@ -119,15 +125,12 @@ CostConstants read_cost(const Reader& r) {
   }
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
   c.latency_us = r.positive("cost.latency_us");
-  c.block_us = r.number_or("cost.block_us", 0.0);  // absent in profiles older than the term: no block cost
-  if (c.block_us < 0) r.fail("cost.block_us", "must not be negative");
+  c.block_us = r.non_negative_or_zero("cost.block_us");  // absent: no block cost
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");
   c.instructions_per_memory_op = r.positive("cost.instructions_per_memory_op");
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.
-  c.instructions_per_warp = r.number_or("cost.instructions_per_warp", 0.0);
-  c.instructions_per_source_op = r.number_or("cost.instructions_per_source_op", 0.0);
-  if (c.instructions_per_warp < 0) r.fail("cost.instructions_per_warp", "must not be negative");
-  if (c.instructions_per_source_op < 0) r.fail("cost.instructions_per_source_op", "must not be negative");
+  c.instructions_per_warp = r.non_negative_or_zero("cost.instructions_per_warp");
+  c.instructions_per_source_op = r.non_negative_or_zero("cost.instructions_per_source_op");
   c.launch_us = r.number("cost.launch_us");
   if (c.launch_us < 0) r.fail("cost.launch_us", "must not be negative");
   c.overlap_p = r.number("cost.overlap_p");

@@ -27,7 +27,8 @@ def judged(cfg):
     return m["width"] == 8192 and m["height"] == 8192
 
 
-def memsim_time(binary, cfg, instructions):
+def memsim_json(binary, cfg, instructions=None, env=None):
+    """memsim's JSON report for a validation record's resolved config (run's "config" object)."""
     args = [binary, "--format", "json", "--kernel", cfg["kernel"], "--dtype", cfg["dtype"],
             "--matrix", "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]),
             "--block", "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
@@ -36,8 +37,11 @@ def memsim_time(binary, cfg, instructions):
         args += ["--pad", str(cfg["pad"])]
     if instructions is not None:
         args += ["--instructions", repr(instructions)]
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    return json.loads(out)["prediction"]["time_us"]
+    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout)
+
+
+def memsim_time(binary, cfg, instructions):
+    return memsim_json(binary, cfg, instructions)["prediction"]["time_us"]
 
 
 def ranks(xs):

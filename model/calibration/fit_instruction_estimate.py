@@ -13,32 +13,28 @@ counts then test the estimate.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "validate"))
+from instruction_diagnostic import memsim_json  # noqa: E402  (the same memsim call for a run's config)
+
+
 def operations(binary, device_dir, cfg):
-    args = [binary, "--format", "json", "--threads", "1", "--kernel", cfg["kernel"], "--dtype", cfg["dtype"],
-            "--matrix", "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]),
-            "--block", "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
-            "--tile", "%dx%d" % (cfg["tile"]["x"], cfg["tile"]["y"])]
-    if cfg.get("shared_bytes_per_block", 0) > 0:
-        args += ["--pad", str(cfg["pad"])]
     env = dict(os.environ, MEMSIM_DEVICE_DIR=device_dir)
-    j = json.loads(subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout)
-    return j["prediction"]["instructions"]
+    return memsim_json(binary, cfg, env=env)["prediction"]["instructions"]
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     binary, runs = sys.argv[1], sys.argv[2:]
-    here = os.path.dirname(os.path.abspath(__file__))
     with tempfile.TemporaryDirectory() as tmp:
         # A profile whose estimate is the operations themselves (1 per operation, nothing per warp).
-        for f in os.listdir(os.path.join(here, "..", "devices")):
-            shutil.copy(os.path.join(here, "..", "devices", f), tmp)
+        for f in os.listdir(os.path.join(HERE, "..", "devices")):
+            shutil.copy(os.path.join(HERE, "..", "devices", f), tmp)
         prof = json.load(open(os.path.join(tmp, "h100.json")))
         prof["cost"]["instructions_per_warp"] = 0
         prof["cost"]["instructions_per_source_op"] = 1
