@@ -89,7 +89,7 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
     }
     const Eigen::MatrixXd JtJ = J.transpose() * J;
     const Eigen::VectorXd g = J.transpose() * r;
-    bool improved = false;
+    bool improved = false, converged = false;
     while (lambda < 1e10) {
       Eigen::MatrixXd A = JtJ;
       A.diagonal() += lambda * (JtJ.diagonal().array() + 1e-12).matrix();
@@ -101,12 +101,15 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
         x = xn, r = rn, cost = rn.squaredNorm();
         lambda = std::max(lambda / 3, 1e-9);
         improved = true;
-        if (gain < 1e-12 * std::max(1.0, cost)) out.iterations = max_iterations;
+        converged = gain < 1e-12 * std::max(1.0, cost);
         break;
       }
       lambda *= 4;
     }
-    if (!improved) break;
+    if (!improved || converged) {
+      ++out.iterations;  // this one counts
+      break;
+    }
   }
   r = residuals(prof, ps, x, data);
   out.constants = prof.cost;
