@@ -43,7 +43,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   const double dram = (c.dram_read_bytes + c.dram_write_bytes) / (k.dram_gbs * 1e3) * std::max(1.0, o.partition_imbalance);
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
   double partial = 0;
-  for (int w = 0; w < 3; ++w) partial += c.partial_store_sectors[w] * k.partial_store_ps[w] * 1e-6;
+  for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
   double instructions = c.memory_instructions * k.instructions_per_memory_op;
   pr.instructions_basis = kBasisMemoryRatio;

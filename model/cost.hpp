@@ -3,7 +3,7 @@
 // bottleneck. Each resource the launch uses gives a time (its work over its rate):
 //   DRAM bandwidth            (read + written bytes) / dram_gbs, scaled by the partition-imbalance factor
 //   L2 sector traffic         whole sectors x l2_sector_ps
-//   L2 partial-sector stores  partially written sectors x partial_store_ps[lane width]
+//   L2 partial-sector stores  L2 write requests (lines) with partly written sectors x partial_store_ps[class]
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
 //                             given, or estimated from the replay's lane-wise operations (profile constants

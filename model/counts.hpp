@@ -8,9 +8,11 @@
 
 namespace memsim {
 
-// Partially written sectors are costed by class (model/cost.hpp): lanes of at most 4 bytes cost the same
-// whatever they write into a sector; with wider lanes the cost grows with the bytes a request writes into
-// each sector (8 or 16; measured: 8-byte lanes two to a sector cost what one 16-byte lane does).
+// Partially written sectors are costed per L2 write request (one per line a store instruction writes, its
+// sectors masked in: measured, a request writing 1, 2 or 4 half sectors of a line costs about the same), by
+// class (model/cost.hpp): lanes of at most 4 bytes cost the same whatever they write into a sector; with
+// wider lanes the cost grows with the bytes a request writes into each sector (8 or 16; measured: 8-byte
+// lanes two to a sector cost what one 16-byte lane does).
 enum LaneWidthClass { kLanes4 = 0, kLanes8 = 1, kLanes16 = 2 };
 int partial_store_class(double bytes_per_lane, double bytes_per_sector);
 
@@ -23,7 +25,7 @@ struct KernelCounts {
   double dram_read_bytes = 0, dram_write_bytes = 0;
   double l2_load_sectors = 0;                    // sectors loads fetch from L2 (L1 hits removed)
   double l2_store_sectors = 0;                   // stored sectors written whole by their request
-  double partial_store_sectors[3] = {0, 0, 0};   // stored sectors written in part, by LaneWidthClass
+  double partial_store_requests[3] = {0, 0, 0};  // L2 write requests (lines) of partly written sectors, by class
   double l1_global_wavefronts = 0;               // L1 data-stage passes of global requests
   double shared_wavefronts = 0, shared_conflict_wavefronts = 0;
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
@@ -37,9 +39,9 @@ struct KernelCounts {
 //  - a block's loads that share a sector hit in L1 (their sectors are fetched from L2 once per block), so
 //    L2 load sectors = the ideal sectors of the loads, and DRAM reads = those sectors (every input byte is
 //    read once);
-//  - stores are written through to L2 per request; a request's sectors are partial when the request
-//    covers fewer bytes than its sectors hold; L2 completes partial sectors before it evicts them, so DRAM
-//    writes = the ideal sectors of the stores;
+//  - stores are written through to L2 per request, one L2 request per line; a request's sectors are partial
+//    when the request covers fewer bytes than its sectors hold; L2 completes partial sectors before it
+//    evicts them, so DRAM writes = the ideal sectors of the stores;
 //  - L1 data-stage wavefronts: one per sector for scattered requests, one per 128-byte line for
 //    coalesced ones;
 //  - loads in flight per warp from how nvcc schedules the suite's bodies (read off the PTX for sm_90): a

@@ -39,7 +39,11 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
   const bool partial = l2_st * 32 > c.dram_write_bytes * 1.001;
   if (partial) {
     const double lane_bytes = st_inst > 0 ? c.dram_write_bytes / st_inst / 32 : 4;
-    c.partial_store_sectors[partial_store_class(lane_bytes, c.dram_write_bytes / l2_st)] = l2_st;
+    // L2 write requests, one per line a request writes; a record without them (an older run, whose
+    // partial stores all wrote one sector of each line) has one per sector.
+    const double requests = j.contains("l2_requests_st") && j["l2_requests_st"].is_number() ? j["l2_requests_st"].get<double>() : 0.0;
+    if (requests < 0) throw ProfileError(where + ": field 'l2_requests_st' is negative");
+    c.partial_store_requests[partial_store_class(lane_bytes, c.dram_write_bytes / l2_st)] = requests > 0 ? requests : l2_st;
   } else {
     c.l2_store_sectors = l2_st;
   }
@@ -52,7 +56,11 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
   c.shared_conflict_wavefronts = std::max(0.0, c.shared_wavefronts - shared_inst);
   c.global_load_instructions = ld_inst;
   c.memory_instructions = ld_inst + st_inst + shared_inst;
-  c.instructions = c.memory_instructions * instructions_per_memory_op(bench);
+  // Issue-bound benchmarks carry their measured count (validate/microbench/add_instructions.py); the others
+  // are estimated from their loops.
+  const double counted = j.contains("instructions") && j["instructions"].is_number() ? j["instructions"].get<double>() : 0.0;
+  if (counted < 0) throw ProfileError(where + ": field 'instructions' is negative");
+  c.instructions = counted > 0 ? counted : c.memory_instructions * instructions_per_memory_op(bench);
   c.loads_in_flight_per_warp = field(j, "loads_in_flight_per_warp", where);
   return c;
 }

@@ -228,6 +228,8 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
 
   p.sector_bytes = r.small("global.sector_bytes");
   p.line_bytes = r.small("global.line_bytes");
+  if (p.sector_bytes > 0 && (p.line_bytes < p.sector_bytes || p.line_bytes % p.sector_bytes != 0))
+    r.fail("global.line_bytes", "must be a multiple of global.sector_bytes (" + std::to_string(p.sector_bytes) + ")");
   p.coalescing = r.text("global.coalescing");
   if (p.coalescing != "sectors32" && p.coalescing != "cc12_segments" && p.coalescing != "cc10_strict")
     r.fail("global.coalescing", "must be \"sectors32\", \"cc12_segments\" or \"cc10_strict\"");
@@ -273,6 +275,7 @@ LaunchLimits launch_limits(const DeviceProfile& p) {
 MemoryRules memory_rules(const DeviceProfile& p) {
   MemoryRules m;
   m.sector_bytes = p.sector_bytes;
+  m.line_bytes = p.line_bytes;
   m.banks.banks = p.banks;
   m.banks.bank_bytes = p.bank_bytes;
   m.banks.phase_lanes = p.bank_phase_lanes;

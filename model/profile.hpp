@@ -26,7 +26,7 @@ struct ProfileError : std::runtime_error {
 struct CostConstants {
   double dram_gbs = 0;                 // achievable DRAM bandwidth, read + write, GB/s (1e9 B/s)
   double l2_sector_ps = 0;             // chip-wide L2 time per full sector (loads after L1, whole-sector stores)
-  double partial_store_ps[3] = {0, 0, 0};  // per partially written sector, by class (model/counts.hpp)
+  double partial_store_ps[3] = {0, 0, 0};  // per L2 write request of partly written sectors, by class (model/counts.hpp)
   double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage
   double latency_us = 0;               // a global load's round trip under load (Little's law)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,

@@ -9,29 +9,38 @@
 namespace memsim {
 namespace {
 
-// One scan of lanes in lane order (sector size a power of two): whether any lane straddles a sector, whether
-// the lanes' sectors never decrease, and how often a lane's sector differs from the previous lane's. Lanes
-// usually walk addresses upward: then a sector is new exactly when it differs from the last one, and the
-// distinct sectors are changes + 1. Branch-free, so the compiler vectorizes it.
+// One scan of lanes in lane order (sector and line sizes powers of two): whether any lane straddles a sector,
+// whether the lanes' sectors never decrease, and how often a lane's sector (line) differs from the previous
+// lane's. Lanes usually walk addresses upward: then a sector is new exactly when it differs from the last one,
+// and the distinct sectors are changes + 1 (lines: line_changes + 1). Branch-free, so the compiler vectorizes it.
 struct SectorScan {
   bool straddles = false;
   bool sorted = true;
   int changes = 0;
+  int line_changes = 0;
 };
-MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int width, int sector_bytes) {
-  if (width > sector_bytes) return {true, false, 0};
-  const int shift = __builtin_ctz(unsigned(sector_bytes));
+MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int width, int sector_bytes, int line_bytes) {
+  if (width > sector_bytes) return {true, false, 0, 0};
+  const int shift = __builtin_ctz(unsigned(sector_bytes)), line_shift = __builtin_ctz(unsigned(line_bytes));
   const uint64_t low = uint64_t(sector_bytes - 1);
   const uint64_t last_start = uint64_t(sector_bytes - width);  // a lane starting past this straddles
   uint64_t straddles = (addr[0] & low) > last_start, falls = 0;
-  int changes = 0;
+  int changes = 0, line_changes = 0;
   for (int i = 1; i < lanes; ++i) {
     const uint64_t id = addr[i] >> shift, prev = addr[i - 1] >> shift;
     straddles |= uint64_t((addr[i] & low) > last_start);
     falls |= uint64_t(id < prev);
     changes += int(id != prev);
+    line_changes += int((addr[i] >> line_shift) != (addr[i - 1] >> line_shift));
   }
-  return {straddles != 0, falls == 0, changes};
+  return {straddles != 0, falls == 0, changes, line_changes};
+}
+
+// Distinct lines of ascending distinct sector ids.
+int lines_of_sorted(const uint64_t* ids, int n, int sectors_per_line) {
+  int lines = 0;
+  for (int i = 0; i < n; ++i) lines += int(i == 0 || ids[i] / uint64_t(sectors_per_line) != ids[i - 1] / uint64_t(sectors_per_line));
+  return lines;
 }
 
 // The active lanes' addresses, packed in lane order: the loops below then run over plain arrays.
@@ -47,29 +56,32 @@ int pack_active(const WarpAccess& w, uint64_t* out) {
 
 // Ideal: the fewest sectors that hold the requested bytes. Lanes that share bytes (a broadcast read) need no
 // more than they touch, so the ideal never exceeds the actual count.
-GlobalCost with_ideal(int distinct, int lanes, int width, int sector_bytes) {
+GlobalCost with_ideal(int distinct, int lines, int lanes, int width, int sector_bytes) {
   const int64_t bytes = int64_t(lanes) * width;
-  return {distinct, std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct)};
+  return {distinct, std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct), lines};
 }
 
-GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
+bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out, int line_bytes) {
   uint64_t addr[kWarpSize];
   const int lanes = pack_active(w, addr);
-  if (lanes == 0) return {0, 0};
+  if (lanes == 0) return {0, 0, 0};
+  const int sectors_per_line = line_bytes / sector_bytes;
 
   // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
-  const bool pow2 = (sector_bytes & (sector_bytes - 1)) == 0;
-  if (pow2) {
-    const SectorScan scan = scan_sectors(addr, lanes, w.width, sector_bytes);
+  if (pow2(sector_bytes) && pow2(line_bytes)) {
+    const SectorScan scan = scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes);
     if (!scan.straddles) {
-      if (scan.sorted && !sectors_out) return with_ideal(scan.changes + 1, lanes, w.width, sector_bytes);
+      if (scan.sorted && !sectors_out)
+        return with_ideal(scan.changes + 1, scan.line_changes + 1, lanes, w.width, sector_bytes);
       uint64_t ids[kWarpSize];
       const int shift = __builtin_ctz(unsigned(sector_bytes));
       for (int i = 0; i < lanes; ++i) ids[i] = addr[i] >> shift;
       if (!scan.sorted) std::sort(ids, ids + lanes);
-      const int distinct = scan.sorted ? scan.changes + 1 : int(std::unique(ids, ids + lanes) - ids);
-      if (sectors_out) std::unique_copy(ids, ids + lanes, sectors_out);
-      return with_ideal(distinct, lanes, w.width, sector_bytes);
+      const int distinct = int(std::unique(ids, ids + lanes) - ids);
+      if (sectors_out) std::copy(ids, ids + distinct, sectors_out);
+      return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes);
     }
   }
 
@@ -83,28 +95,35 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
     for (uint64_t s = first; s <= last; ++s) ids[n++] = s;
   }
   std::sort(ids, ids + n);
-  return with_ideal(int(std::unique(ids, ids + n) - ids), lanes, w.width, sector_bytes);
+  const int distinct = int(std::unique(ids, ids + n) - ids);
+  return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes);
 }
 
 }  // namespace
 
-GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out) {
+GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out, int line_bytes) {
   // A lane of at most 16 bytes touches at most two sectors of 16 bytes or more: what the buffers hold.
   if (sector_bytes < 16) throw std::invalid_argument("sector size below 16 bytes is not supported");
-  // The memo holds counts only: a caller that wants the sector indices, or a sector size the memo's period
-  // does not cover, is counted directly.
-  if (sectors_out || !w.mask || AccessMemo<GlobalCost>::kPeriod % uint64_t(sector_bytes) != 0)
-    return count_sectors_uncached(w, sector_bytes, sectors_out);
+  if (line_bytes < sector_bytes || line_bytes % sector_bytes != 0)
+    throw std::invalid_argument("line size must be a multiple of the sector size");
+  // The memo holds counts only: a caller that wants the sector indices, or a sector or line size the memo's
+  // period does not cover, is counted directly.
+  const uint64_t period = AccessMemo<GlobalCost>::kPeriod;
+  if (sectors_out || !w.mask || period % uint64_t(sector_bytes) != 0 || period % uint64_t(line_bytes) != 0)
+    return count_sectors_uncached(w, sector_bytes, sectors_out, line_bytes);
   // The commonest access, a full warp walking sectors upward, needs no memo (its key and hash cost more than
   // the scan).
-  if (w.mask == ~0u && (sector_bytes & (sector_bytes - 1)) == 0) {
-    const SectorScan scan = scan_sectors(w.addr, kWarpSize, w.width, sector_bytes);
-    if (!scan.straddles && scan.sorted) return with_ideal(scan.changes + 1, kWarpSize, w.width, sector_bytes);
+  if (w.mask == ~0u && pow2(sector_bytes) && pow2(line_bytes)) {
+    const SectorScan scan = scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes);
+    if (!scan.straddles && scan.sorted)
+      return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes);
   }
   thread_local AccessMemo<GlobalCost> memo;
   AccessMemo<GlobalCost>::Key key;
-  if (const GlobalCost* hit = memo.find(w, uint32_t(w.width) << 16 | uint32_t(sector_bytes), key)) return *hit;
-  const GlobalCost cost = count_sectors_uncached(w, sector_bytes, nullptr);
+  // Width < 2^8, sector and line sizes <= 128 (the period): each fits its byte of the key.
+  const uint32_t params = uint32_t(w.width) << 16 | uint32_t(line_bytes) << 8 | uint32_t(sector_bytes);
+  if (const GlobalCost* hit = memo.find(w, params, key)) return *hit;
+  const GlobalCost cost = count_sectors_uncached(w, sector_bytes, nullptr, line_bytes);
   memo.store(key, cost);
   return cost;
 }

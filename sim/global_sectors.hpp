@@ -12,10 +12,15 @@ constexpr int kMaxSectorsPerAccess = 2 * kWarpSize;
 struct GlobalCost {
   int sectors = 0;        // distinct sectors touched
   int ideal_sectors = 0;  // fewest sectors that could carry the active bytes
+  // distinct cache lines touched: L1 sends L2 one request per line a store writes (its sectors masked in),
+  // as Nsight Compute's lts__t_requests_srcunit_tex_op_write counts them
+  int lines = 0;
 };
 
-// Counts the sectors of one warp access. When `sectors_out` is given (room for kMaxSectorsPerAccess), the
-// distinct sector indices (address / sector_bytes) are written there in ascending order.
-GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes = 32, uint64_t* sectors_out = nullptr);
+// Counts the sectors (and lines) of one warp access; line_bytes is a multiple of sector_bytes. When
+// `sectors_out` is given (room for kMaxSectorsPerAccess), the distinct sector indices (address / sector_bytes)
+// are written there in ascending order.
+GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes = 32, uint64_t* sectors_out = nullptr,
+                                int line_bytes = 128);
 
 }  // namespace memsim

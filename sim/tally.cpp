@@ -10,6 +10,7 @@ void SiteCounts::add(const SiteCounts& o) {
   bytes += o.bytes;
   sectors += o.sectors;
   ideal_sectors += o.ideal_sectors;
+  lines += o.lines;
   transactions += o.transactions;
   wavefronts += o.wavefronts;
   if (first_block_bank_words.empty()) first_block_bank_words = o.first_block_bank_words;
@@ -61,9 +62,10 @@ void Tally::add(const WarpAccess& w, int64_t block_linear, const MemoryRules& ru
       return;
     }
     uint64_t ids[kMaxSectorsPerAccess];
-    const GlobalCost c = count_global_sectors(w, rules.sector_bytes, sectors_sink ? ids : nullptr);
+    const GlobalCost c = count_global_sectors(w, rules.sector_bytes, sectors_sink ? ids : nullptr, rules.line_bytes);
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal_sectors;
+    s.lines += c.lines;
     if (sectors_sink) sectors_sink->add(block_linear, w.op, ids, c.sectors);
   } else {
     int64_t* row = nullptr;

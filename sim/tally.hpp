@@ -18,6 +18,7 @@ struct SiteCounts {
   int64_t lane_accesses = 0;
   int64_t bytes = 0;  // bytes the active lanes asked for
   int64_t sectors = 0, ideal_sectors = 0;        // global
+  int64_t lines = 0;  // global: distinct lines per request, summed (L2 requests; 0 under the CC 1.x rules)
   // global, CC 1.x rules only (0 otherwise): memory transactions issued per half-warp; `sectors` then counts
   // the bytes those transactions move in sector_bytes units, and `instructions` stays warp instructions.
   int64_t transactions = 0;
@@ -59,6 +60,7 @@ enum class GlobalCoalescing { Sectors32, Cc12Segments, Cc10Strict };
 
 struct MemoryRules {
   int sector_bytes = 32;
+  int line_bytes = 128;
   BankRules banks;
   GlobalCoalescing coalescing = GlobalCoalescing::Sectors32;
 };

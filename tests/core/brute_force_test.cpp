@@ -33,7 +33,7 @@ struct LaneAccess {
 
 struct BruteSite {
   int64_t instructions = 0, lane_accesses = 0, bytes = 0;
-  int64_t sectors = 0, ideal_sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
+  int64_t sectors = 0, ideal_sectors = 0, lines = 0, wavefronts = 0, ideal_wavefronts = 0;
   std::vector<std::vector<int64_t>> first_block_bank_words;
 };
 
@@ -129,10 +129,11 @@ void count_block(const std::map<Key, std::vector<LaneAccess>>& groups, const Ker
     s.lane_accesses += int64_t(lanes.size());
     s.bytes += bytes;
     if (k.sites[site].space == Space::Global) {
-      std::set<uint64_t> sectors;
+      std::set<uint64_t> sectors, lines;
       for (const LaneAccess& a : lanes)
-        for (uint64_t b = a.addr; b < a.addr + uint64_t(a.width); ++b) sectors.insert(b / 32);
+        for (uint64_t b = a.addr; b < a.addr + uint64_t(a.width); ++b) sectors.insert(b / 32), lines.insert(b / 128);
       s.sectors += int64_t(sectors.size());
+      s.lines += int64_t(lines.size());
       s.ideal_sectors += (bytes + 31) / 32;
     } else {
       const int phase_lanes = width <= 4 ? 32 : width == 8 ? 16 : 8;
@@ -252,6 +253,7 @@ void compare(const ReplayResult& got, const BruteResult& want, const std::string
     EXPECT_EQ(g.bytes, w.bytes) << where;
     EXPECT_EQ(g.sectors, w.sectors) << where;
     EXPECT_EQ(g.ideal_sectors, w.ideal_sectors) << where;
+    EXPECT_EQ(g.lines, w.lines) << where;
     EXPECT_EQ(g.wavefronts, w.wavefronts) << where;
     EXPECT_EQ(g.ideal_wavefronts, w.ideal_wavefronts) << where;
     EXPECT_EQ(g.first_block_bank_words, w.first_block_bank_words) << where;
@@ -418,6 +420,7 @@ TEST(ReplayThreads, OneTwoAndThreeWorkersAgree) {
           EXPECT_EQ(a.bytes, b.bytes) << what;
           EXPECT_EQ(a.sectors, b.sectors) << what;
           EXPECT_EQ(a.ideal_sectors, b.ideal_sectors) << what;
+          EXPECT_EQ(a.lines, b.lines) << what;
           EXPECT_EQ(a.wavefronts, b.wavefronts) << what;
           EXPECT_EQ(a.ideal_wavefronts, b.ideal_wavefronts) << what;
           EXPECT_EQ(a.first_block_bank_words, b.first_block_bank_words) << what;

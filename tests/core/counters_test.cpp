@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/global_sectors.hpp"
@@ -60,6 +61,27 @@ TEST(GlobalSectors, WideContiguousAccesses) {
   EXPECT_EQ(count_global_sectors(global(1 << 20, 16, 16)).sectors, 16);
   EXPECT_EQ(count_global_sectors(global(1 << 20, 2, 2)).sectors, 2);
   EXPECT_EQ(count_global_sectors(global(1 << 20, 2, 2)).ideal_sectors, 2);
+}
+
+TEST(GlobalSectors, LinesAreTheDistinct128ByteLines) {
+  // 32 x 4 B from 4096: bytes [4096, 4224) = line 32 alone; from 4100: [4100, 4228) = lines 32 and 33.
+  EXPECT_EQ(count_global_sectors(global(4096, 4, 4)).lines, 1);
+  EXPECT_EQ(count_global_sectors(global(4100, 4, 4)).lines, 2);
+  // Stride 128: a line per lane; stride 32: four lanes (four sectors) to a line, 8 lines.
+  EXPECT_EQ(count_global_sectors(global(0, 128, 4)).lines, 32);
+  EXPECT_EQ(count_global_sectors(global(0, 32, 16)).lines, 8);
+  EXPECT_EQ(count_global_sectors(global(0, 32, 16)).sectors, 32);
+  // The same lanes in reverse order (the sorting path), and with a straddling lane (the general path):
+  // lane i at 4064 - 32 i, 16 B: bytes 3072..4079 = lines 24..31, 8 lines; lane 0 moved to byte 120
+  // straddles 120..135 = lines 0 and 1, and lanes 1..31 (3072..4047) still cover lines 24..31.
+  WarpAccess r = global(0, 0, 16);
+  for (int i = 0; i < kWarpSize; ++i) r.addr[i] = 4064 - 32 * uint64_t(i);
+  EXPECT_EQ(count_global_sectors(r).lines, 8);
+  r.addr[0] = 120;
+  EXPECT_EQ(count_global_sectors(r).lines, 2 + 8);
+  // With 64-byte lines (a profile may say so), stride 32 pairs lanes: 16 lines.
+  EXPECT_EQ(count_global_sectors(global(0, 32, 16), 32, nullptr, 64).lines, 16);
+  EXPECT_THROW(count_global_sectors(global(0, 32, 16), 32, nullptr, 48), std::invalid_argument);
 }
 
 TEST(GlobalSectors, StraddlingLaneTouchesBothSectors) {

@@ -65,9 +65,9 @@ TEST(Cost, DramTermAndPartitionImbalance) {
 TEST(Cost, L2AndPartialStoreTerms) {
   KernelCounts k = base_counts();
   k.l2_load_sectors = 1e6, k.l2_store_sectors = 1.5e6;  // 2.5e6 x 2 ps = 5 us
-  k.partial_store_sectors[kLanes4] = 1e6;                // 10 us
-  k.partial_store_sectors[kLanes8] = 1e6;                // 20 us
-  k.partial_store_sectors[kLanes16] = 1e6;               // 40 us
+  k.partial_store_requests[kLanes4] = 1e6;                // 10 us
+  k.partial_store_requests[kLanes8] = 1e6;                // 20 us
+  k.partial_store_requests[kLanes16] = 1e6;               // 40 us
   const Prediction p = predict(k, toy());
   EXPECT_NEAR(p.term(kTermL2), 5.0, 1e-9);
   EXPECT_NEAR(p.term(kTermPartial), 70.0, 1e-9);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "model/counts.hpp"
+#include "model/profile.hpp"
 #include "model/microbench.hpp"
 
 namespace memsim {
@@ -28,7 +29,7 @@ TEST(Counts, NaiveStoresArePartialSectors) {
   EXPECT_EQ(c.l2_load_sectors, 512);
   EXPECT_EQ(c.dram_read_bytes, 16384);
   EXPECT_EQ(c.dram_write_bytes, 16384);
-  EXPECT_EQ(c.partial_store_sectors[kLanes4], 4096);
+  EXPECT_EQ(c.partial_store_requests[kLanes4], 4096);
   EXPECT_EQ(c.l2_store_sectors, 0);
   // Coalesced loads: 128 requests, one line each; scattered stores: a wavefront per sector.
   EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);
@@ -47,24 +48,37 @@ TEST(Counts, StagedTilesKeepAStepOfLoadsInFlightAndCountConflicts) {
   EXPECT_EQ(c.shared_wavefronts, 128 * 32 + 128);  // column reads + conflict-free row stores
   EXPECT_EQ(c.shared_conflict_wavefronts, 128 * 31);
   EXPECT_EQ(c.l2_store_sectors, 512);  // the transposed tile rows are written whole
-  EXPECT_EQ(c.partial_store_sectors[kLanes4], 0);
+  EXPECT_EQ(c.partial_store_requests[kLanes4], 0);
 }
 
 TEST(Counts, SixteenByteLanesAndTheReg4x4Footprint) {
   // reg4x4 64x64 f32, block 32x8: tile 128x32 -> each lane stores 16-byte rows of the output, 32 different
   // rows a request: 16 bytes of each sector. Its 4 row loads come before any store: 4 in flight.
   const KernelCounts c = counts_from_replay(run("reg4x4", {128, 64}, {32, 8}));
-  EXPECT_GT(c.partial_store_sectors[kLanes16], 0);
-  EXPECT_EQ(c.partial_store_sectors[kLanes4], 0);
-  EXPECT_EQ(c.partial_store_sectors[kLanes16] * 16, c.dram_write_bytes);
+  EXPECT_GT(c.partial_store_requests[kLanes16], 0);
+  EXPECT_EQ(c.partial_store_requests[kLanes4], 0);
+  EXPECT_EQ(c.partial_store_requests[kLanes16] * 16, c.dram_write_bytes);
   EXPECT_EQ(c.loads_in_flight_per_warp, 4);
+}
+
+TEST(Counts, PartialStoresAreCountedPerLineRequest) {
+  // reg4x4 128x128 f64, block 8x32 (tile 32x128): 1024 threads = 32 warps; each stores 4 output rows of 4
+  // doubles as two 16-byte pieces = 8 store instructions, 256 in all. A warp's 8 tx write 8 output rows
+  // (x + j); its 4 ty write y = 16w + 4ty, 4 neighbouring sectors of one line, 16 bytes of each. So a
+  // request writes half of 32 sectors in 8 lines: 256 x 8 = 2048 L2 write requests (8192 half sectors),
+  // 16-byte class.
+  const KernelCounts c = counts_from_replay(run("reg4x4", {128, 128}, {8, 32}, Dtype::F64));
+  EXPECT_EQ(c.warps(), 32);
+  EXPECT_EQ(c.partial_store_requests[kLanes16], 2048);
+  EXPECT_EQ(c.partial_store_requests[kLanes4] + c.partial_store_requests[kLanes8], 0);
+  EXPECT_EQ(c.dram_write_bytes, 128 * 128 * 8);
 }
 
 TEST(Counts, WithoutL2EveryTransactionIsDramTraffic) {
   const ReplayResult r = run("naive", {64, 64}, {32, 8});
   const KernelCounts c = counts_from_replay(r, false);
   EXPECT_EQ(c.dram_write_bytes, 4096 * 32);  // a 32-byte sector per scattered element
-  EXPECT_EQ(c.partial_store_sectors[kLanes4], 0);
+  EXPECT_EQ(c.partial_store_requests[kLanes4], 0);
 }
 
 TEST(Counts, FromMicrobenchmarkRecords) {
@@ -76,11 +90,20 @@ TEST(Counts, FromMicrobenchmarkRecords) {
                             {"shared_instructions", 0}, {"global_ld_instructions", 128},
                             {"global_st_instructions", 128}, {"loads_in_flight_per_warp", 4}};
   const KernelCounts c = counts_from_microbench("strided_store", j);
-  EXPECT_EQ(c.partial_store_sectors[kLanes4], 4096);  // 4096 sectors carry 16384 bytes: partial
+  EXPECT_EQ(c.partial_store_requests[kLanes4], 4096);  // 4096 sectors carry 16384 bytes: partial
   EXPECT_EQ(c.l2_store_sectors, 0);
   EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);
   EXPECT_EQ(c.instructions, 256 * 6);
   EXPECT_EQ(c.regs_per_thread, 18);
+
+  // An issue benchmark carries the count Nsight Compute measured; it replaces the loop estimate.
+  nlohmann::json counted = j;
+  counted["instructions"] = 123456;
+  EXPECT_EQ(counts_from_microbench("issue_copy", counted).instructions, 123456);
+  counted["instructions"] = 0;  // not measured: the estimate again
+  EXPECT_EQ(counts_from_microbench("issue_copy", counted).instructions, 256 * 6);
+  counted["instructions"] = -1;
+  EXPECT_THROW(counts_from_microbench("issue_copy", counted), ProfileError);
 }
 
 }  // namespace

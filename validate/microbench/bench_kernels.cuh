@@ -18,9 +18,15 @@ struct Counts {
   double dram_read_bytes = 0, dram_write_bytes = 0;
   double l1_sectors_ld = 0, l1_sectors_st = 0;  // l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}
   double l2_sectors_ld = 0, l2_sectors_st = 0;  // after L1 hits (loads) / as sent (stores)
+  // L2 write requests, one per line a store instruction writes (lts__t_requests_srcunit_tex_op_write): given
+  // where the stores write sectors in part, the only case the cost model reads it; 0 elsewhere.
+  double l2_requests_st = 0;
   double shared_wavefronts = 0, shared_instructions = 0;
   double global_ld_instructions = 0, global_st_instructions = 0;
   double loads_in_flight_per_warp = 1;  // independent loads a warp issues before it waits
+  // All warp instructions, where the kernel is issue-bound by design: 0 here, filled from Nsight Compute's
+  // smsp__inst_executed.sum by validate/microbench/add_instructions.py (SASS is not countable from source).
+  double instructions = 0;
 };
 
 __global__ void empty_kernel() {}
@@ -259,6 +265,104 @@ inline Counts tiled_copy_shared_counts(int W, int H, int bx, int by, int e) {
   c.shared_instructions = c.shared_wavefronts = 2 * double(W) * H / 32;
   // As the suite's staged bodies: the loads of one unrolled step (up to 4) are in flight together.
   c.loads_in_flight_per_warp = e < 4 ? e : 4;
+  return c;
+}
+
+// Instruction issue: a copy (4 elements a thread, or a 32x32 tile staged through shared memory behind a
+// barrier, as the suite's tiled bodies) in which every element also drives R rounds of integer index-style
+// arithmetic: one multiply-add (the FMA pipe) and one three-input add (the ALU pipe) a round, the mix nvcc
+// balances address arithmetic to. Four elements a thread give four independent chains. R = 0 is the plain
+// copy (memory-bound); a large R is issue-bound, so the sweep measures the rate at which SMs issue such code
+// while their memory traffic is in flight. The rounds' result is added to each element masked with `zero`,
+// a launch argument the compiler cannot see is 0: every round is kept, and the output is still a copy.
+template <int R>
+__device__ __forceinline__ unsigned index_rounds(unsigned a, unsigned m) {
+  unsigned b = a ^ 0x9e3779b9u;
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    a = a * m + b;
+    b = b + a + unsigned(k);
+  }
+  return a ^ b;
+}
+
+template <int R>
+__global__ void issue_copy(const unsigned* __restrict__ in, unsigned* __restrict__ out, unsigned m, unsigned zero) {
+  const size_t base = blockIdx.x * size_t(1024) + threadIdx.x;
+  unsigned v[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) v[e] = in[base + e * 256];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) out[base + e * 256] = v[e] + (index_rounds<R>(unsigned(base) + e * 256u, m) & zero);
+}
+
+// The 32x8-thread, 32x32-element tile of the suite's staged bodies (no transpose: rows of 32 words, no
+// bank conflicts), the rounds between the loads and the barrier.
+template <int R>
+__global__ void issue_tile(const unsigned* __restrict__ in, unsigned* __restrict__ out, int W, unsigned m, unsigned zero) {
+  __shared__ unsigned tile[32 * 32];
+  const int x = blockIdx.x * 32 + threadIdx.x, y0 = blockIdx.y * 32;
+  unsigned h[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) tile[(threadIdx.y + 8 * i) * 32 + threadIdx.x] = in[size_t(y0 + threadIdx.y + 8 * i) * W + x];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) h[i] = index_rounds<R>(unsigned(x) * 7u + unsigned(y0 + threadIdx.y + 8 * i), m) & zero;
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    out[size_t(y0 + threadIdx.y + 8 * i) * W + x] = tile[(threadIdx.y + 8 * i) * 32 + threadIdx.x] + h[i];
+}
+
+inline Counts issue_counts(size_t n, bool tile) {
+  Counts c = copy_ilp_counts<float, 4>(n, 0);
+  if (tile) {
+    c.shared_bytes_per_block = 32 * 32 * 4;
+    c.shared_instructions = c.shared_wavefronts = 2 * double(n) / 32;
+  }
+  return c;
+}
+
+// Half-sector stores: every thread writes one 32-byte sector as two 16-byte stores, the two halves one after
+// the other (as a 4 x f64 row vector is stored). A warp's request holds K rows of m = 32/K lanes; the lanes
+// of a row write m neighbouring sectors of one 128-byte line, so each request writes m half sectors in each
+// of K lines (m = 1, 2, 4). Block b, warp w: rows (b mod R/K) K .. + K - 1, sectors (b div R/K) 8m + w m
+// .. + m - 1 of rows of S sectors (R x S sectors in all): every sector is written whole by the two stores.
+// The loads (two 16-byte pieces a thread, block-linear) are coalesced.
+template <int K>
+__host__ __device__ inline size_t half_sector_index(int rows, int sectors_per_row, int block, int warp, int lane) {
+  constexpr int m = 32 / K;
+  const int tiles_down = rows / K;
+  const size_t row = size_t(block % tiles_down) * K + lane / m;
+  const size_t sector = size_t(block / tiles_down) * 8 * m + warp * m + lane % m;
+  return row * sectors_per_row + sector;
+}
+
+template <int K>
+__global__ void half_sector_store(const uint4* __restrict__ in, uint4* __restrict__ out, int rows, int sectors_per_row) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t lin = blockIdx.x * size_t(256) + threadIdx.x;  // this thread's sector of the input
+  const uint4 lo = in[2 * lin], hi = in[2 * lin + 1];
+  const size_t s = half_sector_index<K>(rows, sectors_per_row, blockIdx.x, warp, lane);
+  out[2 * s] = lo;
+  out[2 * s + 1] = hi;
+}
+
+template <int K>
+Counts half_sector_counts(int rows, int sectors_per_row) {
+  Counts c;
+  const double sectors = double(rows) * sectors_per_row, bytes = sectors * 32;
+  c.blocks = int64_t(sectors / 256);
+  c.threads_per_block = 256;
+  c.useful_bytes = 2 * bytes;
+  c.dram_read_bytes = c.dram_write_bytes = bytes;
+  c.global_ld_instructions = c.global_st_instructions = 2 * sectors / 32;
+  // Loads: a warp's 16-byte pieces at a 32-byte stride, 32 sectors a request, each read whole by the pair.
+  c.l1_sectors_ld = 2 * sectors;
+  c.l2_sectors_ld = sectors;
+  // Stores: each request writes half of 32 sectors, m of them in each of K lines.
+  c.l1_sectors_st = c.l2_sectors_st = 2 * sectors;
+  c.l2_requests_st = c.global_st_instructions * K;
+  c.loads_in_flight_per_warp = 2;
   return c;
 }
 

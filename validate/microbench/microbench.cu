@@ -44,11 +44,12 @@ std::string counts_json(const Counts& c) {
      << ", \"useful_bytes\": " << num(c.useful_bytes) << ", \"dram_read_bytes\": " << num(c.dram_read_bytes)
      << ", \"dram_write_bytes\": " << num(c.dram_write_bytes) << ", \"l1_sectors_ld\": " << num(c.l1_sectors_ld)
      << ", \"l1_sectors_st\": " << num(c.l1_sectors_st) << ", \"l2_sectors_ld\": " << num(c.l2_sectors_ld)
-     << ", \"l2_sectors_st\": " << num(c.l2_sectors_st) << ", \"shared_wavefronts\": " << num(c.shared_wavefronts)
+     << ", \"l2_sectors_st\": " << num(c.l2_sectors_st) << ", \"l2_requests_st\": " << num(c.l2_requests_st) << ", \"shared_wavefronts\": " << num(c.shared_wavefronts)
      << ", \"shared_instructions\": " << num(c.shared_instructions)
      << ", \"global_ld_instructions\": " << num(c.global_ld_instructions)
      << ", \"global_st_instructions\": " << num(c.global_st_instructions)
-     << ", \"loads_in_flight_per_warp\": " << num(c.loads_in_flight_per_warp) << "}";
+     << ", \"loads_in_flight_per_warp\": " << num(c.loads_in_flight_per_warp)
+     << ", \"instructions\": " << num(c.instructions) << "}";
   return os.str();
 }
 
@@ -283,6 +284,79 @@ void run_block_cost(Runs& runs, const mb::Pool& pool, const Device& dev, bool qu
   }
 }
 
+// ---- half-sector stores: partial sectors per line ------------------------------------------------------
+
+template <int K>
+void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev) {
+  const int rows = 4096, per_row = 1024;  // 128 MiB a side
+  const size_t sectors = size_t(rows) * per_row, bytes = sectors * 32;
+  const auto fn = &mb::half_sector_store<K>;
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  const unsigned blocks = unsigned(sectors / 256);
+  auto launch = [&](int i) {
+    fn<<<blocks, 256>>>(static_cast<const uint4*>(ps.in(i)), static_cast<uint4*>(ps.out(i)), rows, per_row);
+  };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaDeviceSynchronize());
+  const std::vector<uint4> hin = download<uint4>(ps.in(0), 2 * sectors), hout = download<uint4>(ps.out(0), 2 * sectors);
+  int64_t wrong = 0;
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int t = 0; t < 256; ++t) {
+      const size_t lin = b * size_t(256) + t, s = mb::half_sector_index<K>(rows, per_row, int(b), t / 32, t % 32);
+      wrong += std::memcmp(&hout[2 * s], &hin[2 * lin], 32) != 0;
+    }
+  const Stats st = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"rows_per_request\": " << K << ", \"half_sectors_per_line\": " << 32 / K;
+  runs.add("half_sector_store", p.str(), mb::half_sector_counts<K>(rows, per_row), (const void*)fn, st,
+           wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+}
+
+// ---- instruction issue: a copy with R rounds of integer arithmetic per element ---------------------------
+
+// An odd multiplier, as an index stride would be; the rounds' result is masked with 0 (a launch argument).
+constexpr unsigned kIssueMultiplier = 2654435761u;
+
+template <int R, bool kTile>
+void run_issue(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  const int P = 4096;
+  const size_t n = size_t(P) * P, bytes = n * 4;
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  auto launch = [&](int i) {
+    const unsigned* in = static_cast<const unsigned*>(ps.in(i));
+    unsigned* out = static_cast<unsigned*>(ps.out(i));
+    if (kTile) mb::issue_tile<R><<<dim3(P / 32, P / 32), dim3(32, 8)>>>(in, out, P, kIssueMultiplier, 0u);
+    else mb::issue_copy<R><<<unsigned(n / 1024), 256>>>(in, out, kIssueMultiplier, 0u);
+  };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) return;  // --issue-only: one launch each, for Nsight Compute's instruction count
+  const std::string verdict =
+      download<unsigned char>(ps.in(0), bytes) == download<unsigned char>(ps.out(0), bytes) ? "ok" : "WRONG";
+  const Stats s = mb::time_launches(launch);
+  const void* fn = kTile ? (const void*)&mb::issue_tile<R> : (const void*)&mb::issue_copy<R>;
+  std::ostringstream p;
+  p << "\"rounds\": " << R << ", \"tile\": " << (kTile ? 1 : 0);
+  runs.add(kTile ? "issue_tile" : "issue_copy", p.str(), mb::issue_counts(n, kTile), fn, s, verdict,
+           occupancy(fn, 256, 0));
+}
+
+void run_issue_all(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  run_issue<0, false>(runs, pool, dev, timed);
+  run_issue<16, false>(runs, pool, dev, timed);
+  run_issue<32, false>(runs, pool, dev, timed);
+  run_issue<64, false>(runs, pool, dev, timed);
+  run_issue<128, false>(runs, pool, dev, timed);
+  run_issue<0, true>(runs, pool, dev, timed);
+  run_issue<16, true>(runs, pool, dev, timed);
+  run_issue<32, true>(runs, pool, dev, timed);
+  run_issue<64, true>(runs, pool, dev, timed);
+  run_issue<128, true>(runs, pool, dev, timed);
+}
+
 // ---- hold-out: the suite's own kernels -----------------------------------------------------------------
 
 // The validation program's reference check (validate/reference.hpp), on the first launch's output.
@@ -354,16 +428,18 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
 }
 
 int main(int argc, char** argv) {
-  bool quick = false, holdout = true, block_only = false;
+  bool quick = false, holdout = true, block_only = false, issue_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--no-holdout") holdout = false;
     else if (a == "--block-only") block_only = true, holdout = false;
+    else if (a == "--issue-only") issue_only = true;
     else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
     else {
       std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
-                           "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n");
+                           "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n"
+                           "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n");
       return 2;
     }
   }
@@ -382,6 +458,10 @@ int main(int argc, char** argv) {
   MB_CHECK(cudaDeviceSynchronize());
 
   Runs runs;
+  if (issue_only) {
+    run_issue_all(runs, pool, dev, false);
+    return 0;
+  }
   // Launch overhead: an empty kernel, events around it.
   {
     const Stats s = mb::time_launches([](int) { mb::empty_kernel<<<1, 32>>>(); }, 10, 101);
@@ -450,6 +530,12 @@ int main(int argc, char** argv) {
     run_shared_copy<32>(runs, pool, dev, P);
     // Per-block cost: the same bytes in more or fewer blocks, with and without a barrier.
     run_block_cost(runs, pool, dev, quick);
+    // Partial sectors per line: 16-byte halves, 1, 2 or 4 half-written sectors in each line of a request.
+    run_half_sector<32>(runs, pool, dev);
+    run_half_sector<16>(runs, pool, dev);
+    run_half_sector<8>(runs, pool, dev);
+    // Instruction issue: copies with more and more integer arithmetic per element.
+    run_issue_all(runs, pool, dev, true);
   }
 
   std::vector<std::string> hold;
