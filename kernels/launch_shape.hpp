@@ -5,6 +5,18 @@
 
 namespace memsim {
 
+// A block's walk over a rows x cols tile (for_each_tile_step): ceil(rows / block_y) steps down, ceil(cols /
+// block_x) across. The step counts are worked out once on the host (fill_tile_walks): an integer division by
+// a runtime value compiles to about 20 instructions a thread (CUDA C++ Programming Guide, arithmetic
+// instructions), and a kernel whose two walks differ in shape (stage, then drain transposed) paid four.
+struct TileWalk {
+  int rows = 0, cols = 0;
+  int row_steps = 0, col_steps = 0;
+};
+MEMSIM_HD inline TileWalk make_tile_walk(int rows, int cols, int bx, int by) {
+  return {rows, cols, (rows + by - 1) / by, (cols + bx - 1) / bx};
+}
+
 struct LaunchShape {
   int64_t width = 0;   // input columns (W); the transposed output has W rows
   int64_t height = 0;  // input rows (H)
@@ -13,7 +25,21 @@ struct LaunchShape {
   int grid_x = 0, grid_y = 0;
   int pad = 0;       // extra elements per shared-tile row
   int smem_row = 0;  // shared tile row stride in elements (tile_x + pad for plain tiles)
+  // The walks the kernels make, filled by fill_tile_walks from the fields above.
+  TileWalk walk_tile;             // tile_y rows x tile_x columns: every kernel's load side
+  TileWalk walk_tile_transposed;  // tile_x rows x tile_y columns: a staged tile drained transposed
+  TileWalk walk_row_quads;        // tile_y rows x tile_x / 4 quads: 16-byte row loads (vec4)
+  TileWalk walk_quads;            // tile_y / 4 x tile_x / 4 blocks of 4 x 4 (reg4x4)
 };
+
+// Fills the shape's walks from its block and tile (resolve_launch does; so must a hand-made shape that runs
+// a body).
+MEMSIM_HD inline void fill_tile_walks(LaunchShape& s) {
+  s.walk_tile = make_tile_walk(s.tile_y, s.tile_x, s.block_x, s.block_y);
+  s.walk_tile_transposed = make_tile_walk(s.tile_x, s.tile_y, s.block_x, s.block_y);
+  s.walk_row_quads = make_tile_walk(s.tile_y, s.tile_x / 4, s.block_x, s.block_y);
+  s.walk_quads = make_tile_walk(s.tile_y / 4, s.tile_x / 4, s.block_x, s.block_y);
+}
 
 // The coordinates of one thread (Lane = int: on the GPU and in the per-lane replay) or of a whole warp's
 // lanes at once (Lane = Lanes<int>, sim/lanes.hpp: the warp replay). Block coordinates are the warp's own.
@@ -24,20 +50,18 @@ struct BasicThreadCoord {
 };
 using ThreadCoord = BasicThreadCoord<int>;
 
-// Visits the (row, col) positions of a rows x cols tile that thread (tx, ty) of a bx x by block owns, the
-// block striding over the tile. Every thread makes the same number of steps (positions past the tile come
-// with in_tile = false) so a step is one warp-wide instruction, as on the GPU, and the replay can match
-// lanes by occurrence. tx, ty are ints or a warp's Lanes<int>; the loop bounds are uniform.
+// Visits the (row, col) positions of walk w's tile that thread (tx, ty) of a bx x by block owns, the block
+// striding over the tile. Every thread makes the same number of steps (positions past the tile come with
+// in_tile = false) so a step is one warp-wide instruction, as on the GPU, and the replay can match lanes by
+// occurrence. tx, ty are ints or a warp's Lanes<int>; the loop bounds are uniform.
 template <class Lane, class F>
-MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(int rows, int cols, int bx, int by, const Lane& tx, const Lane& ty,
+MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(const TileWalk& w, int bx, int by, const Lane& tx, const Lane& ty,
                                                 F&& f) {
-  const int row_steps = (rows + by - 1) / by;
-  const int col_steps = (cols + bx - 1) / bx;
-  for (int i = 0; i < row_steps; ++i) {
-    for (int j = 0; j < col_steps; ++j) {
+  for (int i = 0; i < w.row_steps; ++i) {
+    for (int j = 0; j < w.col_steps; ++j) {
       const auto r = ty + i * by;
       const auto c = tx + j * bx;
-      f(r, c, r < rows && c < cols);
+      f(r, c, r < w.rows && c < w.cols);
     }
   }
 }

@@ -138,6 +138,7 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   s.tile_y = int(t.y);
   s.pad = pad;
   s.smem_row = k->uses_shared_tile ? int(t.x) + pad : 0;
+  fill_tile_walks(s);
   // naive_read lays its tiles over the output, whose columns are the input's rows.
   const int64_t gx = k->tile_over_output ? ceil_div(m.y, t.x) : ceil_div(m.x, t.x);
   const int64_t gy = k->tile_over_output ? ceil_div(m.x, t.y) : ceil_div(m.y, t.y);

@@ -49,7 +49,7 @@ template <class Mem, class Thread, class Columns>
 MEMSIM_HD MEMSIM_INLINE void stage_tile(Mem& m, const LaunchShape& s, TileOrigin o, const Thread& t,
                                         int site_load, int site_store_shared, Columns columns) {
   using T = typename Mem::Elem;
-  for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+  for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
                      [&](const auto& r, const auto& c, const auto& in_tile) {
                        const auto ok = in_tile && o.col0 + c < s.width && o.row0 + r < s.height;
                        const T v = load_global<T>(m, site_load, ok, (o.row0 + r) * s.width + o.col0 + c);
@@ -64,7 +64,7 @@ MEMSIM_HD MEMSIM_INLINE void drain_tile_transposed(Mem& m, const LaunchShape& s,
                                                    const Thread& t, int site_load_shared, int site_store,
                                                    Columns columns) {
   using T = typename Mem::Elem;
-  for_each_tile_step(s.tile_x, s.tile_y, s.block_x, s.block_y, t.thread_x, t.thread_y,
+  for_each_tile_step(s.walk_tile_transposed, s.block_x, s.block_y, t.thread_x, t.thread_y,
                      [&](const auto& r, const auto& c, const auto& in_tile) {
                        const auto ok = in_tile && o.col0 + r < s.width && o.row0 + c < s.height;
                        const T v = load_shared<T>(m, site_load_shared, ok, c * s.smem_row + columns(c, r));

@@ -19,7 +19,7 @@ struct Copy {
   MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c, const auto& in_tile) {
                          const auto x = o.col0 + c;
                          const auto y = o.row0 + r;

@@ -31,7 +31,7 @@ struct Coarse {
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
     sync_block(m);
-    for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c, const auto& in_tile) {
                          const T v = load_shared<T>(m, kLoadTile, in_tile, r * s.smem_row + c);
                          store_global<T>(m, kStoreOut, in_tile, (o.col0 + r) * s.height + o.row0 + c, v);
@@ -63,7 +63,7 @@ struct Fine {
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
     stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
     sync_block(m);
-    for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c, const auto& in_tile) {
                          const T v = load_shared<T>(m, kLoadTile, in_tile, c * s.smem_row + r);
                          store_global<T>(m, kStoreOut, in_tile, (o.row0 + r) * s.width + o.col0 + c, v);

@@ -23,7 +23,7 @@ struct NaiveRead {
     using T = typename Mem::Elem;
     // Output coordinates: ox walks output columns (input rows), oy output rows (input columns).
     const int64_t ocol0 = int64_t(t.block_x) * s.tile_x, orow0 = int64_t(t.block_y) * s.tile_y;
-    for_each_tile_step(s.tile_y, s.tile_x, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c, const auto& in_tile) {
                          const auto ox = ocol0 + c;
                          const auto oy = orow0 + r;

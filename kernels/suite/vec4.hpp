@@ -22,7 +22,7 @@ struct Vec4 {
   MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.tile_y, s.tile_x / 4, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(s.walk_row_quads, s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c4, const auto& in_tile) {
                          const auto x = o.col0 + 4 * c4;
                          const auto y = o.row0 + r;
@@ -57,7 +57,7 @@ struct Vec4Shared {
   MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.tile_y, s.tile_x / 4, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(s.walk_row_quads, s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c4, const auto& in_tile) {
                          const auto x = o.col0 + 4 * c4;
                          const auto y = o.row0 + r;
@@ -90,7 +90,7 @@ struct Reg4x4 {
   MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
     using T = typename Mem::Elem;
     const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.tile_y / 4, s.tile_x / 4, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(s.walk_quads, s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r4, const auto& c4, const auto& in_tile) {
                          const auto x = o.col0 + 4 * c4;
                          const auto y = o.row0 + 4 * r4;

@@ -348,7 +348,7 @@ TEST(Tiles, XorColumnsPermuteRowsAndTileStepsCoverOnce) {
     for (int ty = 0; ty < by; ++ty)
       for (int txx = 0; txx < bx; ++txx) {
         int steps = 0;
-        for_each_tile_step(rows, cols, bx, by, txx, ty, [&](int r, int c, bool in) {
+        for_each_tile_step(make_tile_walk(rows, cols, bx, by), bx, by, txx, ty, [&](int r, int c, bool in) {
           ++steps;
           if (in) ++hits[r * cols + c];
           EXPECT_EQ(in, r < rows && c < cols);
