@@ -260,9 +260,9 @@ int main(int argc, char** argv) {
     }
     const CostConstants& c = fit.constants;
     std::printf("Fitted (rms log error %.3f, MAPE %.1f%%, %d iterations): dram_gbs %.0f, partial_store_ps %.2f/%.2f/%.2f, "
-                "l1_cycles_per_wavefront %.3f, latency_us %.3f, block_us %.4f, launch_us %.2f, overlap_p %.2f\n",
+                "l1_cycles_per_wavefront %.3f, latency_us %.3f, block_us %.4f, barrier_us %.4f, launch_us %.2f, overlap_p %.2f\n",
                 fit.rms_log_error, mape(pred, meas), fit.iterations, c.dram_gbs, c.partial_store_ps[0],
-                c.partial_store_ps[1], c.partial_store_ps[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.launch_us,
+                c.partial_store_ps[1], c.partial_store_ps[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.barrier_us, c.launch_us,
                 c.overlap_p);
     for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
 
@@ -283,6 +283,7 @@ int main(int argc, char** argv) {
     cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
     cost["latency_us"] = c.latency_us;
     cost["block_us"] = c.block_us;
+    cost["barrier_us"] = c.barrier_us;
     cost["issue_per_cycle"] = c.issue_per_cycle;
     cost["instructions_per_memory_op"] = c.instructions_per_memory_op;
     cost["launch_us"] = c.launch_us;

@@ -70,9 +70,10 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
 
   // Every block holds its slot for block_us besides its loads; SMs x resident blocks do so at once.
   double block = 0;
-  if (c.blocks > 0 && k.block_us > 0) {
+  const double block_hold = k.block_us + k.barrier_us * c.barriers_per_block;
+  if (c.blocks > 0 && block_hold > 0) {
     const double slots = std::max(1.0, sms * double(pr.occupancy.blocks_per_sm));
-    block = k.block_us * std::max(1.0, double(c.blocks) / slots);
+    block = block_hold * std::max(1.0, double(c.blocks) / slots);
   }
 
   pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},           {kTermPartial, partial}, {kTermL1, l1},

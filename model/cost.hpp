@@ -12,8 +12,10 @@
 //   latency                   Little's law: each warp waits out (global loads / loads in flight) round trips
 //                             of latency_us, and SMs x resident warps wait at once
 //   block scheduling          each block also holds its SM slot for block_us besides its loads (launch and
-//                             retirement, the prologue's index math, the barrier); SMs x resident blocks pay
-//                             it at once: blocks / (SMs x resident blocks), at least 1, times block_us. It
+//                             retirement, the prologue's index math), and barrier_us for each barrier it
+//                             passes (a barrier keeps every warp until the block's slowest load is back,
+//                             and its stores cannot start before); SMs x resident blocks pay
+//                             it at once: blocks / (SMs x resident blocks), at least 1, times that hold. It
 //                             lengthens the same residency as the latency term, so the two add before they
 //                             combine with the others: the bytes in flight shrink when blocks are short.
 // Memory resources work in parallel but not perfectly so: their terms combine as a p-norm (p = overlap_p; a

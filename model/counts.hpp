@@ -32,6 +32,7 @@ struct KernelCounts {
   double instructions = 0;            // all warp instructions, when known (else estimated: model/cost.hpp)
   double source_operations = 0;       // the replay's lane-wise operations incl. memory calls (sim/lanes.hpp)
   double loads_in_flight_per_warp = 1;  // independent global loads a warp issues before it waits
+  double barriers_per_block = 0;        // __syncthreads() the block's threads pass
   double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }
 };
 

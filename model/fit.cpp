@@ -32,6 +32,7 @@ const std::vector<FitParameter>& fit_parameters() {
       {"l1_cycles_per_wavefront", &CostConstants::l1_cycles_per_wavefront, -1},
       {"latency_us", &CostConstants::latency_us, -1},
       {"block_us", &CostConstants::block_us, -1},
+      {"barrier_us", &CostConstants::barrier_us, -1},
       {"launch_us", &CostConstants::launch_us, -1},
       {"overlap_p", &CostConstants::overlap_p, -1},
   };

@@ -62,6 +62,9 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
   if (counted < 0) throw ProfileError(where + ": field 'instructions' is negative");
   c.instructions = counted > 0 ? counted : c.memory_instructions * instructions_per_memory_op(bench);
   c.loads_in_flight_per_warp = field(j, "loads_in_flight_per_warp", where);
+  // Older runs do not say: their barrier-free reading is what the model assumed then.
+  c.barriers_per_block = j.contains("barriers") && j["barriers"].is_number() ? j["barriers"].get<double>() : 0.0;
+  if (c.barriers_per_block < 0) throw ProfileError(where + ": field 'barriers' is negative");
   return c;
 }
 

@@ -126,6 +126,7 @@ CostConstants read_cost(const Reader& r) {
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
   c.latency_us = r.positive("cost.latency_us");
   c.block_us = r.non_negative_or_zero("cost.block_us");  // absent: no block cost
+  c.barrier_us = r.non_negative_or_zero("cost.barrier_us");  // absent: barriers cost nothing extra
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");
   c.instructions_per_memory_op = r.positive("cost.instructions_per_memory_op");
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.

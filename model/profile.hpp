@@ -29,6 +29,7 @@ struct CostConstants {
   double partial_store_ps[3] = {0, 0, 0};  // per L2 write request of partly written sectors, by class (model/counts.hpp)
   double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage
   double latency_us = 0;               // a global load's round trip under load (Little's law)
+  double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
                                        // prologue index math, barrier, retirement)
   double issue_per_cycle = 4;          // warp instructions an SM issues per cycle (4 schedulers)

@@ -54,10 +54,13 @@ class RecordingAccess {
   MEMSIM_REPLAY_INLINE void store_shared(int site, const Pred& pred, const Off& off, const V&) {
     self().template note<sizeof(V)>(site, Space::Shared, Op::Store, pred, off, 0, layout_.shared_elems);
   }
-  void sync() {}
+  // A barrier: counted, so that a one-thread probe tells how many a block's threads pass (replay()).
+  void sync() { ++barriers_; }
+  int64_t barriers() const { return barriers_; }
 
  protected:
   BufferLayout layout_;
+  int64_t barriers_ = 0;
 
  private:
   MEMSIM_REPLAY_INLINE Derived& self() { return static_cast<Derived&>(*this); }

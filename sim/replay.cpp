@@ -76,9 +76,21 @@ __attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& 
   }
 }
 
+// The barriers thread 0 of block 0 passes: every thread of a block passes the same ones (CUDA requires it).
+template <class K, class T>
+int barriers_per_thread(const LaunchShape& s, const BufferLayout& layout) {
+  Tally scratch(num_sites_of<K>());
+  Recorder<T> probe(layout, num_sites_of<K>(), scratch);
+  const ThreadCoord t{};
+  probe.start_lane(0, t);
+  K::body(probe, s, t);
+  return int(probe.barriers());
+}
+
 template <class K, class T>
 void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
                    const MemoryRules& rules, Tally& tally) {
+  if (first == 0 && last > 0) tally.barriers_per_thread = barriers_per_thread<K, T>(s, layout);
   const int64_t operations_before = lane_operations;  // this worker's counter
   walk_blocks<K, T>(s, layout, first, last, Recorders::Counting, tally,
                     [&](int64_t b, int, const WarpAccess& a) { tally.add(a, b, rules); });
@@ -177,6 +189,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.sectors = std::move(tallies[0].sectors_sink);
   result.warps = blocks * cfg.warps_per_block();
   result.lane_operations = tallies[0].lane_operations;
+  result.barriers_per_thread = tallies[0].barriers_per_thread;
   return result;
 }
 

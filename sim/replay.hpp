@@ -28,6 +28,7 @@ struct ReplayResult {
   // Warp instructions of the body's index math and memory calls as the warp replay executed them
   // (sim/lanes.hpp); 0 when the kernel's body is replayed lane by lane.
   int64_t lane_operations = 0;
+  int barriers_per_thread = 0;  // __syncthreads() each thread passes
 };
 
 BufferLayout default_layout(const LaunchConfig& cfg);

@@ -1,5 +1,6 @@
 #include "sim/tally.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 namespace memsim {
@@ -103,6 +104,7 @@ void Tally::merge(const Tally& later) {
   }
   if (sectors_sink && later.sectors_sink) sectors_sink->merge_from(*later.sectors_sink);
   lane_operations += later.lane_operations;
+  barriers_per_thread = std::max(barriers_per_thread, later.barriers_per_thread);
 }
 
 }  // namespace memsim

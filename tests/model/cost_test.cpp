@@ -162,6 +162,21 @@ TEST(Cost, BlockSchedulingIsPerBlockOverheadInRounds) {
   EXPECT_EQ(predict(k, p).term(kTermBlock), 0.0);
 }
 
+TEST(Cost, EachBarrierLengthensTheBlockHold) {
+  DeviceProfile p = toy();
+  p.cost.block_us = 0.2;
+  p.cost.barrier_us = 0.05;
+  KernelCounts k = base_counts();
+  k.blocks = 8000;  // 10 rounds of 800 slots
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 0.2, 1e-12);  // no barrier: as before
+  k.barriers_per_block = 1;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * (0.2 + 0.05), 1e-12);
+  k.barriers_per_block = 3;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * (0.2 + 3 * 0.05), 1e-12);
+  p.cost.block_us = 0;  // the barrier part alone still counts
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 3 * 0.05, 1e-12);
+}
+
 TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.25;

@@ -74,6 +74,15 @@ TEST(Counts, PartialStoresAreCountedPerLineRequest) {
   EXPECT_EQ(c.dram_write_bytes, 128 * 128 * 8);
 }
 
+TEST(Counts, BarriersPerBlockFromTheBody) {
+  // The staged bodies pass one __syncthreads() between their global loads and stores; naive passes none.
+  EXPECT_EQ(counts_from_replay(run("coalesced", {64, 64}, {32, 8})).barriers_per_block, 1);
+  EXPECT_EQ(counts_from_replay(run("copy_shared", {64, 64}, {16, 16})).barriers_per_block, 1);
+  EXPECT_EQ(counts_from_replay(run("vec4_shared", {128, 64}, {32, 8})).barriers_per_block, 1);
+  EXPECT_EQ(counts_from_replay(run("naive", {64, 64}, {32, 8})).barriers_per_block, 0);
+  EXPECT_EQ(counts_from_replay(run("reg4x4", {128, 128}, {8, 32})).barriers_per_block, 0);
+}
+
 TEST(Counts, WithoutL2EveryTransactionIsDramTraffic) {
   const ReplayResult r = run("naive", {64, 64}, {32, 8});
   const KernelCounts c = counts_from_replay(r, false);
@@ -104,6 +113,13 @@ TEST(Counts, FromMicrobenchmarkRecords) {
   EXPECT_EQ(counts_from_microbench("issue_copy", counted).instructions, 256 * 6);
   counted["instructions"] = -1;
   EXPECT_THROW(counts_from_microbench("issue_copy", counted), ProfileError);
+  // Barriers: absent in older runs (none), else as given.
+  EXPECT_EQ(counts_from_microbench("strided_store", j).barriers_per_block, 0);
+  nlohmann::json staged = j;
+  staged["barriers"] = 1;
+  EXPECT_EQ(counts_from_microbench("tiled_copy_shared", staged).barriers_per_block, 1);
+  staged["barriers"] = -2;
+  EXPECT_THROW(counts_from_microbench("tiled_copy_shared", staged), ProfileError);
 }
 
 }  // namespace

@@ -81,6 +81,26 @@ TEST(Fit, RecoversPerBlockCost) {
   EXPECT_LT(f.rms_log_error, 1e-4);
 }
 
+// The same block launches with one barrier each: time = launch + (0.08 + 0.03) x rounds. Truth: barrier_us
+// 0.03, told apart from block_us by the barrier-free launches.
+TEST(Fit, RecoversBarrierCost) {
+  std::vector<Measurement> data;
+  for (int64_t b : {1056, 10560, 105600, 1056000}) {
+    data.push_back(blocks_only(b));
+    Measurement m = blocks_only(b);
+    m.counts.barriers_per_block = 1;
+    m.time_us = 4.0 + (0.08 + 0.03) * std::max(1.0, double(b) / 1056.0);
+    data.push_back(m);
+  }
+  DeviceProfile start = prior();
+  start.cost.block_us = 0.5;
+  start.cost.barrier_us = 0.1;
+  const FitResult f = fit_constants(start, data);
+  EXPECT_NEAR(f.constants.block_us, 0.08, 0.08e-3);
+  EXPECT_NEAR(f.constants.barrier_us, 0.03, 0.03e-3);
+  EXPECT_LT(f.rms_log_error, 1e-4);
+}
+
 TEST(Fit, NoDataKeepsTheProfile) {
   const FitResult f = fit_constants(prior(), {});
   EXPECT_EQ(f.constants.dram_gbs, 1500);

@@ -27,6 +27,7 @@ struct Counts {
   // All warp instructions, where the kernel is issue-bound by design: 0 here, filled from Nsight Compute's
   // smsp__inst_executed.sum by validate/microbench/add_instructions.py (SASS is not countable from source).
   double instructions = 0;
+  int barriers = 0;  // __syncthreads() a block's threads pass
 };
 
 __global__ void empty_kernel() {}
@@ -167,6 +168,7 @@ Counts shared_conflict_counts(int64_t blocks, int reps) {
   c.global_st_instructions = warps;
   c.l1_sectors_st = c.l2_sectors_st = warps * 4;
   c.dram_write_bytes = c.useful_bytes = warps * 128;
+  c.barriers = 1;  // the row is filled, then read
   return c;
 }
 
@@ -208,6 +210,7 @@ Counts shared_copy_conflict_counts(int P) {
   c.shared_instructions = warps * 8;
   c.shared_wavefronts = warps * (4 + 4.0 * K);
   c.loads_in_flight_per_warp = 4;
+  c.barriers = 1;
   return c;
 }
 
@@ -265,6 +268,7 @@ inline Counts tiled_copy_shared_counts(int W, int H, int bx, int by, int e) {
   c.shared_instructions = c.shared_wavefronts = 2 * double(W) * H / 32;
   // As the suite's staged bodies: the loads of one unrolled step (up to 4) are in flight together.
   c.loads_in_flight_per_warp = e < 4 ? e : 4;
+  c.barriers = 1;
   return c;
 }
 
@@ -316,6 +320,7 @@ __global__ void issue_tile(const unsigned* __restrict__ in, unsigned* __restrict
 inline Counts issue_counts(size_t n, bool tile) {
   Counts c = copy_ilp_counts<float, 4>(n, 0);
   if (tile) {
+    c.barriers = 1;
     c.shared_bytes_per_block = 32 * 32 * 4;
     c.shared_instructions = c.shared_wavefronts = 2 * double(n) / 32;
   }

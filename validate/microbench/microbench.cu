@@ -49,7 +49,7 @@ std::string counts_json(const Counts& c) {
      << ", \"global_ld_instructions\": " << num(c.global_ld_instructions)
      << ", \"global_st_instructions\": " << num(c.global_st_instructions)
      << ", \"loads_in_flight_per_warp\": " << num(c.loads_in_flight_per_warp)
-     << ", \"instructions\": " << num(c.instructions) << "}";
+     << ", \"instructions\": " << num(c.instructions) << ", \"barriers\": " << c.barriers << "}";
   return os.str();
 }
 
