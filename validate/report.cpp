@@ -46,14 +46,16 @@ std::optional<Tolerance> tolerance_for(const std::string& metric) {
   // data banks, and an access that loses arbitration to other traffic (global loads filling L1, other warps'
   // accesses) takes another wavefront. The excess depends on timing, not on the addresses: it appears on
   // conflict-free patterns, is steady across matrix sizes, and vanishes on small grids (1001x777). On the
-  // H100 (validate/results/) loads read 0..+15.6% above memsim and stores 0..+8.4%; seed 002 saw stores +17%
-  // and +22% on another GPU, so the store band keeps room for that.
-  t.above = store ? 0.25 : 0.20;
+  // H100 (validate/results/) loads read 0..+15.6% above memsim and stores 0..+8.4% with the kernels of
+  // b7f3fca; seed 002 saw stores +17% and +22% on another GPU. With the division-free tile walks (f5d48e3)
+  // the kernels run faster and the load excess grew to +18..+20% (copy_shared 16x16 f32 +18.9%, 8x32 f64
+  // +20.3%, conflict-free both), so both bands are +25%.
+  t.above = 0.25;
   t.reference = std::string("predicted ") + (store ? "store" : "load") + " wavefronts";
   t.why = store ? "hardware counts shared-store wavefronts above the address-level count (L1TEX data-bank "
                   "arbitration with other traffic); seed 002 saw +17..22% on an older GPU"
-                : "hardware counts shared-load wavefronts a few percent above the address-level count (L1TEX "
-                  "data-bank arbitration with other traffic)";
+                : "hardware counts shared-load wavefronts above the address-level count (L1TEX data-bank "
+                  "arbitration with other traffic): up to +20% on the H100 for conflict-free patterns";
   return t;
 }
 
