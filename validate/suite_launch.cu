@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/device_memory.cuh"
@@ -21,8 +20,8 @@ __device__ __forceinline__ void run_body(const DeviceMemory<T>& mem, const Launc
 // The scalar bodies are held to 32 registers a thread: that keeps 2048 threads (64 warps) resident on an SM
 // of 65536 registers, the occupancy they need to keep their loads in flight. Left alone, nvcc gave
 // copy_shared and fine 34 for f32 and f16 (their tile walks read from the launch's parameters), which cost a
-// quarter of the resident blocks (6 of 8 per SM; 8-19% slower on the H100). The vector bodies (a 4x4
-// block, four 16-byte rows in flight) take what nvcc gives them: any register cap, even 255, changes its
+// quarter of the resident blocks (6 of 8 per SM; 8-19% slower on the H100). The vector bodies (any footprint
+// but Footprint::Scalar: a 4x4 block, four 16-byte rows in flight) take what nvcc gives them: any register cap, even 255, changes its
 // choices for them (vec4 32 -> 40, reg4x4 f32 56 -> 64).
 template <class K, class T>
 __global__ void __maxnreg__(32) suite_kernel_scalar(DeviceMemory<T> mem, LaunchShape s) {
@@ -32,12 +31,9 @@ template <class K, class T>
 __global__ void suite_kernel_vector(DeviceMemory<T> mem, LaunchShape s) {
   run_body<K>(mem, s);
 }
-template <class K>
-constexpr bool kVectorBody = std::is_same_v<K, suite::Vec4> || std::is_same_v<K, suite::Vec4Shared> ||
-                             std::is_same_v<K, suite::Reg4x4>;
 template <class K, class T>
 constexpr auto kernel_for() {  // instantiates only the one it returns
-  if constexpr (kVectorBody<K>) return &suite_kernel_vector<K, T>;
+  if constexpr (K::info().footprint != Footprint::Scalar) return &suite_kernel_vector<K, T>;
   else return &suite_kernel_scalar<K, T>;
 }
 template <class K, class T>

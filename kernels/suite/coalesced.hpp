@@ -14,7 +14,7 @@ struct Coalesced {
       {"ld tile", Space::Shared, Op::Load, "tile[c][r]"},
       {"st out", Space::Global, Op::Store, "out[(col0 + r) * H + row0 + c]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"coalesced", "shared tile, no padding: coalesced both ways, bank-conflicting column reads",
                  "whitepaper (003), 002 step 2, 000", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};
@@ -32,7 +32,7 @@ struct Coalesced {
 
 // The same kernel with each tile row padded (default one element): a column walk now steps across banks.
 struct Padded : Coalesced {
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"padded", "shared tile + 1 column: coalesced both ways, no bank conflicts (f32; f16 keeps 2-way)",
                  "whitepaper (003), 002 step 3, 000, 004", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};
@@ -44,7 +44,7 @@ struct Padded : Coalesced {
 
 // Padded, with the whitepaper's diagonal block reordering against partition camping.
 struct Diagonal : Coalesced {
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"diagonal", "padded tile, blocks reordered along diagonals (against partition camping)",
                  "whitepaper (003)", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};
@@ -65,7 +65,7 @@ struct Diagonal : Coalesced {
 // XOR swizzle instead of padding: element (r, c) lives at column c ^ (r mod tile_x), so neither a row nor a
 // column walk repeats a bank, and the tile keeps its power-of-two row.
 struct Swizzle : Coalesced {
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"swizzle", "XOR-swizzled shared tile, no padding, no bank conflicts (f32)",
                  "beyond the seeds (CuTe-style swizzle)", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};

@@ -11,7 +11,7 @@ struct Copy {
       {"ld in", Space::Global, Op::Load, "in[y * W + x]"},
       {"st out", Space::Global, Op::Store, "out[y * W + x]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     return {"copy", "plain copy: coalesced loads and stores (the bandwidth ceiling)", "whitepaper (003)",
             Footprint::Scalar, OutputKind::Copy, kSites, num_sites_of<Copy>()};
   }

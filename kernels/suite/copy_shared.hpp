@@ -14,7 +14,7 @@ struct CopyShared {
       {"ld tile", Space::Shared, Op::Load, "tile[r][c]"},
       {"st out", Space::Global, Op::Store, "out[y * W + x]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"copy_shared", "copy staged through a shared tile, with a barrier", "whitepaper (003)",
                  Footprint::Scalar, OutputKind::Copy, kSites, num_sites_of<CopyShared>()};
     k.uses_shared_tile = true;

@@ -17,7 +17,7 @@ struct Coarse {
       {"ld tile", Space::Shared, Op::Load, "tile[r][c]"},
       {"st out", Space::Global, Op::Store, "out[(col0 + r) * H + row0 + c]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"coarse", "half-transpose: tiles moved to transposed places, not transposed inside",
                  "whitepaper (003)", Footprint::Scalar, OutputKind::TilesMoved, kSites, num_sites_of<Coarse>()};
     k.uses_shared_tile = true;
@@ -49,7 +49,7 @@ struct Fine {
       {"ld tile", Space::Shared, Op::Load, "tile[c][r]"},
       {"st out", Space::Global, Op::Store, "out[(row0 + r) * W + col0 + c]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"fine", "half-transpose: tiles transposed inside, written to their own places",
                  "whitepaper (003)", Footprint::Scalar, OutputKind::TilesTransposed, kSites, num_sites_of<Fine>()};
     k.uses_shared_tile = true;

@@ -12,7 +12,7 @@ struct Naive {
       {"ld in", Space::Global, Op::Load, "in[y * W + x]"},
       {"st out", Space::Global, Op::Store, "out[x * H + y]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     return {"naive", "coalesced reads, strided writes (one element a step)", "whitepaper (003), 000, 004",
             Footprint::Scalar, OutputKind::Transpose, kSites, num_sites_of<Naive>()};
   }

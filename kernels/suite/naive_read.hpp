@@ -12,7 +12,7 @@ struct NaiveRead {
       {"ld in", Space::Global, Op::Load, "in[ox * W + oy]"},
       {"st out", Space::Global, Op::Store, "out[oy * H + ox]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"naive_read", "strided reads, coalesced writes (tile over the output)", "002 step 1",
                  Footprint::Scalar, OutputKind::Transpose, kSites, num_sites_of<NaiveRead>()};
     k.tile_over_output = true;

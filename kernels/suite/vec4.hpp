@@ -12,7 +12,7 @@ struct Vec4 {
       {"ld in (vec4)", Space::Global, Op::Load, "vec4 in[y * W + x .. x + 3]"},
       {"st out", Space::Global, Op::Store, "out[(x + k) * H + y]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"vec4", "16-byte loads of 4 row elements, 4 scalar strided stores", "001",
                  Footprint::Vec4X, OutputKind::Transpose, kSites, num_sites_of<Vec4>()};
     k.width_multiple = 4;
@@ -45,7 +45,7 @@ struct Vec4Shared {
       {"ld tile", Space::Shared, Op::Load, "tile[c][r]"},
       {"st out", Space::Global, Op::Store, "out[(col0 + r) * H + row0 + c]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"vec4_shared", "16-byte loads into a padded shared tile, scalar coalesced stores", "001",
                  Footprint::Vec4X, OutputKind::Transpose, kSites, num_sites_of<Vec4Shared>()};
     k.uses_shared_tile = true;
@@ -79,7 +79,7 @@ struct Reg4x4 {
       {"ld in (vec4)", Space::Global, Op::Load, "vec4 in[(y + i) * W + x .. x + 3]"},
       {"st out (vec4)", Space::Global, Op::Store, "vec4 out[(x + j) * H + y .. y + 3]"},
   };
-  static KernelInfo info() {
+  static constexpr KernelInfo info() {
     KernelInfo k{"reg4x4", "4x4 register transpose: 16-byte loads and 16-byte stores", "000",
                  Footprint::Reg4x4, OutputKind::Transpose, kSites, num_sites_of<Reg4x4>()};
     k.width_multiple = 4;
