@@ -23,6 +23,8 @@ struct alignas(sizeof(T) * N) Vec {
   T v[N];
 };
 
+MEMSIM_HD constexpr bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
 // Elements per access for a vector of up to `want` elements of T that fits one 16-byte instruction.
 template <class T>
 MEMSIM_HD constexpr int chunk_elems(int want) {

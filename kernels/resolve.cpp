@@ -26,7 +26,6 @@ int64_t parse_positive(std::string_view part, std::string_view text, std::string
   return v;
 }
 
-bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 [[noreturn]] void fail(const std::string& msg) { throw ConfigError(msg); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/config.hpp"
 #include "sim/access_memo.hpp"
 #include "sim/clones.hpp"
 
@@ -61,8 +62,6 @@ GlobalCost with_ideal(int distinct, int lines, int lanes, int width, int sector_
   return {distinct, std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct), lines};
 }
 
-bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
-
 GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out, int line_bytes) {
   uint64_t addr[kWarpSize];
   const int lanes = pack_active(w, addr);
@@ -70,7 +69,7 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
   const int sectors_per_line = line_bytes / sector_bytes;
 
   // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
-  if (pow2(sector_bytes) && pow2(line_bytes)) {
+  if (is_pow2(sector_bytes) && is_pow2(line_bytes)) {
     const SectorScan scan = scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes);
     if (!scan.straddles) {
       if (scan.sorted && !sectors_out)
@@ -113,7 +112,7 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
     return count_sectors_uncached(w, sector_bytes, sectors_out, line_bytes);
   // The commonest access, a full warp walking sectors upward, needs no memo (its key and hash cost more than
   // the scan).
-  if (w.mask == ~0u && pow2(sector_bytes) && pow2(line_bytes)) {
+  if (w.mask == ~0u && is_pow2(sector_bytes) && is_pow2(line_bytes)) {
     const SectorScan scan = scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes);
     if (!scan.straddles && scan.sorted)
       return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes);
