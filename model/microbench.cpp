@@ -15,6 +15,13 @@ double field(const json& j, const char* key, const std::string& where) {
   return j[key].get<double>();
 }
 
+// A field older runs do not carry: 0 when absent (or not a number), never negative.
+double optional_count(const json& j, const char* key, const std::string& where) {
+  const double v = j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+  if (v < 0) throw ProfileError(where + ": field '" + key + "' is negative");
+  return v;
+}
+
 // Instructions per memory instruction in the microbenchmarks' loops (address arithmetic, loop control):
 // the shared-memory loop is LDS + FADD, the others a few integer operations per access.
 double instructions_per_memory_op(const std::string& bench) { return bench == "shared_conflict" ? 2.0 : 6.0; }
@@ -41,8 +48,7 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
     const double lane_bytes = st_inst > 0 ? c.dram_write_bytes / st_inst / 32 : 4;
     // L2 write requests, one per line a request writes; a record without them (an older run, whose
     // partial stores all wrote one sector of each line) has one per sector.
-    const double requests = j.contains("l2_requests_st") && j["l2_requests_st"].is_number() ? j["l2_requests_st"].get<double>() : 0.0;
-    if (requests < 0) throw ProfileError(where + ": field 'l2_requests_st' is negative");
+    const double requests = optional_count(j, "l2_requests_st", where);
     c.partial_store_requests[partial_store_class(lane_bytes, c.dram_write_bytes / l2_st)] = requests > 0 ? requests : l2_st;
   } else {
     c.l2_store_sectors = l2_st;
@@ -58,13 +64,11 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
   c.memory_instructions = ld_inst + st_inst + shared_inst;
   // Issue-bound benchmarks carry their measured count (validate/microbench/add_instructions.py); the others
   // are estimated from their loops.
-  const double counted = j.contains("instructions") && j["instructions"].is_number() ? j["instructions"].get<double>() : 0.0;
-  if (counted < 0) throw ProfileError(where + ": field 'instructions' is negative");
+  const double counted = optional_count(j, "instructions", where);
   c.instructions = counted > 0 ? counted : c.memory_instructions * instructions_per_memory_op(bench);
   c.loads_in_flight_per_warp = field(j, "loads_in_flight_per_warp", where);
   // Older runs do not say: their barrier-free reading is what the model assumed then.
-  c.barriers_per_block = j.contains("barriers") && j["barriers"].is_number() ? j["barriers"].get<double>() : 0.0;
-  if (c.barriers_per_block < 0) throw ProfileError(where + ": field 'barriers' is negative");
+  c.barriers_per_block = optional_count(j, "barriers", where);
   return c;
 }
 
