@@ -58,15 +58,17 @@ TEST(Fit, RecoversBandwidthLaunchAndWavefrontCost) {
   EXPECT_EQ(f.constants.latency_us, prior().cost.latency_us);
 }
 
-// Launches that only schedule blocks (no memory traffic): time = launch + block_us x rounds, a round being
-// 132 SMs x 8 resident blocks of 256 threads. Truth: 4 us launch, 0.08 us a block.
-Measurement blocks_only(int64_t blocks) {
+// Launches that only schedule blocks (no memory traffic): time = launch + (block_us + barrier_us x barriers)
+// x rounds, a round being 132 SMs x 8 resident blocks of 256 threads. Truth: 4 us launch, 0.08 us a block,
+// 0.03 us a barrier.
+Measurement blocks_only(int64_t blocks, int barriers = 0) {
   Measurement m;
   m.bench = "synthetic";
   m.counts.blocks = blocks;
   m.counts.threads_per_block = 256;
   m.counts.regs_per_thread = 32;
-  m.time_us = 4.0 + 0.08 * std::max(1.0, double(blocks) / 1056.0);
+  m.counts.barriers_per_block = barriers;
+  m.time_us = 4.0 + (0.08 + 0.03 * barriers) * std::max(1.0, double(blocks) / 1056.0);
   return m;
 }
 
@@ -81,16 +83,12 @@ TEST(Fit, RecoversPerBlockCost) {
   EXPECT_LT(f.rms_log_error, 1e-4);
 }
 
-// The same block launches with one barrier each: time = launch + (0.08 + 0.03) x rounds. Truth: barrier_us
-// 0.03, told apart from block_us by the barrier-free launches.
+// The same block launches with and without one barrier each: barrier_us is told apart from block_us.
 TEST(Fit, RecoversBarrierCost) {
   std::vector<Measurement> data;
   for (int64_t b : {1056, 10560, 105600, 1056000}) {
     data.push_back(blocks_only(b));
-    Measurement m = blocks_only(b);
-    m.counts.barriers_per_block = 1;
-    m.time_us = 4.0 + (0.08 + 0.03) * std::max(1.0, double(b) / 1056.0);
-    data.push_back(m);
+    data.push_back(blocks_only(b, 1));
   }
   DeviceProfile start = prior();
   start.cost.block_us = 0.5;
