@@ -39,16 +39,31 @@ TEST(Counts, NaiveStoresArePartialSectors) {
   EXPECT_EQ(c.useful_bytes, 2 * 16384);
 }
 
-TEST(Counts, StagedTilesKeepAStepOfLoadsInFlightAndCountConflicts) {
-  // coalesced 64x64 f32: 4 loads per thread staged into shared memory before the barrier -> 4 in flight.
+TEST(Counts, StagedTilesWaitOutEachLoadAndCountConflicts) {
+  // coalesced 64x64 f32, block 32x8, tile 32x32: 4 loads per thread, each stored to shared memory in its own
+  // row step (one column step: nothing unrolled to batch them) -> 1 in flight.
   // Tile reads down a column of a 32-wide tile: 32 lanes in one bank, 32 wavefronts, 31 of them conflicts;
   // 4 per warp x 32 warps = 128 instructions.
   const KernelCounts c = counts_from_replay(run("coalesced", {64, 64}, {32, 8}));
-  EXPECT_EQ(c.loads_in_flight_per_warp, 4);
+  EXPECT_EQ(c.loads_in_flight_per_warp, 1);
   EXPECT_EQ(c.shared_wavefronts, 128 * 32 + 128);  // column reads + conflict-free row stores
   EXPECT_EQ(c.shared_conflict_wavefronts, 128 * 31);
   EXPECT_EQ(c.l2_store_sectors, 512);  // the transposed tile rows are written whole
   EXPECT_EQ(c.partial_store_requests[kLanes4], 0);
+}
+
+TEST(Counts, AStagedColumnWalkOfFourStepsBatchesLoads) {
+  // A 128x32 tile under a 32x8 block walks 4 rows x 4 columns: 16 loads a thread, the unrolled column walk
+  // keeps 2 in flight. Under 8x32 (tile 8x32) one load each: 1.
+  UserConfig u;
+  u.kernel = "padded";
+  u.matrix = {256, 64};
+  u.block = {32, 8};
+  u.tile = Size2{128, 32};
+  ReplayOptions o;
+  o.threads = 1;
+  EXPECT_EQ(counts_from_replay(replay(resolve_launch(u), o)).loads_in_flight_per_warp, 2);
+  EXPECT_EQ(counts_from_replay(run("padded", {64, 64}, {8, 32})).loads_in_flight_per_warp, 1);
 }
 
 TEST(Counts, SixteenByteLanesAndTheReg4x4Footprint) {
