@@ -50,20 +50,29 @@ struct BasicThreadCoord {
 };
 using ThreadCoord = BasicThreadCoord<int>;
 
+// Hooks for the warp replay's instruction count (the Lanes overloads in sim/lanes.hpp): what varies per
+// column step, and where a column step begins. For a thread (GPU, per-lane replay) they do nothing.
+MEMSIM_HD MEMSIM_INLINE int column_varying(int tx) { return tx; }
+MEMSIM_HD MEMSIM_INLINE void begin_column_step(int, int) {}
+MEMSIM_HD MEMSIM_INLINE void end_column_walk(int) {}
+
 // Visits the (row, col) positions of walk w's tile that thread (tx, ty) of a bx x by block owns, the block
 // striding over the tile. Every thread makes the same number of steps (positions past the tile come with
 // in_tile = false) so a step is one warp-wide instruction, as on the GPU, and the replay can match lanes by
-// occurrence. tx, ty are ints or a warp's Lanes<int>; the loop bounds are uniform.
+// occurrence. tx, ty are ints or a warp's Lanes<int>; the loop bounds are uniform. The column walk is the
+// inner loop: what depends on the row alone is loop-invariant there, and nvcc computes it once per row.
 template <class Lane, class F>
 MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(const TileWalk& w, int bx, int by, const Lane& tx, const Lane& ty,
                                                 F&& f) {
   for (int i = 0; i < w.row_steps; ++i) {
     for (int j = 0; j < w.col_steps; ++j) {
+      begin_column_step(tx, j);
       const auto r = ty + i * by;
-      const auto c = tx + j * bx;
+      const auto c = column_varying(tx) + j * bx;
       f(r, c, r < w.rows && c < w.cols);
     }
   }
+  end_column_walk(tx);
 }
 
 }  // namespace memsim

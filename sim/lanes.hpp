@@ -25,6 +25,10 @@ struct Lanes {
   static_assert(std::is_arithmetic_v<T>, "lanes hold integers, booleans or floating-point values");
   static_assert(sizeof(bool) == 1, "lane_mask reads bools as bytes");
   T v[kWarpSize];
+  // Whether the value changes from one column step of a tile walk to the next (kernels/launch_shape.hpp):
+  // derived from the column coordinate. What does not is loop-invariant in the column walk, which nvcc
+  // computes once per row step.
+  bool per_column = false;
 };
 
 // Lane-wise operations this thread's replay has executed, each one warp instruction of the body's index
@@ -32,6 +36,25 @@ struct Lanes {
 // (sim/warp_recorder.hpp), issued even when every lane is predicated off. What the instruction estimate
 // (model/counts.hpp) starts from; sim/replay.cpp reads the difference around each walk.
 inline thread_local int64_t lane_operations = 0;
+
+// Set while the warp replay runs a tile walk's second and later column steps (kernels/launch_shape.hpp): an
+// operation there counts only if its result changes with the column; the rest the GPU hoisted out of the
+// column walk and computed in its first step.
+inline thread_local bool in_later_column_step = false;
+
+template <class T>
+inline __attribute__((always_inline)) bool varies_per_column(const Lanes<T>& x) {
+  return x.per_column;
+}
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+inline __attribute__((always_inline)) bool varies_per_column(const T&) {
+  return false;
+}
+
+// Counts an operation of `cost` warp instructions whose result varies per column or not.
+inline __attribute__((always_inline)) void count_operation(int cost, bool per_column) {
+  if (per_column || !in_later_column_step) lane_operations += cost;
+}
 
 template <class X>
 struct is_lanes : std::false_type {};
@@ -60,8 +83,9 @@ inline constexpr bool kLaneOperands = (is_lanes<A>::value || is_lanes<B>::value)
   template <class A, class B, std::enable_if_t<kLaneOperands<A, B>, int> = 0>                           \
   inline __attribute__((always_inline)) auto operator OP(const A& a, const B& b) {                      \
     using R = decltype(lane_of(a, 0) OP lane_of(b, 0));                                                  \
-    lane_operations += sizeof(R) > 4 ? 2 : 1;                                                            \
     Lanes<R> r;                                                                                          \
+    r.per_column = varies_per_column(a) || varies_per_column(b);                                         \
+    count_operation(sizeof(R) > 4 ? 2 : 1, r.per_column);                                               \
     for (int i = 0; i < kWarpSize; ++i) r.v[i] = lane_of(a, i) OP lane_of(b, i);                        \
     return r;                                                                                            \
   }
@@ -88,8 +112,9 @@ MEMSIM_LANE_BINARY(!=)
 #define MEMSIM_LANE_LOGICAL(OP, BITWISE)                                                                 \
   template <class A, class B, std::enable_if_t<kLaneOperands<A, B>, int> = 0>                           \
   inline __attribute__((always_inline)) Lanes<bool> operator OP(const A& a, const B& b) {               \
-    lane_operations += 1;                                                                                \
     Lanes<bool> r;                                                                                       \
+    r.per_column = varies_per_column(a) || varies_per_column(b);                                         \
+    count_operation(1, r.per_column);                                                                    \
     for (int i = 0; i < kWarpSize; ++i) r.v[i] = bool(lane_of(a, i)) BITWISE bool(lane_of(b, i));      \
     return r;                                                                                            \
   }
@@ -99,15 +124,17 @@ MEMSIM_LANE_LOGICAL(||, |)
 
 template <class T>
 inline __attribute__((always_inline)) Lanes<bool> operator!(const Lanes<T>& a) {
-  lane_operations += 1;
   Lanes<bool> r;
+  r.per_column = a.per_column;
+  count_operation(1, r.per_column);
   for (int i = 0; i < kWarpSize; ++i) r.v[i] = !a.v[i];
   return r;
 }
 template <class T>
 inline __attribute__((always_inline)) auto operator-(const Lanes<T>& a) {
-  lane_operations += sizeof(T) > 4 ? 2 : 1;
   Lanes<decltype(-a.v[0])> r;
+  r.per_column = a.per_column;
+  count_operation(sizeof(T) > 4 ? 2 : 1, r.per_column);
   for (int i = 0; i < kWarpSize; ++i) r.v[i] = -a.v[i];
   return r;
 }
@@ -127,5 +154,14 @@ inline __attribute__((always_inline)) uint32_t lane_mask(const Lanes<bool>& p) {
 #endif
 }
 inline __attribute__((always_inline)) uint32_t lane_mask(bool p) { return p ? ~0u : 0u; }
+
+// The hooks of kernels/launch_shape.hpp's tile walk for a warp: the column coordinate varies per column
+// step, and a step after the first of its row counts only what varies per column.
+inline __attribute__((always_inline)) Lanes<int> column_varying(Lanes<int> tx) {
+  tx.per_column = true;
+  return tx;
+}
+inline __attribute__((always_inline)) void begin_column_step(const Lanes<int>&, int j) { in_later_column_step = j > 0; }
+inline __attribute__((always_inline)) void end_column_walk(const Lanes<int>&) { in_later_column_step = false; }
 
 }  // namespace memsim

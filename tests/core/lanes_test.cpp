@@ -159,6 +159,23 @@ TEST(Lanes, ReplayCountsTheCopyBodysOperations) {
   EXPECT_EQ(replay(resolve_launch(u), one).lane_operations, 16 * 8 * 4 * 23);
 }
 
+// In a column walk's later steps only what varies with the column counts; the rest depends on the row alone
+// and the GPU computes it in the row's first step. Worked by hand from kernels/tiles.hpp for the coalesced
+// kernel on an 8x32 matrix under one 8x32 block (tile 8x32; 8 warps). Staging: one step of 25 (r, c: 1 each;
+// in_tile 3; ok = in_tile && col0 + c < W && row0 + r < H: 8; (row0 + r) * W + col0 + c: 8; r * smem_row + c:
+// 2; the two accesses). Draining, 8 rows x 32 columns: 1 row step of 4 column steps; the first 25 as above;
+// each later one 14: c (1), c < cols and the && (2), ok's two && and row0 + c < H (5), c * smem_row + r (2),
+// the final + c of (col0 + r) * H + row0 + c (2), the two accesses.
+TEST(Lanes, LaterColumnStepsCountWhatVariesPerColumn) {
+  UserConfig u;
+  u.kernel = "coalesced";
+  u.matrix = {8, 32};
+  u.block = {8, 32};
+  ReplayOptions one;
+  one.threads = 1;
+  EXPECT_EQ(replay(resolve_launch(u), one).lane_operations, 8 * 25 + 8 * (25 + 3 * 14));
+}
+
 // Each worker counts on its own thread: the total must not depend on how many there are. 1024x1024 under
 // 32x8 blocks: 1024 blocks, enough for the replay to split over 2 and 3 workers.
 TEST(Lanes, OperationCountDoesNotDependOnWorkers) {
