@@ -7,7 +7,8 @@
 #   4. verifies every kernel's output at sizes that are no multiple of the tile, under compute-sanitizer memcheck;
 #   5. times and profiles (Nsight Compute) the ragged sizes;
 #   6. times and profiles the whole suite: f32 at 2048^2, 4096^2, 8192^2 and 8192x2048; f16 and f64 at 8192^2;
-#   7. sweeps strides and base offsets of concurrent block traffic for partition-like imbalance (partition).
+#   7. sweeps strides and base offsets of concurrent block traffic for partition-like imbalance (partition);
+#   8. times the partial-sector store patterns of memsim-partial-lines, with their L2 counters (partial).
 # Each run writes NAME.json (the full record), NAME.csv, NAME.md and, with ncu, NAME.ncu.csv; SUMMARY.md
 # gathers the tables and run_suite.log the whole console output.
 #
@@ -17,7 +18,7 @@
 #   MEMSIM_BUILD_DIR    build directory (default build-gpu)
 #   MEMSIM_CMAKE_ARGS   extra arguments for the configure step (e.g. -DCMAKE_PREFIX_PATH=...)
 #   MEMSIM_CUDA_ARCH    CUDA architecture to build (default 90: H100/H200)
-#   MEMSIM_STAGES       which steps to run (default "build addresses tests sanitizer odd suite partition")
+#   MEMSIM_STAGES       which steps to run (default "build addresses tests sanitizer odd suite partition partial")
 #   MEMSIM_VALIDATE     a memsim-validate binary to use instead of the one in the build directory
 #   NCU, COMPUTE_SANITIZER   tool paths (default: found on PATH)
 #   MEMSIM_GIT_REVISION the revision to record (default: git describe of this checkout, else "unknown")
@@ -29,7 +30,7 @@ cd "$root"
 out=${1:-validate/results}
 mkdir -p "$out" || exit 1
 build=${MEMSIM_BUILD_DIR:-build-gpu}
-stages=" ${MEMSIM_STAGES:-build addresses tests sanitizer odd suite partition} "
+stages=" ${MEMSIM_STAGES:-build addresses tests sanitizer odd suite partition partial} "
 ncu=${NCU:-ncu}
 sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
 if [ -z "${MEMSIM_GIT_REVISION:-}" ]; then
@@ -62,6 +63,7 @@ if has build; then
     -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-} &&
     cmake --build "$build" -j "$(nproc)" --target memsim-validate || { fail "build"; exit 1; }
   if has partition; then cmake --build "$build" -j "$(nproc)" --target memsim-partition-sweep || fail "build of the sweep"; fi
+  if has partial; then cmake --build "$build" -j "$(nproc)" --target memsim-partial-lines || fail "build of memsim-partial-lines"; fi
   if grep -q "memsim_gpu_test" "$build/build.ninja"; then
     cmake --build "$build" -j "$(nproc)" --target memsim_gpu_test || fail "build of the GPU tests"
   fi
@@ -117,6 +119,19 @@ if has partition; then
     "$sweep" --direction both --out "$out/partition_sweep.json" || fail "partition sweep"
   else
     fail "no memsim-partition-sweep at $sweep"
+  fi
+fi
+
+if has partial; then
+  step "partial-sector store patterns: lines partly written at once vs the cost of a line piece"
+  lines=$build/validate/partial_lines/memsim-partial-lines
+  if [ -x "$lines" ]; then
+    "$lines" >"$out/partial_lines.json" || fail "memsim-partial-lines"
+    "$ncu" --clock-control none --csv --page raw --metrics \
+      lts__t_requests_srcunit_tex_op_write.sum,lts__t_requests_srcunit_tex_op_write_lookup_miss.sum,dram__sectors_read.sum,dram__sectors_write.sum,gpu__time_duration.sum \
+      "$lines" --once 2>&1 | grep -v "^==" >"$out/partial_lines.ncu.csv" || fail "memsim-partial-lines under ncu"
+  else
+    fail "no memsim-partial-lines at $lines"
   fi
 fi
 

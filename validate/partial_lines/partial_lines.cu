@@ -1,0 +1,207 @@
+// memsim-partial-lines: what makes a partial-sector store pattern slow on a modern GPU? (issue 4, diagnostic)
+//
+// The suite's vec4 kernel with an 8x32 block takes 1.6x as long as naive with the same block on the H100,
+// although every store request of both writes 16 bytes of each of 8 lines (validate/results/
+// l2_partial_lines.md). What differs: a vec4 warp issues 4 stores back to back, its block keeps 32 output
+// lines partly written (naive: 8), and the 8 lines of one request lie 4 output rows apart (naive: 1). This
+// program separates those with stores alone, the store pattern of both kernels generalised:
+//
+//   a block of 8x32 threads writes output rows [8K bx, 8K bx + 8K) at columns [32 by, 32 by + 32) of an n x n
+//   matrix of 4-byte words; thread (tx, ty) makes K stores, store k to row 8K bx + (interleaved ? K tx + k :
+//   tx + 8k), column 32 by + ty.
+//
+// So each store instruction of a warp (8 tx x 4 ty) writes 16 bytes of 8 lines, K per thread; the block opens
+// 8K lines and completes each (32 words) within itself; "interleaved" puts a request's 8 lines K rows apart
+// (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. Two more runs replay the kernels' loads as
+// well (naive: one word; vec4: one 16-byte load of 4 words), with the output the transpose of the input.
+//
+// Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
+// dynamic shared memory the kernels do not use: the lines partly written at once are resident blocks x 8K.
+//
+// Timing (GUIDE.md 4): CUDA events around each launch, outputs rotated over 4 buffers of n x n words (1 GiB,
+// 20x the H100's L2), 2 warm-up launches, median of 15 with min and max. Checks: the first launch's output is
+// compared word for word with the host's expectation. --once launches each configuration once, untimed, for
+// Nsight Compute. Output: one JSON document on stdout.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t err, const char* call, int line) {
+  if (err == cudaSuccess) return;
+  throw std::runtime_error(std::string(call) + " failed at line " + std::to_string(line) + ": " +
+                           cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+}
+#define PL_CHECK(call) check((call), #call, __LINE__)
+
+constexpr int kN = 8192;  // words a side: 256 MiB a matrix
+constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
+
+__host__ __device__ inline uint32_t input_word(uint64_t i) { return uint32_t(i * 2654435761u) ^ 0x5bd1e995u; }
+
+// Row of store k of thread column tx in its block's 8K rows.
+template <int K, bool kInterleaved>
+__host__ __device__ inline int row_in_block(int tx, int k) {
+  return kInterleaved ? K * tx + k : tx + 8 * k;
+}
+
+template <int K, bool kInterleaved>
+__global__ void store_only(uint32_t* __restrict__ out, int n) {
+  const size_t col = size_t(blockIdx.y) * 32 + threadIdx.y, row0 = size_t(blockIdx.x) * 8 * K;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const size_t row = row0 + row_in_block<K, kInterleaved>(threadIdx.x, k);
+    out[row * n + col] = uint32_t(row * n + col);
+  }
+}
+
+// naive (K = 1) and vec4 (K = 4, interleaved) with their loads: input row = output column, input column =
+// output row, so out is the transpose of in.
+template <int K>
+__global__ void load_and_store(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int n) {
+  static_assert(K == 1 || K == 4, "the two kernels of the suite");
+  const size_t col = size_t(blockIdx.y) * 32 + threadIdx.y, row0 = size_t(blockIdx.x) * 8 * K + K * threadIdx.x;
+  uint32_t v[K];
+  if constexpr (K == 4) {
+    const uint4 q = *reinterpret_cast<const uint4*>(in + col * n + row0);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else {
+    v[0] = in[col * n + row0];
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) out[(row0 + k) * n + col] = v[k];
+}
+
+struct Config {
+  const char* name;
+  int k;
+  bool interleaved, load;
+  void (*launch)(const uint32_t* in, uint32_t* out, int smem);
+  const void* kernel;
+};
+
+// smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
+template <int K, bool kInterleaved>
+void launch_store(const uint32_t*, uint32_t* out, int smem) {
+  store_only<K, kInterleaved><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(out, kN);
+}
+template <int K>
+void launch_load(const uint32_t* in, uint32_t* out, int smem) {
+  load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
+}
+
+const Config kConfigs[] = {
+    {"stores K=1", 1, true, false, launch_store<1, true>, (const void*)&store_only<1, true>},
+    {"stores K=2 interleaved", 2, true, false, launch_store<2, true>, (const void*)&store_only<2, true>},
+    {"stores K=2 blocked", 2, false, false, launch_store<2, false>, (const void*)&store_only<2, false>},
+    {"stores K=4 interleaved", 4, true, false, launch_store<4, true>, (const void*)&store_only<4, true>},
+    {"stores K=4 blocked", 4, false, false, launch_store<4, false>, (const void*)&store_only<4, false>},
+    {"stores K=8 interleaved", 8, true, false, launch_store<8, true>, (const void*)&store_only<8, true>},
+    {"stores K=8 blocked", 8, false, false, launch_store<8, false>, (const void*)&store_only<8, false>},
+    {"naive 8x32 (load + K=1)", 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
+    {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, true, true, launch_load<4>, (const void*)&load_and_store<4>},
+};
+
+int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
+  int64_t wrong = 0;
+  for (uint64_t row = 0; row < uint64_t(kN); ++row)
+    for (uint64_t col = 0; col < uint64_t(kN); ++col) {
+      const uint64_t i = row * kN + col;
+      const uint32_t want = c.load ? input_word(col * kN + row) : uint32_t(i);
+      wrong += out[i] != want;
+    }
+  return wrong;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool once = argc > 1 && std::strcmp(argv[1], "--once") == 0;
+  if (argc > 2 || (argc == 2 && !once)) {
+    std::fprintf(stderr, "usage: memsim-partial-lines [--once]\n");
+    return 2;
+  }
+  try {
+    const size_t words = size_t(kN) * kN, bytes = words * 4;
+    std::vector<uint32_t> host(words);
+    for (size_t i = 0; i < words; ++i) host[i] = input_word(i);
+    uint32_t* in = nullptr;
+    PL_CHECK(cudaMalloc(&in, bytes));
+    PL_CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
+    std::vector<uint32_t*> outs(kOutputs);
+    for (auto& o : outs) PL_CHECK(cudaMalloc(&o, bytes));
+    cudaEvent_t a, b;
+    PL_CHECK(cudaEventCreate(&a));
+    PL_CHECK(cudaEventCreate(&b));
+    cudaDeviceProp p{};
+    PL_CHECK(cudaGetDeviceProperties(&p, 0));
+    int driver = 0;
+    PL_CHECK(cudaDriverGetVersion(&driver));
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::printf("{\n  \"program\": \"memsim-partial-lines\",\n  \"date\": \"%s\",\n  \"device\": \"%s\",\n"
+                "  \"sms\": %d,\n  \"l2_bytes\": %d,\n  \"driver_version\": %d,\n  \"matrix_words\": %d,\n"
+                "  \"runs\": [\n",
+                date, p.name, p.multiProcessorCount, p.l2CacheSize, driver, kN);
+    bool all_ok = true;
+    const int n_configs = int(sizeof kConfigs / sizeof kConfigs[0]);
+    // Resident blocks per SM: as many as fit (8: 2048 threads), then fewer, held back by unused shared memory.
+    const int limits[] = {0, 4, 2, 1};
+    bool first = true;
+    for (int limit : limits) {
+      const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
+      for (int ci = 0; ci < n_configs; ++ci) {
+        const Config& c = kConfigs[ci];
+        PL_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        int resident = 0;
+        PL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
+        PL_CHECK(cudaMemset(outs[0], 0xff, bytes));
+        c.launch(in, outs[0], smem);
+        PL_CHECK(cudaGetLastError());
+        PL_CHECK(cudaDeviceSynchronize());
+        if (once) continue;
+        PL_CHECK(cudaMemcpy(host.data(), outs[0], bytes, cudaMemcpyDeviceToHost));
+        const int64_t wrong = count_wrong(c, host);
+        all_ok = all_ok && wrong == 0;
+        std::vector<float> ms;
+        for (int r = 0; r < kWarmup + kReps; ++r) {
+          PL_CHECK(cudaEventRecord(a));
+          c.launch(in, outs[r % kOutputs], smem);
+          PL_CHECK(cudaEventRecord(b));
+          PL_CHECK(cudaEventSynchronize(b));
+          PL_CHECK(cudaGetLastError());
+          float t = 0;
+          PL_CHECK(cudaEventElapsedTime(&t, a, b));
+          if (r >= kWarmup) ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        // Every store instruction writes 16 bytes of each of 8 lines: words / 32 instructions x 8 line requests.
+        const double line_requests = double(words) / 32 * 8;
+        std::printf("%s    {\"name\": \"%s\", \"stores_per_thread\": %d, \"interleaved\": %s, \"loads\": %s, "
+                    "\"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, "
+                    "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
+                    "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"wrong_words\": %lld}",
+                    first ? "" : ",\n", c.name, c.k, c.interleaved ? "true" : "false", c.load ? "true" : "false",
+                    resident, smem, 8 * c.k, 8 * c.k * resident * p.multiProcessorCount, line_requests,
+                    1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
+                    1e9 * ms[ms.size() / 2] / line_requests, static_cast<long long>(wrong));
+        first = false;
+      }
+    }
+    std::printf("\n");
+    std::printf("  ],\n  \"all_checks_passed\": %s\n}\n", once ? "null" : all_ok ? "true" : "false");
+    return all_ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memsim-partial-lines: %s\n", e.what());
+    return 1;
+  }
+}
