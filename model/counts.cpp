@@ -55,13 +55,15 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   const double loads_per_warp = warps > 0 ? c.global_load_instructions / warps : 0;
   double in_flight = 1;
   if (k.uses_shared_tile) {
-    // A staging step loads and stores the value to shared memory. The walks' step counts are launch values,
-    // so nvcc unrolls only the inner (column) walk, by 4, and batches loads only there (cuobjdump -sass of
-    // the suite, sm_90, CUDA 13.0: 2 to 4 loads before the first shared store); with fewer than 4 column
-    // steps (the default tiles: a 32x32 tile under 32x8 walks 4 rows of 1 column) each shared store waits
-    // for its load before the next load issues.
+    // A staging step loads and stores its values to shared memory. The walks' step counts are launch values,
+    // so nvcc unrolls only the inner (column) walk, by 4, and batches loads across steps only there
+    // (cuobjdump -sass of the suite, sm_90, CUDA 13.0: 2 to 4 steps' loads before the first shared store);
+    // with fewer than 4 column steps (the default tiles: a 32x32 tile under 32x8 walks 4 rows of 1 column)
+    // each step's shared stores wait for its loads before the next step's loads issue. A vec4 row of f64 is
+    // two 16-byte loads, both issued before the stores.
     const TileWalk& stage = k.footprint == Footprint::Vec4X ? cfg.shape.walk_row_quads : cfg.shape.walk_tile;
-    in_flight = stage.col_steps >= 4 ? std::min(loads_per_warp, 2.0) : 1.0;
+    const double per_step = k.footprint == Footprint::Vec4X ? std::max(1, 4 * dtype_bytes(cfg.dtype) / 16) : 1;
+    in_flight = std::min(loads_per_warp, stage.col_steps >= 4 ? 2 * per_step : per_step);
   } else if (k.footprint == Footprint::Reg4x4) {
     // 4 rows of 4 elements, each row in 16-byte pieces: all of one step's pieces before the first store.
     const int pieces_per_row = std::max(1, 4 * dtype_bytes(cfg.dtype) / 16);

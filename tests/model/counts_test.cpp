@@ -64,6 +64,8 @@ TEST(Counts, AStagedColumnWalkOfFourStepsBatchesLoads) {
   o.threads = 1;
   EXPECT_EQ(counts_from_replay(replay(resolve_launch(u), o)).loads_in_flight_per_warp, 2);
   EXPECT_EQ(counts_from_replay(run("padded", {64, 64}, {8, 32})).loads_in_flight_per_warp, 1);
+  // vec4_shared f64 under 32x8 (tile 128x8): one step, its 4-double row in two 16-byte loads: 2 in flight.
+  EXPECT_EQ(counts_from_replay(run("vec4_shared", {256, 64}, {32, 8}, Dtype::F64)).loads_in_flight_per_warp, 2);
 }
 
 TEST(Counts, SixteenByteLanesAndTheReg4x4Footprint) {
