@@ -12,8 +12,10 @@
 //
 // So each store instruction of a warp (8 tx x 4 ty) writes 16 bytes of 8 lines, K per thread; the block opens
 // 8K lines and completes each (32 words) within itself; "interleaved" puts a request's 8 lines K rows apart
-// (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. Two more runs replay the kernels' loads as
-// well (naive: one word; vec4: one 16-byte load of 4 words), with the output the transpose of the input.
+// (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. "Blocks across" launches the same blocks
+// in the other order: neighbouring blocks write neighbouring lines of the same rows (as the strided_store
+// microbenchmark of memsim-microbench does). Two more runs replay the kernels' loads as well (naive: one word;
+// vec4: one 16-byte load of 4 words), with the output the transpose of the input.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
 // dynamic shared memory the kernels do not use: the lines partly written at once are resident blocks x 8K.
@@ -53,9 +55,13 @@ __host__ __device__ inline int row_in_block(int tx, int k) {
   return kInterleaved ? K * tx + k : tx + 8 * k;
 }
 
-template <int K, bool kInterleaved>
+// kAcross: consecutive blocks take consecutive column groups of the same rows (blockIdx.x walks the 32-word
+// column groups), so a row's neighbouring lines are written by neighbouring blocks; otherwise (as the suite's
+// kernels) consecutive blocks take consecutive row groups.
+template <int K, bool kInterleaved, bool kAcross = false>
 __global__ void store_only(uint32_t* __restrict__ out, int n) {
-  const size_t col = size_t(blockIdx.y) * 32 + threadIdx.y, row0 = size_t(blockIdx.x) * 8 * K;
+  const unsigned col_group = kAcross ? blockIdx.x : blockIdx.y, row_group = kAcross ? blockIdx.y : blockIdx.x;
+  const size_t col = size_t(col_group) * 32 + threadIdx.y, row0 = size_t(row_group) * 8 * K;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const size_t row = row0 + row_in_block<K, kInterleaved>(threadIdx.x, k);
@@ -89,9 +95,10 @@ struct Config {
 };
 
 // smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
-template <int K, bool kInterleaved>
+template <int K, bool kInterleaved, bool kAcross = false>
 void launch_store(const uint32_t*, uint32_t* out, int smem) {
-  store_only<K, kInterleaved><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(out, kN);
+  const dim3 grid = kAcross ? dim3(kN / 32, kN / (8 * K)) : dim3(kN / (8 * K), kN / 32);
+  store_only<K, kInterleaved, kAcross><<<grid, dim3(8, 32), smem>>>(out, kN);
 }
 template <int K>
 void launch_load(const uint32_t* in, uint32_t* out, int smem) {
@@ -106,6 +113,12 @@ const Config kConfigs[] = {
     {"stores K=4 blocked", 4, false, false, launch_store<4, false>, (const void*)&store_only<4, false>},
     {"stores K=8 interleaved", 8, true, false, launch_store<8, true>, (const void*)&store_only<8, true>},
     {"stores K=8 blocked", 8, false, false, launch_store<8, false>, (const void*)&store_only<8, false>},
+    {"stores K=2 interleaved, blocks across", 2, true, false, launch_store<2, true, true>,
+     (const void*)&store_only<2, true, true>},
+    {"stores K=4 interleaved, blocks across", 4, true, false, launch_store<4, true, true>,
+     (const void*)&store_only<4, true, true>},
+    {"stores K=8 interleaved, blocks across", 8, true, false, launch_store<8, true, true>,
+     (const void*)&store_only<8, true, true>},
     {"naive 8x32 (load + K=1)", 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
     {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, true, true, launch_load<4>, (const void*)&load_and_store<4>},
 };
