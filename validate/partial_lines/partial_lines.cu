@@ -14,7 +14,8 @@
 // 8K lines and completes each (32 words) within itself; "interleaved" puts a request's 8 lines K rows apart
 // (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. "Blocks across" launches the same blocks
 // in the other order: neighbouring blocks write neighbouring lines of the same rows (as the strided_store
-// microbenchmark of memsim-microbench does). Two more runs replay the kernels' loads as well (naive: one word;
+// microbenchmark of memsim-microbench does). "Rows padded" moves each output row 32 words (128 bytes) past
+// the next power of two, so that the rows' lines no longer share their low address bits. Two more runs replay the kernels' loads as well (naive: one word;
 // vec4: one 16-byte load of 4 words), with the output the transpose of the input.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
@@ -45,6 +46,7 @@ void check(cudaError_t err, const char* call, int line) {
 #define PL_CHECK(call) check((call), #call, __LINE__)
 
 constexpr int kN = 8192;  // words a side: 256 MiB a matrix
+constexpr int kMaxPad = 32;  // words, the most a run pads an output row by
 constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
 
 __host__ __device__ inline uint32_t input_word(uint64_t i) { return uint32_t(i * 2654435761u) ^ 0x5bd1e995u; }
@@ -59,13 +61,13 @@ __host__ __device__ inline int row_in_block(int tx, int k) {
 // column groups), so a row's neighbouring lines are written by neighbouring blocks; otherwise (as the suite's
 // kernels) consecutive blocks take consecutive row groups.
 template <int K, bool kInterleaved, bool kAcross = false>
-__global__ void store_only(uint32_t* __restrict__ out, int n) {
+__global__ void store_only(uint32_t* __restrict__ out, int n, int pitch) {
   const unsigned col_group = kAcross ? blockIdx.x : blockIdx.y, row_group = kAcross ? blockIdx.y : blockIdx.x;
   const size_t col = size_t(col_group) * 32 + threadIdx.y, row0 = size_t(row_group) * 8 * K;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const size_t row = row0 + row_in_block<K, kInterleaved>(threadIdx.x, k);
-    out[row * n + col] = uint32_t(row * n + col);
+    out[row * pitch + col] = uint32_t(row * n + col);
   }
 }
 
@@ -90,18 +92,19 @@ struct Config {
   const char* name;
   int k;
   bool interleaved, load;
-  void (*launch)(const uint32_t* in, uint32_t* out, int smem);
+  void (*launch)(const uint32_t* in, uint32_t* out, int smem, int pitch);
   const void* kernel;
+  int pad = 0;  // words between the end of an output row and the start of the next (store-only runs)
 };
 
 // smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
 template <int K, bool kInterleaved, bool kAcross = false>
-void launch_store(const uint32_t*, uint32_t* out, int smem) {
+void launch_store(const uint32_t*, uint32_t* out, int smem, int pitch) {
   const dim3 grid = kAcross ? dim3(kN / 32, kN / (8 * K)) : dim3(kN / (8 * K), kN / 32);
-  store_only<K, kInterleaved, kAcross><<<grid, dim3(8, 32), smem>>>(out, kN);
+  store_only<K, kInterleaved, kAcross><<<grid, dim3(8, 32), smem>>>(out, kN, pitch);
 }
 template <int K>
-void launch_load(const uint32_t* in, uint32_t* out, int smem) {
+void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/) {
   load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
 
@@ -119,17 +122,21 @@ const Config kConfigs[] = {
      (const void*)&store_only<4, true, true>},
     {"stores K=8 interleaved, blocks across", 8, true, false, launch_store<8, true, true>,
      (const void*)&store_only<8, true, true>},
+    {"stores K=4 interleaved, rows padded 32 words", 4, true, false, launch_store<4, true>,
+     (const void*)&store_only<4, true>, 32},
+    {"stores K=8 interleaved, rows padded 32 words", 8, true, false, launch_store<8, true>,
+     (const void*)&store_only<8, true>, 32},
     {"naive 8x32 (load + K=1)", 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
     {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, true, true, launch_load<4>, (const void*)&load_and_store<4>},
 };
 
 int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
   int64_t wrong = 0;
+  const uint64_t pitch = uint64_t(kN) + c.pad;
   for (uint64_t row = 0; row < uint64_t(kN); ++row)
     for (uint64_t col = 0; col < uint64_t(kN); ++col) {
-      const uint64_t i = row * kN + col;
-      const uint32_t want = c.load ? input_word(col * kN + row) : uint32_t(i);
-      wrong += out[i] != want;
+      const uint32_t want = c.load ? input_word(col * kN + row) : uint32_t(row * kN + col);
+      wrong += out[row * pitch + col] != want;
     }
   return wrong;
 }
@@ -144,13 +151,14 @@ int main(int argc, char** argv) {
   }
   try {
     const size_t words = size_t(kN) * kN, bytes = words * 4;
-    std::vector<uint32_t> host(words);
+    const size_t out_bytes = size_t(kN) * (kN + kMaxPad) * 4;  // room for padded rows
+    std::vector<uint32_t> host(out_bytes / 4);
     for (size_t i = 0; i < words; ++i) host[i] = input_word(i);
     uint32_t* in = nullptr;
     PL_CHECK(cudaMalloc(&in, bytes));
     PL_CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
     std::vector<uint32_t*> outs(kOutputs);
-    for (auto& o : outs) PL_CHECK(cudaMalloc(&o, bytes));
+    for (auto& o : outs) PL_CHECK(cudaMalloc(&o, out_bytes));
     cudaEvent_t a, b;
     PL_CHECK(cudaEventCreate(&a));
     PL_CHECK(cudaEventCreate(&b));
@@ -177,18 +185,18 @@ int main(int argc, char** argv) {
         PL_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;
         PL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
-        PL_CHECK(cudaMemset(outs[0], 0xff, bytes));
-        c.launch(in, outs[0], smem);
+        PL_CHECK(cudaMemset(outs[0], 0xff, out_bytes));
+        c.launch(in, outs[0], smem, kN + c.pad);
         PL_CHECK(cudaGetLastError());
         PL_CHECK(cudaDeviceSynchronize());
         if (once) continue;
-        PL_CHECK(cudaMemcpy(host.data(), outs[0], bytes, cudaMemcpyDeviceToHost));
+        PL_CHECK(cudaMemcpy(host.data(), outs[0], out_bytes, cudaMemcpyDeviceToHost));
         const int64_t wrong = count_wrong(c, host);
         all_ok = all_ok && wrong == 0;
         std::vector<float> ms;
         for (int r = 0; r < kWarmup + kReps; ++r) {
           PL_CHECK(cudaEventRecord(a));
-          c.launch(in, outs[r % kOutputs], smem);
+          c.launch(in, outs[r % kOutputs], smem, kN + c.pad);
           PL_CHECK(cudaEventRecord(b));
           PL_CHECK(cudaEventSynchronize(b));
           PL_CHECK(cudaGetLastError());
@@ -200,11 +208,11 @@ int main(int argc, char** argv) {
         // Every store instruction writes 16 bytes of each of 8 lines: words / 32 instructions x 8 line requests.
         const double line_requests = double(words) / 32 * 8;
         std::printf("%s    {\"name\": \"%s\", \"stores_per_thread\": %d, \"interleaved\": %s, \"loads\": %s, "
-                    "\"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, "
+                    "\"row_pad_words\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
                     "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"wrong_words\": %lld}",
                     first ? "" : ",\n", c.name, c.k, c.interleaved ? "true" : "false", c.load ? "true" : "false",
-                    resident, smem, 8 * c.k, 8 * c.k * resident * p.multiProcessorCount, line_requests,
+                    c.pad, resident, smem, 8 * c.k, 8 * c.k * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
                     1e9 * ms[ms.size() / 2] / line_requests, static_cast<long long>(wrong));
         first = false;
