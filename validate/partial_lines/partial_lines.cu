@@ -6,17 +6,18 @@
 // lines partly written (naive: 8), and the 8 lines of one request lie 4 output rows apart (naive: 1). This
 // program separates those with stores alone, the store pattern of both kernels generalised:
 //
-//   a block of 8x32 threads writes output rows [8K bx, 8K bx + 8K) at columns [32 by, 32 by + 32) of an n x n
-//   matrix of 4-byte words; thread (tx, ty) makes K stores, store k to row 8K bx + (interleaved ? K tx + k :
-//   tx + 8k), column 32 by + ty.
+//   a block of 8x32 threads, given row group R and column group C, writes output rows [8K R, 8K R + 8K) at
+//   columns [32 C, 32 C + 32) of an n x n matrix of 4-byte words; thread (tx, ty) makes K stores, store k to
+//   row 8K R + (interleaved ? K tx + k : tx + 8k), column 32 C + ty.
 //
 // So each store instruction of a warp (8 tx x 4 ty) writes 16 bytes of 8 lines, K per thread; the block opens
 // 8K lines and completes each (32 words) within itself; "interleaved" puts a request's 8 lines K rows apart
-// (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. "Blocks across" launches the same blocks
-// in the other order: neighbouring blocks write neighbouring lines of the same rows (as the strided_store
-// microbenchmark of memsim-microbench does). "Rows padded" moves each output row 32 words (128 bytes) past
-// the next power of two, so that the rows' lines no longer share their low address bits. Two more runs replay the kernels' loads as well (naive: one word;
-// vec4: one 16-byte load of 4 words), with the output the transpose of the input.
+// (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. The launch order (store_only) takes g
+// neighbouring column groups of the same rows before moving down the row groups: g = 1 is the suite's order,
+// g = 256 walks whole rows first ("blocks across", as memsim-microbench's strided_store). "Rows padded" moves
+// each output row 32 words (128 bytes) past the power-of-two pitch, so that the rows' lines no longer share
+// their low address bits. Two more runs replay the kernels' loads as well (naive: one word; vec4: one 16-byte
+// load of 4 words), with the output the transpose of the input.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
 // dynamic shared memory the kernels do not use: the lines partly written at once are resident blocks x 8K.
@@ -57,12 +58,15 @@ __host__ __device__ inline int row_in_block(int tx, int k) {
   return kInterleaved ? K * tx + k : tx + 8 * k;
 }
 
-// kAcross: consecutive blocks take consecutive column groups of the same rows (blockIdx.x walks the 32-word
-// column groups), so a row's neighbouring lines are written by neighbouring blocks; otherwise (as the suite's
-// kernels) consecutive blocks take consecutive row groups.
-template <int K, bool kInterleaved, bool kAcross = false>
-__global__ void store_only(uint32_t* __restrict__ out, int n, int pitch) {
-  const unsigned col_group = kAcross ? blockIdx.x : blockIdx.y, row_group = kAcross ? blockIdx.y : blockIdx.x;
+// Launch order: block b of the 1D grid takes row group (b / g) mod R and column group (b / (g R)) g + b mod g
+// (R row groups): g consecutive blocks write neighbouring column groups, i.e. neighbouring lines of the same
+// rows, before the walk moves down the row groups. g = 1 is the suite's order (consecutive blocks take
+// consecutive row groups); g = n / 32 walks a whole row of column groups first ("blocks across", as
+// memsim-microbench's strided_store does).
+template <int K, bool kInterleaved>
+__global__ void store_only(uint32_t* __restrict__ out, int n, int pitch, int g) {
+  const unsigned row_groups = unsigned(n / (8 * K)), b = blockIdx.x;
+  const unsigned row_group = (b / g) % row_groups, col_group = b / (g * row_groups) * g + b % g;
   const size_t col = size_t(col_group) * 32 + threadIdx.y, row0 = size_t(row_group) * 8 * K;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -92,43 +96,48 @@ struct Config {
   const char* name;
   int k;
   bool interleaved, load;
-  void (*launch)(const uint32_t* in, uint32_t* out, int smem, int pitch);
+  void (*launch)(const uint32_t* in, uint32_t* out, int smem, int pitch, int group);
   const void* kernel;
-  int pad = 0;  // words between the end of an output row and the start of the next (store-only runs)
+  int group = 1;  // g of the launch order (store-only runs)
+  int pad = 0;    // words between the end of an output row and the start of the next (store-only runs)
 };
 
 // smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
-template <int K, bool kInterleaved, bool kAcross = false>
-void launch_store(const uint32_t*, uint32_t* out, int smem, int pitch) {
-  const dim3 grid = kAcross ? dim3(kN / 32, kN / (8 * K)) : dim3(kN / (8 * K), kN / 32);
-  store_only<K, kInterleaved, kAcross><<<grid, dim3(8, 32), smem>>>(out, kN, pitch);
+template <int K, bool kInterleaved>
+void launch_store(const uint32_t*, uint32_t* out, int smem, int pitch, int group) {
+  store_only<K, kInterleaved><<<(kN / (8 * K)) * (kN / 32), dim3(8, 32), smem>>>(out, kN, pitch, group);
 }
 template <int K>
-void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/) {
+void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
 
+#define PL_STORES(NAME, K, INTERLEAVED, ...) \
+  {NAME, K, INTERLEAVED, false, launch_store<K, INTERLEAVED>, (const void*)&store_only<K, INTERLEAVED>, __VA_ARGS__}
 const Config kConfigs[] = {
-    {"stores K=1", 1, true, false, launch_store<1, true>, (const void*)&store_only<1, true>},
-    {"stores K=2 interleaved", 2, true, false, launch_store<2, true>, (const void*)&store_only<2, true>},
-    {"stores K=2 blocked", 2, false, false, launch_store<2, false>, (const void*)&store_only<2, false>},
-    {"stores K=4 interleaved", 4, true, false, launch_store<4, true>, (const void*)&store_only<4, true>},
-    {"stores K=4 blocked", 4, false, false, launch_store<4, false>, (const void*)&store_only<4, false>},
-    {"stores K=8 interleaved", 8, true, false, launch_store<8, true>, (const void*)&store_only<8, true>},
-    {"stores K=8 blocked", 8, false, false, launch_store<8, false>, (const void*)&store_only<8, false>},
-    {"stores K=2 interleaved, blocks across", 2, true, false, launch_store<2, true, true>,
-     (const void*)&store_only<2, true, true>},
-    {"stores K=4 interleaved, blocks across", 4, true, false, launch_store<4, true, true>,
-     (const void*)&store_only<4, true, true>},
-    {"stores K=8 interleaved, blocks across", 8, true, false, launch_store<8, true, true>,
-     (const void*)&store_only<8, true, true>},
-    {"stores K=4 interleaved, rows padded 32 words", 4, true, false, launch_store<4, true>,
-     (const void*)&store_only<4, true>, 32},
-    {"stores K=8 interleaved, rows padded 32 words", 8, true, false, launch_store<8, true>,
-     (const void*)&store_only<8, true>, 32},
+    PL_STORES("stores K=1", 1, true, 1),
+    PL_STORES("stores K=2 interleaved", 2, true, 1),
+    PL_STORES("stores K=2 blocked", 2, false, 1),
+    PL_STORES("stores K=4 interleaved", 4, true, 1),
+    PL_STORES("stores K=4 blocked", 4, false, 1),
+    PL_STORES("stores K=8 interleaved", 8, true, 1),
+    PL_STORES("stores K=8 blocked", 8, false, 1),
+    PL_STORES("stores K=2 interleaved, blocks across", 2, true, kN / 32),
+    PL_STORES("stores K=4 interleaved, blocks across", 4, true, kN / 32),
+    PL_STORES("stores K=8 interleaved, blocks across", 8, true, kN / 32),
+    PL_STORES("stores K=4 interleaved, 2 blocks across", 4, true, 2),
+    PL_STORES("stores K=4 interleaved, 4 blocks across", 4, true, 4),
+    PL_STORES("stores K=4 interleaved, 8 blocks across", 4, true, 8),
+    PL_STORES("stores K=4 interleaved, 16 blocks across", 4, true, 16),
+    PL_STORES("stores K=4 interleaved, 64 blocks across", 4, true, 64),
+    PL_STORES("stores K=8 interleaved, 4 blocks across", 8, true, 4),
+    PL_STORES("stores K=8 interleaved, 16 blocks across", 8, true, 16),
+    PL_STORES("stores K=4 interleaved, rows padded 32 words", 4, true, 1, 32),
+    PL_STORES("stores K=8 interleaved, rows padded 32 words", 8, true, 1, 32),
     {"naive 8x32 (load + K=1)", 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
     {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, true, true, launch_load<4>, (const void*)&load_and_store<4>},
 };
+#undef PL_STORES
 
 int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
   int64_t wrong = 0;
@@ -186,7 +195,7 @@ int main(int argc, char** argv) {
         int resident = 0;
         PL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
         PL_CHECK(cudaMemset(outs[0], 0xff, out_bytes));
-        c.launch(in, outs[0], smem, kN + c.pad);
+        c.launch(in, outs[0], smem, kN + c.pad, c.group);
         PL_CHECK(cudaGetLastError());
         PL_CHECK(cudaDeviceSynchronize());
         if (once) continue;
@@ -196,7 +205,7 @@ int main(int argc, char** argv) {
         std::vector<float> ms;
         for (int r = 0; r < kWarmup + kReps; ++r) {
           PL_CHECK(cudaEventRecord(a));
-          c.launch(in, outs[r % kOutputs], smem, kN + c.pad);
+          c.launch(in, outs[r % kOutputs], smem, kN + c.pad, c.group);
           PL_CHECK(cudaEventRecord(b));
           PL_CHECK(cudaEventSynchronize(b));
           PL_CHECK(cudaGetLastError());
@@ -208,11 +217,12 @@ int main(int argc, char** argv) {
         // Every store instruction writes 16 bytes of each of 8 lines: words / 32 instructions x 8 line requests.
         const double line_requests = double(words) / 32 * 8;
         std::printf("%s    {\"name\": \"%s\", \"stores_per_thread\": %d, \"interleaved\": %s, \"loads\": %s, "
-                    "\"row_pad_words\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, "
+                    "\"blocks_across\": %d, \"row_pad_words\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
+                    "\"lines_open_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
                     "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"wrong_words\": %lld}",
                     first ? "" : ",\n", c.name, c.k, c.interleaved ? "true" : "false", c.load ? "true" : "false",
-                    c.pad, resident, smem, 8 * c.k, 8 * c.k * resident * p.multiProcessorCount, line_requests,
+                    c.group, c.pad, resident, smem, 8 * c.k, 8 * c.k * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
                     1e9 * ms[ms.size() / 2] / line_requests, static_cast<long long>(wrong));
         first = false;
