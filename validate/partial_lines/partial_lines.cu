@@ -15,8 +15,8 @@
 // (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. The launch order (store_only) takes g
 // neighbouring column groups of the same rows before moving down the row groups: g = 1 is the suite's order,
 // g = 256 walks whole rows first ("blocks across", as memsim-microbench's strided_store). "Rows padded" moves
-// each output row 32 words (128 bytes) past the power-of-two pitch, so that the rows' lines no longer share
-// their low address bits. Two more runs replay the kernels' loads as well (naive: one word; vec4: one 16-byte
+// each output row 32, 256, 1024 or 2080 words (128 B, 1 KiB, 4 KiB, 8.125 KiB) past the power-of-two pitch, so
+// that the rows' lines no longer all share the address bits a 32 KiB row stride leaves alike. Two more runs replay the kernels' loads as well (naive: one word; vec4: one 16-byte
 // load of 4 words), with the output the transpose of the input.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
@@ -47,7 +47,7 @@ void check(cudaError_t err, const char* call, int line) {
 #define PL_CHECK(call) check((call), #call, __LINE__)
 
 constexpr int kN = 8192;  // words a side: 256 MiB a matrix
-constexpr int kMaxPad = 32;  // words, the most a run pads an output row by
+constexpr int kMaxPad = 2080;  // words, the most a run pads an output row by
 constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
 
 __host__ __device__ inline uint32_t input_word(uint64_t i) { return uint32_t(i * 2654435761u) ^ 0x5bd1e995u; }
@@ -134,6 +134,9 @@ const Config kConfigs[] = {
     PL_STORES("stores K=8 interleaved, 16 blocks across", 8, true, 16),
     PL_STORES("stores K=4 interleaved, rows padded 32 words", 4, true, 1, 32),
     PL_STORES("stores K=8 interleaved, rows padded 32 words", 8, true, 1, 32),
+    PL_STORES("stores K=4 interleaved, rows padded 256 words", 4, true, 1, 256),
+    PL_STORES("stores K=4 interleaved, rows padded 1024 words", 4, true, 1, 1024),
+    PL_STORES("stores K=4 interleaved, rows padded 2080 words", 4, true, 1, 2080),
     {"naive 8x32 (load + K=1)", 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
     {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, true, true, launch_load<4>, (const void*)&load_and_store<4>},
 };
