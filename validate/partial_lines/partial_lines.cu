@@ -37,14 +37,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "validate/cuda_check.hpp"
 
-void check(cudaError_t err, const char* call, int line) {
-  if (err == cudaSuccess) return;
-  throw std::runtime_error(std::string(call) + " failed at line " + std::to_string(line) + ": " +
-                           cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
-}
-#define PL_CHECK(call) check((call), #call, __LINE__)
+namespace {
 
 constexpr int kN = 8192;  // words a side: 256 MiB a matrix
 constexpr int kMaxPad = 2080;  // words, the most a run pads an output row by
@@ -167,17 +162,17 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> host(out_bytes / 4);
     for (size_t i = 0; i < words; ++i) host[i] = input_word(i);
     uint32_t* in = nullptr;
-    PL_CHECK(cudaMalloc(&in, bytes));
-    PL_CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
+    MEMSIM_CUDA_CHECK(cudaMalloc(&in, bytes));
+    MEMSIM_CUDA_CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
     std::vector<uint32_t*> outs(kOutputs);
-    for (auto& o : outs) PL_CHECK(cudaMalloc(&o, out_bytes));
+    for (auto& o : outs) MEMSIM_CUDA_CHECK(cudaMalloc(&o, out_bytes));
     cudaEvent_t a, b;
-    PL_CHECK(cudaEventCreate(&a));
-    PL_CHECK(cudaEventCreate(&b));
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&a));
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&b));
     cudaDeviceProp p{};
-    PL_CHECK(cudaGetDeviceProperties(&p, 0));
+    MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
     int driver = 0;
-    PL_CHECK(cudaDriverGetVersion(&driver));
+    MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver));
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -194,26 +189,26 @@ int main(int argc, char** argv) {
       const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
       for (int ci = 0; ci < n_configs; ++ci) {
         const Config& c = kConfigs[ci];
-        PL_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;
-        PL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
-        PL_CHECK(cudaMemset(outs[0], 0xff, out_bytes));
+        MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
+        MEMSIM_CUDA_CHECK(cudaMemset(outs[0], 0xff, out_bytes));
         c.launch(in, outs[0], smem, kN + c.pad, c.group);
-        PL_CHECK(cudaGetLastError());
-        PL_CHECK(cudaDeviceSynchronize());
+        MEMSIM_CUDA_CHECK(cudaGetLastError());
+        MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
         if (once) continue;
-        PL_CHECK(cudaMemcpy(host.data(), outs[0], out_bytes, cudaMemcpyDeviceToHost));
+        MEMSIM_CUDA_CHECK(cudaMemcpy(host.data(), outs[0], out_bytes, cudaMemcpyDeviceToHost));
         const int64_t wrong = count_wrong(c, host);
         all_ok = all_ok && wrong == 0;
         std::vector<float> ms;
         for (int r = 0; r < kWarmup + kReps; ++r) {
-          PL_CHECK(cudaEventRecord(a));
+          MEMSIM_CUDA_CHECK(cudaEventRecord(a));
           c.launch(in, outs[r % kOutputs], smem, kN + c.pad, c.group);
-          PL_CHECK(cudaEventRecord(b));
-          PL_CHECK(cudaEventSynchronize(b));
-          PL_CHECK(cudaGetLastError());
+          MEMSIM_CUDA_CHECK(cudaEventRecord(b));
+          MEMSIM_CUDA_CHECK(cudaEventSynchronize(b));
+          MEMSIM_CUDA_CHECK(cudaGetLastError());
           float t = 0;
-          PL_CHECK(cudaEventElapsedTime(&t, a, b));
+          MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
           if (r >= kWarmup) ms.push_back(t);
         }
         std::sort(ms.begin(), ms.end());

@@ -31,15 +31,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "validate/cuda_check.hpp"
 
-void check(cudaError_t err, const char* call, int line) {
-  if (err == cudaSuccess) return;
-  throw std::runtime_error(std::string(call) + " failed at line " + std::to_string(line) + ": " +
-                           cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
-}
-#define SWEEP_CHECK(call) check((call), #call, __LINE__)
-#define SWEEP_CHECK_LAUNCH(what) check(cudaGetLastError(), what, __LINE__)
+namespace {
 
 constexpr int kThreads = 256;
 constexpr int kPiece = 16;                             // bytes per thread per step (uint4)
@@ -241,13 +235,13 @@ uint32_t expected_block_xor(const Geometry& g, uint64_t b) {
 int main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);
-    SWEEP_CHECK(cudaSetDevice(o.device));
+    MEMSIM_CUDA_CHECK(cudaSetDevice(o.device));
     cudaDeviceProp prop{};
-    SWEEP_CHECK(cudaGetDeviceProperties(&prop, o.device));
+    MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
     int mem_clock_khz = 0, driver = 0, runtime = 0;
-    SWEEP_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, o.device));
-    SWEEP_CHECK(cudaDriverGetVersion(&driver));
-    SWEEP_CHECK(cudaRuntimeGetVersion(&runtime));
+    MEMSIM_CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, o.device));
+    MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    MEMSIM_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
 
     // One buffer for the largest footprint that fits, one scratch buffer for flushing the L2.
     uint64_t need = 0;
@@ -258,7 +252,7 @@ int main(int argc, char** argv) {
         if (fp <= o.max_footprint) need = std::max(need, fp);
       }
     size_t free_b = 0, total_b = 0;
-    SWEEP_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    MEMSIM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     const uint64_t flush_bytes = std::max<uint64_t>(uint64_t(4) * std::max(prop.l2CacheSize, 1 << 20), 64 << 20);
     const uint64_t usable = uint64_t(double(free_b) * 0.85);
     const uint64_t limit = std::min<uint64_t>(o.max_footprint, usable > flush_bytes ? usable - flush_bytes : 0);
@@ -267,22 +261,22 @@ int main(int argc, char** argv) {
     char* buf = nullptr;
     uint4* scratch = nullptr;
     uint32_t *block_xor = nullptr, *sink = nullptr;
-    SWEEP_CHECK(cudaMalloc(&buf, need));
-    SWEEP_CHECK(cudaMalloc(&scratch, flush_bytes));
-    SWEEP_CHECK(cudaMalloc(&sink, sizeof(uint32_t)));
+    MEMSIM_CUDA_CHECK(cudaMalloc(&buf, need));
+    MEMSIM_CUDA_CHECK(cudaMalloc(&scratch, flush_bytes));
+    MEMSIM_CUDA_CHECK(cudaMalloc(&sink, sizeof(uint32_t)));
     const uint64_t max_blocks = o.bytes / kBlockBytes;
-    SWEEP_CHECK(cudaMalloc(&block_xor, max_blocks * sizeof(uint32_t)));
-    SWEEP_CHECK(cudaMemset(scratch, 0, flush_bytes));
+    MEMSIM_CUDA_CHECK(cudaMalloc(&block_xor, max_blocks * sizeof(uint32_t)));
+    MEMSIM_CUDA_CHECK(cudaMemset(scratch, 0, flush_bytes));
     fill<<<4 * prop.multiProcessorCount * 8, 256>>>(reinterpret_cast<uint32_t*>(buf), need / 4, 0);
-    SWEEP_CHECK_LAUNCH("fill");
-    SWEEP_CHECK(cudaDeviceSynchronize());
+    MEMSIM_CHECK_LAUNCH("fill");
+    MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
 
     cudaEvent_t start, stop;
-    SWEEP_CHECK(cudaEventCreate(&start));
-    SWEEP_CHECK(cudaEventCreate(&stop));
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&start));
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&stop));
     auto flush = [&]() {
       flush_read<<<prop.multiProcessorCount * 8, 256>>>(scratch, flush_bytes / sizeof(uint4), sink);
-      SWEEP_CHECK_LAUNCH("flush_read");
+      MEMSIM_CHECK_LAUNCH("flush_read");
     };
 
     std::vector<Record> records;
@@ -313,19 +307,19 @@ int main(int argc, char** argv) {
               read_chunks<<<blocks, kThreads>>>(buf, g, block_xor);
             else
               write_chunks<<<blocks, kThreads>>>(buf, g, salt);
-            SWEEP_CHECK_LAUNCH(reading ? "read_chunks" : "write_chunks");
+            MEMSIM_CHECK_LAUNCH(reading ? "read_chunks" : "write_chunks");
           };
           flush();
           launch();  // warm-up
           std::vector<float> ms;
           for (int rep = 0; rep < o.repeats; ++rep) {
             flush();
-            SWEEP_CHECK(cudaEventRecord(start));
+            MEMSIM_CUDA_CHECK(cudaEventRecord(start));
             launch();
-            SWEEP_CHECK(cudaEventRecord(stop));
-            SWEEP_CHECK(cudaEventSynchronize(stop));
+            MEMSIM_CUDA_CHECK(cudaEventRecord(stop));
+            MEMSIM_CUDA_CHECK(cudaEventSynchronize(stop));
             float t = 0;
-            SWEEP_CHECK(cudaEventElapsedTime(&t, start, stop));
+            MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
             ms.push_back(t);
           }
           std::sort(ms.begin(), ms.end());
@@ -339,18 +333,18 @@ int main(int argc, char** argv) {
           const uint64_t samples[] = {0, blocks / 2, uint64_t(blocks) - 1};
           if (reading) {
             std::vector<uint32_t> got(blocks);
-            SWEEP_CHECK(cudaMemcpy(got.data(), block_xor, blocks * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            MEMSIM_CUDA_CHECK(cudaMemcpy(got.data(), block_xor, blocks * sizeof(uint32_t), cudaMemcpyDeviceToHost));
             for (uint64_t b : samples) ok = ok && got[b] == expected_block_xor(g, b);
           } else {
             for (uint64_t b : samples) {
               const uint64_t off = piece_offset(g, b, 0);  // the block's first chunk
               std::vector<uint32_t> got(r.chunk / 4);
-              SWEEP_CHECK(cudaMemcpy(got.data(), buf + off, r.chunk, cudaMemcpyDeviceToHost));
+              MEMSIM_CUDA_CHECK(cudaMemcpy(got.data(), buf + off, r.chunk, cudaMemcpyDeviceToHost));
               for (size_t k = 0; k < got.size(); ++k) ok = ok && got[k] == pattern(off / 4 + k, salt);
             }
             ++salt;  // every read ran before the first write: the read pattern is not needed any more
           }
-          SWEEP_CHECK(cudaDeviceSynchronize());
+          MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
           r.verified = ok;
           if (!ok) std::fprintf(stderr, "memsim-partition-sweep: CHECK FAILED for %s stride %llu offset %llu\n",
                                 r.direction.c_str(), (unsigned long long)stride, (unsigned long long)offset);
@@ -462,12 +456,12 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr, "%s\n", line.c_str());
 
-    SWEEP_CHECK(cudaEventDestroy(start));
-    SWEEP_CHECK(cudaEventDestroy(stop));
-    SWEEP_CHECK(cudaFree(buf));
-    SWEEP_CHECK(cudaFree(scratch));
-    SWEEP_CHECK(cudaFree(block_xor));
-    SWEEP_CHECK(cudaFree(sink));
+    MEMSIM_CUDA_CHECK(cudaEventDestroy(start));
+    MEMSIM_CUDA_CHECK(cudaEventDestroy(stop));
+    MEMSIM_CUDA_CHECK(cudaFree(buf));
+    MEMSIM_CUDA_CHECK(cudaFree(scratch));
+    MEMSIM_CUDA_CHECK(cudaFree(block_xor));
+    MEMSIM_CUDA_CHECK(cudaFree(sink));
     return all_ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memsim-partition-sweep: %s\n%s", e.what(), kUsage);
