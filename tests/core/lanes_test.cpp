@@ -144,19 +144,24 @@ TEST(WarpRecorder, AWarpThatNeedsAFindingIsHandedBack) {
   EXPECT_FALSE(rec.flush([](const WarpAccess&) { ADD_FAILURE(); }));
 }
 
+// The lane-wise operations the warp replay counts for a launch (f32, default tile), on one worker.
+int64_t replayed_operations(const char* kernel, Size2 matrix, Size2 block) {
+  UserConfig u;
+  u.kernel = kernel;
+  u.matrix = matrix;
+  u.block = block;
+  ReplayOptions one;
+  one.threads = 1;
+  return replay(resolve_launch(u), one).lane_operations;
+}
+
 // The copy body's operations per step, counted by hand from kernels/suite/copy.hpp and launch_shape.hpp:
 // r = ty + i*by, c = tx + j*bx (1 each; i*by is uniform), in_tile = r < rows && c < cols (3), x = col0 + c and
 // y = row0 + r (2 each: 64-bit), ok = in_tile && x < W && y < H (4), two offsets y * W + x (4 each: 64-bit
 // multiply and add), the load and the store (1 each): 23. A 256x64 matrix under 32x8 blocks (tile 32x32):
 // 16 blocks x 8 warps x 4 steps.
 TEST(Lanes, ReplayCountsTheCopyBodysOperations) {
-  UserConfig u;
-  u.kernel = "copy";
-  u.matrix = {256, 64};
-  u.block = {32, 8};
-  ReplayOptions one;
-  one.threads = 1;
-  EXPECT_EQ(replay(resolve_launch(u), one).lane_operations, 16 * 8 * 4 * 23);
+  EXPECT_EQ(replayed_operations("copy", {256, 64}, {32, 8}), 16 * 8 * 4 * 23);
 }
 
 // In a column walk's later steps only what varies with the column counts; the rest depends on the row alone
@@ -167,13 +172,7 @@ TEST(Lanes, ReplayCountsTheCopyBodysOperations) {
 // each later one 14: c (1), c < cols and the && (2), ok's two && and row0 + c < H (5), c * smem_row + r (2),
 // the final + c of (col0 + r) * H + row0 + c (2), the two accesses.
 TEST(Lanes, LaterColumnStepsCountWhatVariesPerColumn) {
-  UserConfig u;
-  u.kernel = "coalesced";
-  u.matrix = {8, 32};
-  u.block = {8, 32};
-  ReplayOptions one;
-  one.threads = 1;
-  EXPECT_EQ(replay(resolve_launch(u), one).lane_operations, 8 * 25 + 8 * (25 + 3 * 14));
+  EXPECT_EQ(replayed_operations("coalesced", {8, 32}, {8, 32}), 8 * 25 + 8 * (25 + 3 * 14));
 }
 
 // Each worker counts on its own thread: the total must not depend on how many there are. 1024x1024 under
