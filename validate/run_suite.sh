@@ -63,7 +63,9 @@ if has build; then
     -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-} &&
     cmake --build "$build" -j "$(nproc)" --target memsim-validate || { fail "build"; exit 1; }
   if has partition; then cmake --build "$build" -j "$(nproc)" --target memsim-partition-sweep || fail "build of the sweep"; fi
-  if has partial; then cmake --build "$build" -j "$(nproc)" --target memsim-partial-lines || fail "build of memsim-partial-lines"; fi
+  if has partial; then
+    cmake --build "$build" -j "$(nproc)" --target memsim-partial-lines memsim-microbench || fail "build of memsim-partial-lines"
+  fi
   if grep -q "memsim_gpu_test" "$build/build.ninja"; then
     cmake --build "$build" -j "$(nproc)" --target memsim_gpu_test || fail "build of the GPU tests"
   fi
@@ -125,11 +127,15 @@ fi
 if has partial; then
   step "partial-sector store patterns: lines partly written at once vs the cost of a line piece"
   lines=$build/validate/partial_lines/memsim-partial-lines
+  l2_write_metrics=lts__t_requests_srcunit_tex_op_write.sum,lts__t_requests_srcunit_tex_op_write_lookup_miss.sum,dram__sectors_read.sum,dram__sectors_write.sum,gpu__time_duration.sum
   if [ -x "$lines" ]; then
     "$lines" >"$out/partial_lines.json" || fail "memsim-partial-lines"
-    "$ncu" --clock-control none --csv --page raw --metrics \
-      lts__t_requests_srcunit_tex_op_write.sum,lts__t_requests_srcunit_tex_op_write_lookup_miss.sum,dram__sectors_read.sum,dram__sectors_write.sum,gpu__time_duration.sum \
-      "$lines" --once 2>&1 | grep -v "^==" >"$out/partial_lines.ncu.csv" || fail "memsim-partial-lines under ncu"
+    "$ncu" --clock-control none --csv --page raw --metrics "$l2_write_metrics" "$lines" --once 2>&1 |
+      grep -v "^==" >"$out/partial_lines.ncu.csv" || fail "memsim-partial-lines under ncu"
+    # The same counters for the store microbenchmarks the partial-sector costs are calibrated on.
+    "$ncu" --clock-control none --csv --page raw -k regex:"strided|half_sector" --metrics "$l2_write_metrics" \
+      "$build/validate/microbench/memsim-microbench" --stores-only 2>&1 | grep -v "^==" >"$out/partial_stores_microbench.ncu.csv" ||
+      fail "memsim-microbench --stores-only under ncu"
   else
     fail "no memsim-partial-lines at $lines"
   fi

@@ -144,7 +144,7 @@ void run_chain(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n, in
 // ---- strided stores and loads: L1 and L2 sector costs --------------------------------------------------
 
 template <class T, int K, bool kStore>
-void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P) {
+void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true) {
   const auto fn = &mb::strided<T, K, kStore>;
   const size_t n = size_t(P) * P, bytes = n * sizeof(T);
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
@@ -153,6 +153,7 @@ void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P) {
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
   MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) return;  // --stores-only: one launch each, for Nsight Compute's L2 and DRAM counters
   const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
   int64_t wrong = 0;
   for (unsigned b = 0; b < blocks; ++b)
@@ -172,13 +173,13 @@ void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P) {
 }
 
 template <class T, bool kStore>
-void run_strided_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P) {
-  run_strided<T, 1, kStore>(runs, pool, dev, P);
-  run_strided<T, 2, kStore>(runs, pool, dev, P);
-  run_strided<T, 4, kStore>(runs, pool, dev, P);
-  run_strided<T, 8, kStore>(runs, pool, dev, P);
-  run_strided<T, 16, kStore>(runs, pool, dev, P);
-  run_strided<T, 32, kStore>(runs, pool, dev, P);
+void run_strided_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true) {
+  run_strided<T, 1, kStore>(runs, pool, dev, P, timed);
+  run_strided<T, 2, kStore>(runs, pool, dev, P, timed);
+  run_strided<T, 4, kStore>(runs, pool, dev, P, timed);
+  run_strided<T, 8, kStore>(runs, pool, dev, P, timed);
+  run_strided<T, 16, kStore>(runs, pool, dev, P, timed);
+  run_strided<T, 32, kStore>(runs, pool, dev, P, timed);
 }
 
 // ---- shared memory: cost of a wavefront, alone and behind a copy's DRAM traffic -------------------------
@@ -287,7 +288,7 @@ void run_block_cost(Runs& runs, const mb::Pool& pool, const Device& dev, bool qu
 // ---- half-sector stores: partial sectors per line ------------------------------------------------------
 
 template <int K>
-void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev) {
+void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed = true) {
   const int rows = 4096, per_row = 1024;  // 128 MiB a side
   const size_t sectors = size_t(rows) * per_row, bytes = sectors * 32;
   const auto fn = &mb::half_sector_store<K>;
@@ -299,6 +300,7 @@ void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev) {
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
   MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) return;  // --stores-only
   const std::vector<uint4> hin = download<uint4>(ps.in(0), 2 * sectors), hout = download<uint4>(ps.out(0), 2 * sectors);
   int64_t wrong = 0;
   for (unsigned b = 0; b < blocks; ++b)
@@ -311,6 +313,26 @@ void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev) {
   p << "\"rows_per_request\": " << K << ", \"half_sectors_per_line\": " << 32 / K;
   runs.add("half_sector_store", p.str(), mb::half_sector_counts<K>(rows, per_row), (const void*)fn, st,
            wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+}
+
+// The store benchmarks the partial-sector costs are fitted to; timed = false (--stores-only) launches each
+// once, for Nsight Compute's L2 and DRAM counters.
+void run_partial_stores(Runs& runs, const mb::Pool& pool, const Device& dev, bool quick, bool timed) {
+  const int P = quick ? 4096 : 8192;
+  run_strided_all<uint32_t, true>(runs, pool, dev, P, timed);
+  run_strided_all<uint16_t, true>(runs, pool, dev, P, timed);
+  run_strided_all<uint64_t, true>(runs, pool, dev, quick ? P : P / 2, timed);
+  run_strided_all<uint32_t, true>(runs, pool, dev, 4096, timed);
+  // 16-byte lanes (one uint4 per lane): K = 32 writes a 16-byte half of each sector, K = 16 whole sectors.
+  run_strided<uint4, 32, true>(runs, pool, dev, 4096, timed);
+  run_strided<uint4, 16, true>(runs, pool, dev, 4096, timed);
+  run_strided<uint4, 8, true>(runs, pool, dev, 4096, timed);
+  run_strided<uint64_t, 32, true>(runs, pool, dev, 8192, timed);
+  run_strided<uint64_t, 16, true>(runs, pool, dev, 8192, timed);
+  // Partial sectors per line: 16-byte halves, 1, 2 or 4 half-written sectors in each line of a request.
+  run_half_sector<32>(runs, pool, dev, timed);
+  run_half_sector<16>(runs, pool, dev, timed);
+  run_half_sector<8>(runs, pool, dev, timed);
 }
 
 // ---- instruction issue: a copy with R rounds of integer arithmetic per element ---------------------------
@@ -428,18 +450,20 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
 }
 
 int main(int argc, char** argv) {
-  bool quick = false, holdout = true, block_only = false, issue_only = false;
+  bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--no-holdout") holdout = false;
     else if (a == "--block-only") block_only = true, holdout = false;
     else if (a == "--issue-only") issue_only = true;
+    else if (a == "--stores-only") stores_only = true;
     else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
     else {
       std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
                            "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n"
-                           "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n");
+                           "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n"
+                           "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n");
       return 2;
     }
   }
@@ -460,6 +484,10 @@ int main(int argc, char** argv) {
   Runs runs;
   if (issue_only) {
     run_issue_all(runs, pool, dev, false);
+    return 0;
+  }
+  if (stores_only) {
+    run_partial_stores(runs, pool, dev, false, false);
     return 0;
   }
   // Launch overhead: an empty kernel, events around it.
@@ -500,20 +528,11 @@ int main(int argc, char** argv) {
     run_copy<float4, 1>(runs, pool, dev, size_t(1) << 22, 0, false);
     // Sector costs: strided stores and loads, K rows per request, 2-, 4- and 8-byte elements.
     const int P = quick ? 4096 : 8192;
-    run_strided_all<uint32_t, true>(runs, pool, dev, P);
     run_strided_all<uint32_t, false>(runs, pool, dev, P);
-    run_strided_all<uint16_t, true>(runs, pool, dev, P);
     run_strided_all<uint16_t, false>(runs, pool, dev, P);
-    run_strided_all<uint64_t, true>(runs, pool, dev, quick ? P : P / 2);
     run_strided_all<uint64_t, false>(runs, pool, dev, quick ? P : P / 2);
-    run_strided_all<uint32_t, true>(runs, pool, dev, 4096);
-    // 16-byte lanes (one uint4 per lane): K = 32 writes a 16-byte half of each sector, K = 16 whole sectors.
-    run_strided<uint4, 32, true>(runs, pool, dev, 4096);
-    run_strided<uint4, 16, true>(runs, pool, dev, 4096);
-    run_strided<uint4, 8, true>(runs, pool, dev, 4096);
     run_strided<uint4, 32, false>(runs, pool, dev, 4096);
-    run_strided<uint64_t, 32, true>(runs, pool, dev, 8192);
-    run_strided<uint64_t, 16, true>(runs, pool, dev, 8192);
+    run_partial_stores(runs, pool, dev, quick, true);
     // Wavefront cost: K-way conflicts alone, and behind a copy's DRAM traffic.
     const int reps = 128;
     run_shared<1>(runs, pool, dev, reps);
@@ -530,10 +549,6 @@ int main(int argc, char** argv) {
     run_shared_copy<32>(runs, pool, dev, P);
     // Per-block cost: the same bytes in more or fewer blocks, with and without a barrier.
     run_block_cost(runs, pool, dev, quick);
-    // Partial sectors per line: 16-byte halves, 1, 2 or 4 half-written sectors in each line of a request.
-    run_half_sector<32>(runs, pool, dev);
-    run_half_sector<16>(runs, pool, dev);
-    run_half_sector<8>(runs, pool, dev);
     // Instruction issue: copies with more and more integer arithmetic per element.
     run_issue_all(runs, pool, dev, true);
   }

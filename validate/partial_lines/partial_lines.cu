@@ -6,18 +6,21 @@
 // lines partly written (naive: 8), and the 8 lines of one request lie 4 output rows apart (naive: 1). This
 // program separates those with stores alone, the store pattern of both kernels generalised:
 //
-//   a block of 8x32 threads, given row group R and column group C, writes output rows [8K R, 8K R + 8K) at
-//   columns [32 C, 32 C + 32) of an n x n matrix of 4-byte words; thread (tx, ty) makes K stores, store k to
-//   row 8K R + (interleaved ? K tx + k : tx + 8k), column 32 C + ty.
+//   a block of 8x32 threads, given row group R and column group C, writes 8K lines of an n x n matrix of
+//   4-byte words, W neighbouring lines in each of 8K / W rows: thread (tx, ty) makes K stores, store k to line
+//   j = (interleaved ? K tx + k : tx + 8k) of the block, that is row 8K/W R + j / W, column 32 (W C + j mod W) + ty.
 //
 // So each store instruction of a warp (8 tx x 4 ty) writes 16 bytes of 8 lines, K per thread; the block opens
 // 8K lines and completes each (32 words) within itself; "interleaved" puts a request's 8 lines K rows apart
-// (vec4: K = 4), "blocked" 1 row apart. K = 1 is naive's pattern. The launch order (store_only) takes g
-// neighbouring column groups of the same rows before moving down the row groups: g = 1 is the suite's order,
-// g = 256 walks whole rows first ("blocks across", as memsim-microbench's strided_store). "Rows padded" moves
-// each output row 32, 256, 1024 or 2080 words (128 B, 1 KiB, 4 KiB, 8.125 KiB) past the power-of-two pitch, so
-// that the rows' lines no longer all share the address bits a 32 KiB row stride leaves alike. Two more runs replay the kernels' loads as well (naive: one word; vec4: one 16-byte
-// load of 4 words), with the output the transpose of the input.
+// (vec4: K = 4, W = 1), "blocked" 1 row apart. K = 1 is naive's pattern. W = K ("K lines a row") puts a
+// thread's K stores in one row, so that the block's lines lie in 8 rows only (memsim-microbench's
+// strided_store with 8 rows a request: the same lines open at once in 4x fewer rows). The launch order
+// (store_only) takes g neighbouring column groups of the same rows before moving down the row groups: g = 1 is
+// the suite's order, g = 256 walks whole rows first ("blocks across"). "Rows padded" moves each output row 32,
+// 256, 1024 or 2080 words (128 B, 1 KiB, 4 KiB, 8.125 KiB) past the power-of-two pitch, so that the rows' lines
+// no longer all share the address bits a 32 KiB row stride leaves alike. Two more runs replay the kernels'
+// loads as well (naive: one word; vec4: one 16-byte load of 4 words), with the output the transpose of the
+// input.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
 // dynamic shared memory the kernels do not use: the lines partly written at once are resident blocks x 8K.
@@ -47,25 +50,26 @@ constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
 
 __host__ __device__ inline uint32_t input_word(uint64_t i) { return uint32_t(i * 2654435761u) ^ 0x5bd1e995u; }
 
-// Row of store k of thread column tx in its block's 8K rows.
+// Line of store k of thread column tx among its block's 8K lines.
 template <int K, bool kInterleaved>
-__host__ __device__ inline int row_in_block(int tx, int k) {
+__host__ __device__ inline int line_in_block(int tx, int k) {
   return kInterleaved ? K * tx + k : tx + 8 * k;
 }
 
 // Launch order: block b of the 1D grid takes row group (b / g) mod R and column group (b / (g R)) g + b mod g
 // (R row groups): g consecutive blocks write neighbouring column groups, i.e. neighbouring lines of the same
 // rows, before the walk moves down the row groups. g = 1 is the suite's order (consecutive blocks take
-// consecutive row groups); g = n / 32 walks a whole row of column groups first ("blocks across", as
-// memsim-microbench's strided_store does).
-template <int K, bool kInterleaved>
+// consecutive row groups); g = n / (32 W) walks a whole row of column groups first ("blocks across").
+template <int K, bool kInterleaved, int W>
 __global__ void store_only(uint32_t* __restrict__ out, int n, int pitch, int g) {
-  const unsigned row_groups = unsigned(n / (8 * K)), b = blockIdx.x;
+  static_assert(W >= 1 && K % W == 0, "a thread's K stores fill whole rows of W lines");
+  const unsigned row_groups = unsigned(n / (8 * K / W)), b = blockIdx.x;
   const unsigned row_group = (b / g) % row_groups, col_group = b / (g * row_groups) * g + b % g;
-  const size_t col = size_t(col_group) * 32 + threadIdx.y, row0 = size_t(row_group) * 8 * K;
+  const size_t row0 = size_t(row_group) * (8 * K / W);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const size_t row = row0 + row_in_block<K, kInterleaved>(threadIdx.x, k);
+    const int j = line_in_block<K, kInterleaved>(threadIdx.x, k);
+    const size_t row = row0 + j / W, col = (size_t(col_group) * W + j % W) * 32 + threadIdx.y;
     out[row * pitch + col] = uint32_t(row * n + col);
   }
 }
@@ -89,7 +93,7 @@ __global__ void load_and_store(const uint32_t* __restrict__ in, uint32_t* __rest
 
 struct Config {
   const char* name;
-  int k;
+  int k, lines_a_row;  // K; W (store-only runs; 1 for the kernels with loads)
   bool interleaved, load;
   void (*launch)(const uint32_t* in, uint32_t* out, int smem, int pitch, int group);
   const void* kernel;
@@ -98,17 +102,19 @@ struct Config {
 };
 
 // smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
-template <int K, bool kInterleaved>
+template <int K, bool kInterleaved, int W>
 void launch_store(const uint32_t*, uint32_t* out, int smem, int pitch, int group) {
-  store_only<K, kInterleaved><<<(kN / (8 * K)) * (kN / 32), dim3(8, 32), smem>>>(out, kN, pitch, group);
+  store_only<K, kInterleaved, W><<<(kN / (8 * K)) * (kN / 32), dim3(8, 32), smem>>>(out, kN, pitch, group);
 }
 template <int K>
 void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
 
-#define PL_STORES(NAME, K, INTERLEAVED, ...) \
-  {NAME, K, INTERLEAVED, false, launch_store<K, INTERLEAVED>, (const void*)&store_only<K, INTERLEAVED>, __VA_ARGS__}
+#define PL_STORES_W(NAME, K, W, INTERLEAVED, ...)                                                          \
+  {NAME, K, W, INTERLEAVED, false, launch_store<K, INTERLEAVED, W>, (const void*)&store_only<K, INTERLEAVED, W>, \
+   __VA_ARGS__}
+#define PL_STORES(NAME, K, INTERLEAVED, ...) PL_STORES_W(NAME, K, 1, INTERLEAVED, __VA_ARGS__)
 const Config kConfigs[] = {
     PL_STORES("stores K=1", 1, true, 1),
     PL_STORES("stores K=2 interleaved", 2, true, 1),
@@ -132,10 +138,20 @@ const Config kConfigs[] = {
     PL_STORES("stores K=4 interleaved, rows padded 256 words", 4, true, 1, 256),
     PL_STORES("stores K=4 interleaved, rows padded 1024 words", 4, true, 1, 1024),
     PL_STORES("stores K=4 interleaved, rows padded 2080 words", 4, true, 1, 2080),
-    {"naive 8x32 (load + K=1)", 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
-    {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, true, true, launch_load<4>, (const void*)&load_and_store<4>},
+    // The open lines in fewer rows: W neighbouring lines a row, 8K / W rows a block.
+    PL_STORES_W("stores K=4 interleaved, 2 lines a row", 4, 2, true, 1),
+    PL_STORES_W("stores K=4 interleaved, 4 lines a row", 4, 4, true, 1),
+    PL_STORES_W("stores K=8 interleaved, 2 lines a row", 8, 2, true, 1),
+    PL_STORES_W("stores K=8 interleaved, 4 lines a row", 8, 4, true, 1),
+    PL_STORES_W("stores K=8 interleaved, 8 lines a row", 8, 8, true, 1),
+    PL_STORES("stores K=16 interleaved", 16, true, 1),
+    PL_STORES_W("stores K=16 interleaved, 4 lines a row", 16, 4, true, 1),
+    PL_STORES_W("stores K=16 interleaved, 16 lines a row", 16, 16, true, 1),
+    {"naive 8x32 (load + K=1)", 1, 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
+    {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, 1, true, true, launch_load<4>, (const void*)&load_and_store<4>},
 };
 #undef PL_STORES
+#undef PL_STORES_W
 
 int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
   int64_t wrong = 0;
@@ -215,12 +231,13 @@ int main(int argc, char** argv) {
         // Every store instruction writes 16 bytes of each of 8 lines: words / 32 instructions x 8 line requests.
         const double line_requests = double(words) / 32 * 8;
         std::printf("%s    {\"name\": \"%s\", \"stores_per_thread\": %d, \"interleaved\": %s, \"loads\": %s, "
-                    "\"blocks_across\": %d, \"row_pad_words\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
-                    "\"lines_open_per_block\": %d, "
+                    "\"lines_a_row\": %d, \"blocks_across\": %d, \"row_pad_words\": %d, \"blocks_per_sm\": %d, "
+                    "\"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, \"rows_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
                     "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"wrong_words\": %lld}",
                     first ? "" : ",\n", c.name, c.k, c.interleaved ? "true" : "false", c.load ? "true" : "false",
-                    c.group, c.pad, resident, smem, 8 * c.k, 8 * c.k * resident * p.multiProcessorCount, line_requests,
+                    c.lines_a_row, c.group, c.pad, resident, smem, 8 * c.k, 8 * c.k / c.lines_a_row,
+                    8 * c.k * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
                     1e9 * ms[ms.size() / 2] / line_requests, static_cast<long long>(wrong));
         first = false;
