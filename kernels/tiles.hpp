@@ -4,6 +4,7 @@
 // (block, thread, step, sizes), like every other piece of index math in kernels/.
 #include "kernels/access.hpp"
 #include "kernels/launch_shape.hpp"
+#include "kernels/runtime_division.hpp"
 
 namespace memsim {
 
@@ -23,11 +24,12 @@ MEMSIM_HD MEMSIM_INLINE TileOrigin diagonal_tile_origin(const LaunchShape& s, in
   int tile_col = 0, tile_row = 0;
   if (s.grid_x == s.grid_y) {
     tile_row = bx;
-    tile_col = (bx + by) % s.grid_x;
+    tile_col = divide_by_runtime(bx + by, s.grid_x).remainder;
   } else {
     const int64_t bid = bx + int64_t(s.grid_x) * by;
-    tile_row = int(bid % s.grid_y);
-    tile_col = int((bid / s.grid_y + tile_row) % s.grid_x);
+    const QuotientRemainder<int64_t> d = divide_by_runtime(bid, int64_t(s.grid_y));
+    tile_row = int(d.remainder);
+    tile_col = int(divide_by_runtime(d.quotient + tile_row, int64_t(s.grid_x)).remainder);
   }
   return tile_origin(s, tile_col, tile_row);
 }

@@ -276,7 +276,10 @@ int main(int argc, char** argv) {
                    "as ncu counts them on sm_90); "
                    "instructions_per_warp and instructions_per_source_op: least squares of the copy kernel's "
                    "instruction counts (ncu smsp__inst_executed.sum, 18 configurations) on warps and the replay's "
-                   "operations, model/calibration/fit_instruction_estimate.py";
+                   "operations, model/calibration/fit_instruction_estimate.py; instructions_per_division: nvcc "
+                   "13.0's sm_90 sequences for a warp-uniform division by a kernel argument, counted in the SASS "
+                   "(32-bit: 17; 64-bit operands with values below 2^32: 25, the 32-bit sequence behind a check "
+                   "of the high words)";
     cost["dram_gbs"] = c.dram_gbs;
     cost["l2_sector_ps"] = c.l2_sector_ps;
     cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};

@@ -52,7 +52,9 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   } else if (c.instructions > 0) {
     instructions = c.instructions, pr.instructions_basis = kBasisCounted;
   } else if (c.source_operations > 0 && k.instructions_per_source_op > 0) {
-    instructions = k.instructions_per_warp * c.warps() + k.instructions_per_source_op * c.source_operations;
+    instructions = k.instructions_per_warp * c.warps() + k.instructions_per_source_op * c.source_operations +
+                   k.instructions_per_division[0] * c.runtime_divisions[0] +
+                   k.instructions_per_division[1] * c.runtime_divisions[1];
     pr.instructions_basis = kBasisOperations;
   }
   pr.instructions = instructions;

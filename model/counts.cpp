@@ -18,6 +18,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   c.shared_bytes_per_block = cfg.shared_bytes;
   c.useful_bytes = 2.0 * double(cfg.elements()) * dtype_bytes(cfg.dtype);
   c.source_operations = double(r.lane_operations);
+  for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
   constexpr double kSector = 32, kSectorsPerLine = 4;
   for (int i = 0; i < k.num_sites; ++i) {

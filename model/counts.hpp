@@ -31,6 +31,7 @@ struct KernelCounts {
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
   double instructions = 0;            // all warp instructions, when known (else estimated: model/cost.hpp)
   double source_operations = 0;       // the replay's lane-wise operations incl. memory calls (sim/lanes.hpp)
+  double runtime_divisions[2] = {0, 0};  // warp-uniform integer divisions by launch values, 32- and 64-bit
   double loads_in_flight_per_warp = 1;  // independent global loads a warp issues before it waits
   double barriers_per_block = 0;        // __syncthreads() the block's threads pass
   double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }

@@ -132,6 +132,15 @@ CostConstants read_cost(const Reader& r) {
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.
   c.instructions_per_warp = r.non_negative_or_zero("cost.instructions_per_warp");
   c.instructions_per_source_op = r.non_negative_or_zero("cost.instructions_per_source_op");
+  if (const json* d = r.find("cost.instructions_per_division")) {
+    if (!d->is_array() || d->size() != 2)
+      r.fail("cost.instructions_per_division", "must be 2 numbers (32- and 64-bit operands)");
+    for (int i = 0; i < 2; ++i) {
+      if (!(*d)[i].is_number() || (*d)[i].get<double>() < 0)
+        r.fail("cost.instructions_per_division", "must hold numbers that are not negative");
+      c.instructions_per_division[i] = (*d)[i].get<double>();
+    }
+  }
   c.launch_us = r.number("cost.launch_us");
   if (c.launch_us < 0) r.fail("cost.launch_us", "must not be negative");
   c.overlap_p = r.number("cost.overlap_p");

@@ -41,6 +41,9 @@ struct CostConstants {
   // instructions one source-level operation becomes.
   double instructions_per_warp = 0;
   double instructions_per_source_op = 0;
+  // Plus, per warp-uniform integer division by a launch value (kernels/runtime_division.hpp), the
+  // instructions of nvcc's division sequence for 32- and 64-bit operands.
+  double instructions_per_division[2] = {0, 0};
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };

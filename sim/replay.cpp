@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/runtime_division.hpp"
 #include "kernels/suite.hpp"
 #include "sim/clones.hpp"
 #include "sim/warp_recorder.hpp"
@@ -24,6 +25,12 @@ using WalkFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_
 // is not generic over its coordinates are run lane by lane with the grouping Recorder.
 // flatten: the body, its lambdas, the lane operators and the recorders' calls all inline into this loop;
 // without it GCC leaves the per-step lambdas as calls.
+// Restores this thread's division counters when it goes out of scope.
+struct RuntimeDivisionsSaved {
+  int64_t saved[2] = {runtime_divisions[0], runtime_divisions[1]};
+  ~RuntimeDivisionsSaved() { runtime_divisions[0] = saved[0], runtime_divisions[1] = saved[1]; }
+};
+
 template <class K, class T, class Visit>
 __attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first,
                                           int64_t last, Recorders recorders, Tally& findings, Visit&& visit) {
@@ -59,7 +66,9 @@ __attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& 
           if (fast.flush(hand_over)) continue;
         }
       }
-      // Lane by lane, grouped by (site, occurrence): the definition, and the path that reports findings.
+      // Lane by lane, grouped by (site, occurrence): the definition, and the path that reports findings. Its
+      // uniform divisions would count once per lane: the instruction estimate reads the warp replay's only.
+      const RuntimeDivisionsSaved keep_divisions;
       const WarpCoord& coords = warp_coords[w];
       const int lanes = __builtin_popcount(active[w]);
       ThreadCoord t;
@@ -91,10 +100,12 @@ template <class K, class T>
 void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
                    const MemoryRules& rules, Tally& tally) {
   if (first == 0 && last > 0) tally.barriers_per_thread = barriers_per_thread<K, T>(s, layout);
-  const int64_t operations_before = lane_operations;  // this worker's counter
+  const int64_t operations_before = lane_operations;  // this worker's counters
+  const int64_t divisions_before[2] = {runtime_divisions[0], runtime_divisions[1]};
   walk_blocks<K, T>(s, layout, first, last, Recorders::Counting, tally,
                     [&](int64_t b, int, const WarpAccess& a) { tally.add(a, b, rules); });
   tally.lane_operations += lane_operations - operations_before;
+  for (int i = 0; i < 2; ++i) tally.runtime_divisions[i] += runtime_divisions[i] - divisions_before[i];
 }
 
 template <class K, class T>
@@ -189,6 +200,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.sectors = std::move(tallies[0].sectors_sink);
   result.warps = blocks * cfg.warps_per_block();
   result.lane_operations = tallies[0].lane_operations;
+  for (int i = 0; i < 2; ++i) result.runtime_divisions[i] = tallies[0].runtime_divisions[i];
   result.barriers_per_thread = tallies[0].barriers_per_thread;
   return result;
 }

@@ -28,6 +28,9 @@ struct ReplayResult {
   // Warp instructions of the body's index math and memory calls as the warp replay executed them
   // (sim/lanes.hpp); 0 when the kernel's body is replayed lane by lane.
   int64_t lane_operations = 0;
+  // Integer division sequences by launch values (kernels/runtime_division.hpp), 32- and 64-bit, as the warp
+  // replay executed them; 0 like lane_operations.
+  int64_t runtime_divisions[2] = {0, 0};
   int barriers_per_thread = 0;  // __syncthreads() each thread passes
 };
 

@@ -104,6 +104,7 @@ void Tally::merge(const Tally& later) {
   }
   if (sectors_sink && later.sectors_sink) sectors_sink->merge_from(*later.sectors_sink);
   lane_operations += later.lane_operations;
+  for (int i = 0; i < 2; ++i) runtime_divisions[i] += later.runtime_divisions[i];
   barriers_per_thread = std::max(barriers_per_thread, later.barriers_per_thread);
 }
 

@@ -70,6 +70,7 @@ struct Tally {
   std::vector<Finding> findings;
   std::unique_ptr<SectorSink> sectors_sink;
   int64_t lane_operations = 0;  // sim/lanes.hpp: the warp replay's operations (0 for lane-by-lane bodies)
+  int64_t runtime_divisions[2] = {0, 0};  // kernels/runtime_division.hpp: 32- and 64-bit, likewise
   int barriers_per_thread = 0;  // __syncthreads() a thread passes (set by the worker that replays block 0)
 
   explicit Tally(int num_sites) : sites(num_sites) {}

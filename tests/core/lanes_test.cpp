@@ -6,6 +6,7 @@
 
 #include <random>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/resolve.hpp"
 #include "kernels/suite.hpp"
@@ -173,6 +174,28 @@ TEST(Lanes, ReplayCountsTheCopyBodysOperations) {
 // the final + c of (col0 + r) * H + row0 + c (2), the two accesses.
 TEST(Lanes, LaterColumnStepsCountWhatVariesPerColumn) {
   EXPECT_EQ(replayed_operations("coalesced", {8, 32}, {8, 32}), 8 * 25 + 8 * (25 + 3 * 14));
+}
+
+// The diagonal kernel reorders its blocks with divisions by the grid's dimensions (kernels/tiles.hpp), once
+// per warp: on a square grid one 32-bit remainder, else a 64-bit quotient and remainder and one more 64-bit
+// remainder. f32 under 32x8 blocks (tile 32x32, 8 warps): 64x64 is a 2x2 grid (4 blocks), 128x64 a 4x2 one
+// (8 blocks), 1024x512 a 32x16 one (512 blocks, split over 3 workers); no other kernel divides.
+TEST(Lanes, ReplayCountsTheDiagonalReorderingsDivisions) {
+  const auto divisions = [](const char* kernel, Size2 matrix, int workers) {
+    UserConfig u;
+    u.kernel = kernel;
+    u.matrix = matrix;
+    u.block = {32, 8};
+    ReplayOptions o;
+    o.threads = workers;
+    const ReplayResult r = replay(resolve_launch(u), o);
+    return std::pair<int64_t, int64_t>(r.runtime_divisions[0], r.runtime_divisions[1]);
+  };
+  using Counts = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(divisions("diagonal", {64, 64}, 1), Counts(4 * 8, 0));
+  EXPECT_EQ(divisions("diagonal", {128, 64}, 1), Counts(0, 8 * 8 * 2));
+  EXPECT_EQ(divisions("diagonal", {1024, 512}, 3), Counts(0, 512 * 8 * 2));
+  EXPECT_EQ(divisions("padded", {128, 64}, 1), Counts(0, 0));
 }
 
 // Each worker counts on its own thread: the total must not depend on how many there are. 1024x1024 under

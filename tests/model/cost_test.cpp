@@ -117,6 +117,13 @@ TEST(Cost, IssueTermFromTheReplaysOperations) {
   // A profile without the constants keeps the memory-instruction ratio (8e6 as above).
   EXPECT_NEAR(predict(k, toy()).instructions, 8e6, 1e-6);
   EXPECT_EQ(predict(k, toy()).instructions_basis, kBasisMemoryRatio);
+  // Division sequences add the profile's instructions each: 2.58e6 + 17 x 1000 + 25 x 2000 = 2.647e6.
+  k.runtime_divisions[0] = 1000;
+  k.runtime_divisions[1] = 2000;
+  EXPECT_NEAR(predict(k, p).instructions, 2.58e6, 1e-6);  // the profile gives them no cost yet
+  p.cost.instructions_per_division[0] = 17;
+  p.cost.instructions_per_division[1] = 25;
+  EXPECT_NEAR(predict(k, p).instructions, 2.647e6, 1e-6);
 }
 
 TEST(Cost, LatencyIsLittlesLawInRounds) {
