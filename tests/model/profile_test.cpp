@@ -121,5 +121,26 @@ TEST_F(ScratchDir, WrongTypesAreNamed) {
   EXPECT_THROW(load_profile("h100y"), ProfileError);
 }
 
+// The per-division instructions are optional (absent: divisions cost nothing extra), else two numbers.
+TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
+  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  write("shipped", j.dump());
+  EXPECT_EQ(load_profile("shipped").cost.instructions_per_division[1], 25);
+  j["cost"].erase("instructions_per_division");
+  write("plain", j.dump());
+  EXPECT_EQ(load_profile("plain").cost.instructions_per_division[0], 0);
+  for (const char* bad : {"[17]", "17", "[17, -1]", "[\"a\", 25]"}) {
+    j["cost"]["instructions_per_division"] = nlohmann::json::parse(bad);
+    write("bad", j.dump());
+    try {
+      load_profile("bad");
+      FAIL() << bad;
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find("field 'cost.instructions_per_division'"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memsim
