@@ -20,7 +20,7 @@
 // 256, 1024 or 2080 words (128 B, 1 KiB, 4 KiB, 8.125 KiB) past the power-of-two pitch, so that the rows' lines
 // no longer all share the address bits a 32 KiB row stride leaves alike. Two more runs replay the kernels'
 // loads as well (naive: one word; vec4: one 16-byte load of 4 words), with the output the transpose of the
-// input.
+// input; four store K = 4 words loaded first in one of two patterns (loads_then_stores), with W = 1 or 4.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
 // dynamic shared memory the kernels do not use: the lines partly written at once are resident blocks x 8K.
@@ -60,17 +60,54 @@ __host__ __device__ inline int line_in_block(int tx, int k) {
 // (R row groups): g consecutive blocks write neighbouring column groups, i.e. neighbouring lines of the same
 // rows, before the walk moves down the row groups. g = 1 is the suite's order (consecutive blocks take
 // consecutive row groups); g = n / (32 W) walks a whole row of column groups first ("blocks across").
+struct Position {
+  size_t row, col;
+};
+template <int K, bool kInterleaved, int W>
+__host__ __device__ inline Position store_position(int n, int g, unsigned b, int tx, int ty, int k) {
+  static_assert(W >= 1 && K % W == 0, "a thread's K stores fill whole rows of W lines");
+  const unsigned row_groups = unsigned(n / (8 * K / W));
+  const unsigned row_group = (b / g) % row_groups, col_group = b / (g * row_groups) * g + b % g;
+  const int j = line_in_block<K, kInterleaved>(tx, k);
+  return {size_t(row_group) * (8 * K / W) + j / W, (size_t(col_group) * W + j % W) * 32 + ty};
+}
+
 template <int K, bool kInterleaved, int W>
 __global__ void store_only(uint32_t* __restrict__ out, int n, int pitch, int g) {
-  static_assert(W >= 1 && K % W == 0, "a thread's K stores fill whole rows of W lines");
-  const unsigned row_groups = unsigned(n / (8 * K / W)), b = blockIdx.x;
-  const unsigned row_group = (b / g) % row_groups, col_group = b / (g * row_groups) * g + b % g;
-  const size_t row0 = size_t(row_group) * (8 * K / W);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const int j = line_in_block<K, kInterleaved>(threadIdx.x, k);
-    const size_t row = row0 + j / W, col = (size_t(col_group) * W + j % W) * 32 + threadIdx.y;
-    out[row * pitch + col] = uint32_t(row * n + col);
+    const Position p = store_position<K, kInterleaved, W>(n, g, blockIdx.x, threadIdx.x, threadIdx.y, k);
+    out[p.row * pitch + p.col] = uint32_t(p.row * n + p.col);
+  }
+}
+
+// The store pattern K = 4 (interleaved, g = 1) with values loaded first, 4 words a thread, in one of two
+// patterns: 4 KiB of contiguous input a block, 4 coalesced loads a thread (kContiguous: as memsim-microbench's
+// strided_store reads), or one 16-byte load a thread, 128 bytes of each of 32 input rows a block, consecutive
+// blocks along the rows (vec4's loads). Which decides the read-modify-writes: the loads or the stores' shape?
+template <bool kContiguous>
+__host__ __device__ inline size_t load_position(int n, unsigned b, int tx, int ty, int k) {
+  if (kContiguous) return size_t(b) * 1024 + k * 256 + ty * 8 + tx;
+  const unsigned chunks = unsigned(n / 32);
+  return (size_t(b / chunks) * 32 + ty) * n + size_t(b % chunks) * 32 + 4 * tx + k;
+}
+
+template <int W, bool kContiguous>
+__global__ void loads_then_stores(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int n) {
+  constexpr int K = 4;
+  const unsigned b = blockIdx.x;
+  uint32_t v[K];
+  if constexpr (kContiguous) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k] = in[load_position<true>(n, b, threadIdx.x, threadIdx.y, k)];
+  } else {
+    const uint4 q = *reinterpret_cast<const uint4*>(in + load_position<false>(n, b, threadIdx.x, threadIdx.y, 0));
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const Position p = store_position<K, true, W>(n, 1, b, threadIdx.x, threadIdx.y, k);
+    out[p.row * n + p.col] = v[k];
   }
 }
 
@@ -91,10 +128,15 @@ __global__ void load_and_store(const uint32_t* __restrict__ in, uint32_t* __rest
   for (int k = 0; k < K; ++k) out[(row0 + k) * n + col] = v[k];
 }
 
+// What a run stores: its positions' own indices (stores alone), the transpose of the input (the replicas),
+// or the words loaded in one of loads_then_stores' patterns.
+enum class Source { Positions, Transpose, ContiguousLoads, RowLoads };
+
 struct Config {
   const char* name;
-  int k, lines_a_row;  // K; W (store-only runs; 1 for the kernels with loads)
-  bool interleaved, load;
+  int k, lines_a_row;  // K; W (1 for the replicas)
+  bool interleaved;
+  Source source;
   void (*launch)(const uint32_t* in, uint32_t* out, int smem, int pitch, int group);
   const void* kernel;
   int group = 1;  // g of the launch order (store-only runs)
@@ -110,9 +152,13 @@ template <int K>
 void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
+template <int W, bool kContiguous>
+void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
+  loads_then_stores<W, kContiguous><<<(kN / 32) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
+}
 
 #define PL_STORES_W(NAME, K, W, INTERLEAVED, ...)                                                          \
-  {NAME, K, W, INTERLEAVED, false, launch_store<K, INTERLEAVED, W>, (const void*)&store_only<K, INTERLEAVED, W>, \
+  {NAME, K, W, INTERLEAVED, Source::Positions, launch_store<K, INTERLEAVED, W>, (const void*)&store_only<K, INTERLEAVED, W>, \
    __VA_ARGS__}
 #define PL_STORES(NAME, K, INTERLEAVED, ...) PL_STORES_W(NAME, K, 1, INTERLEAVED, __VA_ARGS__)
 const Config kConfigs[] = {
@@ -147,18 +193,47 @@ const Config kConfigs[] = {
     PL_STORES("stores K=16 interleaved", 16, true, 1),
     PL_STORES_W("stores K=16 interleaved, 4 lines a row", 16, 4, true, 1),
     PL_STORES_W("stores K=16 interleaved, 16 lines a row", 16, 16, true, 1),
-    {"naive 8x32 (load + K=1)", 1, 1, true, true, launch_load<1>, (const void*)&load_and_store<1>},
-    {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, 1, true, true, launch_load<4>, (const void*)&load_and_store<4>},
+    {"naive 8x32 (load + K=1)", 1, 1, true, Source::Transpose, launch_load<1>, (const void*)&load_and_store<1>},
+    {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, 1, true, Source::Transpose, launch_load<4>,
+     (const void*)&load_and_store<4>},
+    // The same stores after loads of either pattern.
+    {"contiguous loads + K=4 interleaved", 4, 1, true, Source::ContiguousLoads, launch_loads_then_stores<1, true>,
+     (const void*)&loads_then_stores<1, true>},
+    {"contiguous loads + K=4 interleaved, 4 lines a row", 4, 4, true, Source::ContiguousLoads,
+     launch_loads_then_stores<4, true>, (const void*)&loads_then_stores<4, true>},
+    {"row loads + K=4 interleaved", 4, 1, true, Source::RowLoads, launch_loads_then_stores<1, false>,
+     (const void*)&loads_then_stores<1, false>},
+    {"row loads + K=4 interleaved, 4 lines a row", 4, 4, true, Source::RowLoads, launch_loads_then_stores<4, false>,
+     (const void*)&loads_then_stores<4, false>},
 };
 #undef PL_STORES
 #undef PL_STORES_W
 
+// loads_then_stores' output, word by word: each store position holds the word its thread loaded for it.
+template <int W, bool kContiguous>
+int64_t count_wrong_loaded(const std::vector<uint32_t>& out) {
+  int64_t wrong = 0;
+  const unsigned blocks = unsigned(kN / 32) * unsigned(kN / 32);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int ty = 0; ty < 32; ++ty)
+      for (int tx = 0; tx < 8; ++tx)
+        for (int k = 0; k < 4; ++k) {
+          const Position p = store_position<4, true, W>(kN, 1, b, tx, ty, k);
+          wrong += out[p.row * kN + p.col] != input_word(load_position<kContiguous>(kN, b, tx, ty, k));
+        }
+  return wrong;
+}
+
 int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
+  if (c.source == Source::ContiguousLoads)
+    return c.lines_a_row == 1 ? count_wrong_loaded<1, true>(out) : count_wrong_loaded<4, true>(out);
+  if (c.source == Source::RowLoads)
+    return c.lines_a_row == 1 ? count_wrong_loaded<1, false>(out) : count_wrong_loaded<4, false>(out);
   int64_t wrong = 0;
   const uint64_t pitch = uint64_t(kN) + c.pad;
   for (uint64_t row = 0; row < uint64_t(kN); ++row)
     for (uint64_t col = 0; col < uint64_t(kN); ++col) {
-      const uint32_t want = c.load ? input_word(col * kN + row) : uint32_t(row * kN + col);
+      const uint32_t want = c.source == Source::Transpose ? input_word(col * kN + row) : uint32_t(row * kN + col);
       wrong += out[row * pitch + col] != want;
     }
   return wrong;
@@ -235,7 +310,8 @@ int main(int argc, char** argv) {
                     "\"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, \"rows_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
                     "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"wrong_words\": %lld}",
-                    first ? "" : ",\n", c.name, c.k, c.interleaved ? "true" : "false", c.load ? "true" : "false",
+                    first ? "" : ",\n", c.name, c.k, c.interleaved ? "true" : "false",
+                    c.source == Source::Positions ? "false" : "true",
                     c.lines_a_row, c.group, c.pad, resident, smem, 8 * c.k, 8 * c.k / c.lines_a_row,
                     8 * c.k * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
