@@ -159,6 +159,8 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
        << fixed(p["effective_bandwidth_gbs"].get<double>(), 1) << " GB/s";
     if (p.contains("fraction_of_copy")) os << ", " << fixed(100.0 * p["fraction_of_copy"].get<double>(), 1) << "% of copy";
     os << "\n  bottleneck: " << p["bottleneck"].get<std::string>() << "\n";
+    if (p.contains("caveats"))
+      for (const auto& caveat : p["caveats"]) os << "  caveat: " << caveat.get<std::string>() << "\n";
     if (p.contains("instructions"))
       os << "  warp instructions " << grouped(int64_t(std::llround(p["instructions"].get<double>()))) << " ("
          << p["instructions_basis"].get<std::string>() << ")\n";

@@ -96,6 +96,16 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   pr.time_us = body + k.launch_us;
   pr.bottleneck = k.launch_us > body ? std::string(kTermLaunch) : name_bottleneck(top, c);
   pr.effective_bandwidth_gbs = pr.time_us > 0 ? c.useful_bytes / (pr.time_us * 1e3) : 0.0;
+
+  pr.open_partial_lines =
+      c.partial_lines_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  if (p.partial_lines_read_back_from > 0 && pr.open_partial_lines >= double(p.partial_lines_read_back_from))
+    pr.caveats.push_back(
+        "about " + std::to_string(int64_t(std::llround(pr.open_partial_lines))) +
+        " lines are partly written at once (" + std::to_string(int64_t(c.partial_lines_per_block)) +
+        " a block): from " + std::to_string(p.partial_lines_read_back_from) + " on, this device was seen to evict " +
+        "partly written lines and read them back from DRAM, which the time above does not include (" +
+        p.partial_lines_evidence + ")");
   return pr;
 }
 
@@ -119,6 +129,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["waves"] = p.waves;
   j["instructions"] = p.instructions;
   j["instructions_basis"] = p.instructions_basis;
+  j["open_partial_lines"] = p.open_partial_lines;
+  j["caveats"] = p.caveats;
   if (profile) {
     j["calibrated"] = profile->calibrated;
     if (profile->partitions.assumed) j["partition_mapping"] = "assumed: " + profile->partitions.note;

@@ -69,6 +69,11 @@ struct Prediction {
   double waves = 0;
   double instructions = 0;         // warp instructions the issue term charges
   std::string instructions_basis;  // one of the kBasis* above
+  // Lines partly written at once: lines a block writes in two or more partial pieces x the blocks resident
+  // at once. The terms do not charge what the L2 does with many of them; a caveat says so where the
+  // profile has seen it (DeviceProfile::partial_lines_read_back_from).
+  double open_partial_lines = 0;
+  std::vector<std::string> caveats;
   double term(const std::string& name) const;  // 0 when absent
 };
 

@@ -20,6 +20,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   c.source_operations = double(r.lane_operations);
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
+  c.partial_lines_per_block = double(r.partial_lines_per_block);
   constexpr double kSector = 32, kSectorsPerLine = 4;
   for (int i = 0; i < k.num_sites; ++i) {
     const SiteInfo& site = k.sites[i];

@@ -246,6 +246,11 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
 
   p.l2_bytes = int64_t(r.number("l2_bytes"));
   if (p.l2_bytes < 0) r.fail("l2_bytes", "must not be negative");
+  if (r.find("l2_partial_lines")) {
+    p.partial_lines_read_back_from = int64_t(r.number("l2_partial_lines.read_back_from"));
+    if (p.partial_lines_read_back_from <= 0) r.fail("l2_partial_lines.read_back_from", "must be positive");
+    p.partial_lines_evidence = r.text("l2_partial_lines.evidence");
+  }
   p.dram_peak_gbs = r.positive("dram.peak_gbs");
   p.mem_clock_mhz = r.positive("dram.clock_mhz");
   p.partitions = read_partitions(r);

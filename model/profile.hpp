@@ -72,6 +72,10 @@ struct DeviceProfile {
   int sector_bytes = 32, line_bytes = 128;
   std::string coalescing;  // "sectors32" (Volta+), "cc12_segments" (GT200, cc 1.3), "cc10_strict" (G80)
   int64_t l2_bytes = 0;
+  // Measured, not modelled: from how many lines partly written at once (model/cost.hpp) the L2 was seen to
+  // evict partly written lines and read them back from DRAM, and where that was measured (0: not known).
+  int64_t partial_lines_read_back_from = 0;
+  std::string partial_lines_evidence;
   double dram_peak_gbs = 0;
   double sm_clock_mhz = 0, mem_clock_mhz = 0;
   PartitionSpec partitions;

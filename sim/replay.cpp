@@ -10,6 +10,7 @@
 #include "kernels/runtime_division.hpp"
 #include "kernels/suite.hpp"
 #include "sim/clones.hpp"
+#include "sim/partial_lines.hpp"
 #include "sim/warp_recorder.hpp"
 
 namespace memsim {
@@ -202,6 +203,8 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lane_operations = tallies[0].lane_operations;
   for (int i = 0; i < 2; ++i) result.runtime_divisions[i] = tallies[0].runtime_divisions[i];
   result.barriers_per_thread = tallies[0].barriers_per_thread;
+  // One block in the middle of the grid stands for all: the suite's blocks differ only at ragged edges.
+  result.partial_lines_per_block = lines_in_partial_pieces(cfg, blocks / 2, options.rules);
   return result;
 }
 

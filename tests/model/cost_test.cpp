@@ -126,6 +126,28 @@ TEST(Cost, IssueTermFromTheReplaysOperations) {
   EXPECT_NEAR(predict(k, p).instructions, 2.647e6, 1e-6);
 }
 
+// Lines partly written at once: per block x the blocks resident at once. toy: 256 threads, 32 registers -> 8
+// blocks an SM, 100 SMs: 800 at once. 200 blocks of 32 lines: all resident, 6400 lines; 2000 blocks: 25600. A
+// caveat only where the profile gives the count from which read-backs were seen (25600 >= 10000, 6400 not).
+TEST(Cost, OpenPartialLinesAndTheirCaveat) {
+  KernelCounts k = base_counts();
+  k.partial_lines_per_block = 32;
+  DeviceProfile p = toy();
+  EXPECT_NEAR(predict(k, p).open_partial_lines, 6400.0, 1e-9);
+  k.blocks = 2000;
+  EXPECT_NEAR(predict(k, p).open_partial_lines, 25600.0, 1e-9);
+  EXPECT_TRUE(predict(k, p).caveats.empty());  // the profile has seen nothing
+  p.partial_lines_read_back_from = 10000;
+  p.partial_lines_evidence = "toy evidence";
+  const Prediction pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("25600 lines are partly written at once (32 a block)"), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("toy evidence"), std::string::npos);
+  EXPECT_EQ(to_json(pr)["caveats"].size(), 1u);
+  k.blocks = 200;
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+}
+
 TEST(Cost, LatencyIsLittlesLawInRounds) {
   KernelCounts k = base_counts();
   k.blocks = 25600;                   // 204800 warps

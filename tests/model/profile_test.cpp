@@ -121,6 +121,28 @@ TEST_F(ScratchDir, WrongTypesAreNamed) {
   EXPECT_THROW(load_profile("h100y"), ProfileError);
 }
 
+// Where partly written lines were seen read back: optional, else a positive count and its evidence.
+TEST_F(ScratchDir, PartialLinesReadBackIsCountAndEvidence) {
+  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  write("shipped", j.dump());
+  EXPECT_EQ(load_profile("shipped").partial_lines_read_back_from, 16896);
+  j["l2_partial_lines"]["read_back_from"] = 0;
+  write("zero", j.dump());
+  EXPECT_THROW(load_profile("zero"), ProfileError);
+  j["l2_partial_lines"] = {{"read_back_from", 100}};
+  write("no_evidence", j.dump());
+  try {
+    load_profile("no_evidence");
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("l2_partial_lines.evidence"), std::string::npos) << e.what();
+  }
+  j.erase("l2_partial_lines");
+  write("plain", j.dump());
+  EXPECT_EQ(load_profile("plain").partial_lines_read_back_from, 0);
+}
+
 // The per-division instructions are optional (absent: divisions cost nothing extra), else two numbers.
 TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
   std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");

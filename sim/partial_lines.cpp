@@ -1,0 +1,63 @@
+#include "sim/partial_lines.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/replay.hpp"
+
+namespace memsim {
+
+PartialPieces::Line* PartialPieces::find(uint64_t line) {
+  for (Line& l : lines_)
+    if (l.line == line) return &l;
+  return nullptr;
+}
+
+void PartialPieces::add(const WarpAccess& w) {
+  if (w.space != Space::Global || w.op != Op::Store || w.mask == 0) return;
+  // Bytes this request writes into each sector it touches, as byte masks (a sector is at most 32 bytes).
+  struct Sector {
+    uint64_t sector;
+    uint64_t bytes;  // bit i: byte i of the sector written
+  };
+  Sector touched[2 * kWarpSize];  // a lane's access (at most 16 bytes, naturally aligned) lies in one sector
+  int n = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(w.mask >> lane & 1u)) continue;
+    const uint64_t sector = w.addr[lane] / uint64_t(sector_bytes_);
+    const int offset = int(w.addr[lane] % uint64_t(sector_bytes_));
+    const int width = std::min<int>(w.width, sector_bytes_ - offset);
+    const uint64_t bits = (width >= 64 ? ~uint64_t(0) : ((uint64_t(1) << width) - 1)) << offset;
+    int i = 0;
+    while (i < n && touched[i].sector != sector) ++i;
+    if (i == n) touched[n++] = {sector, 0};
+    touched[i].bytes |= bits;
+  }
+  const uint64_t full = sector_bytes_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << sector_bytes_) - 1;
+  const uint64_t sectors_per_line = uint64_t(line_bytes_ / sector_bytes_);
+  // A piece of a line: this request's bytes in it, partial when some sector it touches is not written whole.
+  std::vector<uint64_t> partial_lines;
+  for (int i = 0; i < n; ++i) {
+    if (touched[i].bytes == full) continue;
+    const uint64_t line = touched[i].sector / sectors_per_line;
+    if (std::find(partial_lines.begin(), partial_lines.end(), line) == partial_lines.end()) partial_lines.push_back(line);
+  }
+  for (uint64_t line : partial_lines) {
+    if (Line* l = find(line)) ++l->pieces;
+    else lines_.push_back({line, 1});
+  }
+}
+
+int64_t PartialPieces::lines_in_two_or_more() const {
+  return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return l.pieces >= 2; });
+}
+
+int64_t lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
+  PartialPieces pieces(rules);
+  Tally findings(cfg.kernel->num_sites);
+  for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
+                       [&](int64_t, int, const WarpAccess& a) { pieces.add(a); }, findings);
+  return pieces.lines_in_two_or_more();
+}
+
+}  // namespace memsim

@@ -1,0 +1,85 @@
+// Lines a block writes in two or more partial pieces (sim/partial_lines.hpp): hand-made warps, then the suite's
+// kernels with the pieces worked out from their index math. Every expected value is derived in the comment.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "kernels/resolve.hpp"
+#include "sim/partial_lines.hpp"
+
+namespace memsim {
+namespace {
+
+// A store with lane i at base + i * stride (bytes), all 32 lanes active.
+WarpAccess store(uint64_t base, uint64_t stride, int width) {
+  WarpAccess w{};
+  for (int i = 0; i < kWarpSize; ++i) w.addr[i] = base + uint64_t(i) * stride;
+  w.mask = ~0u;
+  w.width = uint8_t(width);
+  w.space = Space::Global;
+  w.op = Op::Store;
+  return w;
+}
+
+// 4 bytes into each of 32 lines (a 128-byte stride): one piece of each; the next 4 bytes of the same lines are
+// the second piece of all 32.
+TEST(PartialPieces, SecondPieceOfALineCounts) {
+  PartialPieces p;
+  p.add(store(0, 128, 4));
+  EXPECT_EQ(p.lines_in_two_or_more(), 0);
+  p.add(store(4, 128, 4));
+  EXPECT_EQ(p.lines_in_two_or_more(), 32);
+}
+
+// 32 lanes x 4 contiguous bytes write the 4 sectors of one line whole: not partial, however often. A load
+// of the same bytes and a shared store do not count either.
+TEST(PartialPieces, WholeSectorsLoadsAndSharedStoresDoNotCount) {
+  PartialPieces p;
+  p.add(store(0, 4, 4));
+  p.add(store(0, 4, 4));
+  WarpAccess load = store(0, 128, 4);
+  load.op = Op::Load;
+  p.add(load);
+  p.add(load);
+  WarpAccess shared = store(0, 128, 4);
+  shared.space = Space::Shared;
+  p.add(shared);
+  p.add(shared);
+  EXPECT_EQ(p.lines_in_two_or_more(), 0);
+}
+
+// 16-byte lanes 32 bytes apart: lane i writes the first half of sector i, 4 sectors a line: 8 lines, one
+// piece each; the second halves (base 16) are their second pieces.
+TEST(PartialPieces, HalfSectorsAreAPieceEach) {
+  PartialPieces p;
+  p.add(store(0, 32, 16));
+  EXPECT_EQ(p.lines_in_two_or_more(), 0);
+  p.add(store(16, 32, 16));
+  EXPECT_EQ(p.lines_in_two_or_more(), 8);
+}
+
+int64_t suite_lines(const char* kernel, const char* dtype, Size2 block) {
+  UserConfig u;
+  u.kernel = kernel;
+  u.dtype = parse_dtype(dtype);
+  u.matrix = {1024, 1024};
+  u.block = block;
+  const LaunchConfig cfg = resolve_launch(u);
+  return lines_in_partial_pieces(cfg, cfg.blocks() / 2);
+}
+
+// naive f32, 8x32 block (tile 8x32): output rows x (8 of them), each a whole 128-byte line of 32 y, written by
+// the 8 warps (4 y each: a 16-byte piece): 8 lines. vec4 f32 8x32 (tile 32x32): 32 output rows, each line in
+// 8 pieces of 16 bytes: 32. naive f32 32x8 (tile 32x32): 32 rows, each line in 32 pieces of 4 bytes (8 warps x
+// 4 steps): 32. copy f16 8x32 (tile 8x32): each of its 32 rows gets 8 x 2 = 16 bytes from one warp, the rest
+// of the line from the next blocks: one piece, 0. coalesced f32 32x8 writes whole sectors: 0.
+TEST(PartialPieces, SuiteKernelsByHand) {
+  EXPECT_EQ(suite_lines("naive", "f32", {8, 32}), 8);
+  EXPECT_EQ(suite_lines("vec4", "f32", {8, 32}), 32);
+  EXPECT_EQ(suite_lines("naive", "f32", {32, 8}), 32);
+  EXPECT_EQ(suite_lines("copy", "f16", {8, 32}), 0);
+  EXPECT_EQ(suite_lines("coalesced", "f32", {32, 8}), 0);
+}
+
+}  // namespace
+}  // namespace memsim
