@@ -20,7 +20,8 @@
 // 256, 1024 or 2080 words (128 B, 1 KiB, 4 KiB, 8.125 KiB) past the power-of-two pitch, so that the rows' lines
 // no longer all share the address bits a 32 KiB row stride leaves alike. Two more runs replay the kernels'
 // loads as well (naive: one word; vec4: one 16-byte load of 4 words), with the output the transpose of the
-// input; four store K = 4 words loaded first in one of two patterns (loads_then_stores), with W = 1 or 4.
+// input; six store K = 4 words loaded first in one of two patterns (loads_then_stores), with W = 1 or 4, the
+// row loads also with a barrier between loads and stores.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
 // dynamic shared memory the kernels do not use: the lines partly written at once are resident blocks x 8K.
@@ -92,7 +93,9 @@ __host__ __device__ inline size_t load_position(int n, unsigned b, int tx, int t
   return (size_t(b / chunks) * 32 + ty) * n + size_t(b % chunks) * 32 + 4 * tx + k;
 }
 
-template <int W, bool kContiguous>
+// kBarrier: the block's warps wait for one another between their loads and their stores (as a tile staged
+// through shared memory does), so that the pieces of a line leave together whatever the loads did.
+template <int W, bool kContiguous, bool kBarrier = false>
 __global__ void loads_then_stores(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int n) {
   constexpr int K = 4;
   const unsigned b = blockIdx.x;
@@ -104,6 +107,7 @@ __global__ void loads_then_stores(const uint32_t* __restrict__ in, uint32_t* __r
     const uint4 q = *reinterpret_cast<const uint4*>(in + load_position<false>(n, b, threadIdx.x, threadIdx.y, 0));
     v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
   }
+  if constexpr (kBarrier) __syncthreads();
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const Position p = store_position<K, true, W>(n, 1, b, threadIdx.x, threadIdx.y, k);
@@ -152,9 +156,9 @@ template <int K>
 void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
-template <int W, bool kContiguous>
+template <int W, bool kContiguous, bool kBarrier = false>
 void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
-  loads_then_stores<W, kContiguous><<<(kN / 32) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
+  loads_then_stores<W, kContiguous, kBarrier><<<(kN / 32) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
 
 #define PL_STORES_W(NAME, K, W, INTERLEAVED, ...)                                                          \
@@ -205,6 +209,10 @@ const Config kConfigs[] = {
      (const void*)&loads_then_stores<1, false>},
     {"row loads + K=4 interleaved, 4 lines a row", 4, 4, true, Source::RowLoads, launch_loads_then_stores<4, false>,
      (const void*)&loads_then_stores<4, false>},
+    {"row loads, barrier + K=4 interleaved", 4, 1, true, Source::RowLoads, launch_loads_then_stores<1, false, true>,
+     (const void*)&loads_then_stores<1, false, true>},
+    {"row loads, barrier + K=4 interleaved, 4 lines a row", 4, 4, true, Source::RowLoads,
+     launch_loads_then_stores<4, false, true>, (const void*)&loads_then_stores<4, false, true>},
 };
 #undef PL_STORES
 #undef PL_STORES_W
