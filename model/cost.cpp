@@ -40,9 +40,36 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   // Per-SM work goes to the busiest SM: blocks are dealt out evenly, the last round partly.
   const double per_sm = c.blocks > 0 ? std::ceil(double(c.blocks) / sms) / double(c.blocks) : 0.0;
 
-  const double dram = (c.dram_read_bytes + c.dram_write_bytes) / (k.dram_gbs * 1e3) * std::max(1.0, o.partition_imbalance);
+  // Read-back of partly written lines: the lines a block writes in pieces, times the blocks resident at once;
+  // past read_back_from_lines the L2 reads a growing fraction of the partial stores' bytes back from DRAM
+  // before it writes them, a cost per byte on the L2's partial-store path and the bytes on DRAM's.
+  pr.open_partial_lines =
+      c.partial_lines_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  if (k.read_back_from_lines > 0 && pr.open_partial_lines > k.read_back_from_lines)
+    pr.read_back_fraction =
+        std::min(1.0, k.read_back_per_log_lines * std::log(pr.open_partial_lines / k.read_back_from_lines));
+  double read_back_bytes = 0;
+  bool uncharged = false;
+  for (int w = 0; w < 3; ++w) {
+    if (c.partial_store_requests[w] <= 0 || pr.read_back_fraction <= 0) continue;
+    if (k.read_back_ps_per_byte[w] <= 0) {
+      uncharged = true;
+      continue;
+    }
+    read_back_bytes += pr.read_back_fraction * c.partial_store_bytes[w];
+    pr.read_back_us += pr.read_back_fraction * c.partial_store_bytes[w] * k.read_back_ps_per_byte[w] * 1e-6;
+  }
+  if (uncharged)
+    pr.caveats.push_back("about " + std::to_string(int64_t(std::llround(pr.open_partial_lines))) +
+                         " lines are partly written at once (" + std::to_string(int64_t(c.partial_lines_per_block)) +
+                         " a block): the L2 reads back part of such lines before it writes them, whose cost this "
+                         "profile has measured only for lanes of at most 4 bytes; the time above leaves it out "
+                         "for the wider lanes of this kernel's partial stores");
+
+  const double dram = (c.dram_read_bytes + read_back_bytes + c.dram_write_bytes) / (k.dram_gbs * 1e3) *
+                      std::max(1.0, o.partition_imbalance);
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
-  double partial = 0;
+  double partial = pr.read_back_us;
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
   double instructions = c.memory_instructions * k.instructions_per_memory_op;
@@ -96,16 +123,6 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   pr.time_us = body + k.launch_us;
   pr.bottleneck = k.launch_us > body ? std::string(kTermLaunch) : name_bottleneck(top, c);
   pr.effective_bandwidth_gbs = pr.time_us > 0 ? c.useful_bytes / (pr.time_us * 1e3) : 0.0;
-
-  pr.open_partial_lines =
-      c.partial_lines_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
-  if (p.partial_lines_read_back_from > 0 && pr.open_partial_lines >= double(p.partial_lines_read_back_from))
-    pr.caveats.push_back(
-        "about " + std::to_string(int64_t(std::llround(pr.open_partial_lines))) +
-        " lines are partly written at once (" + std::to_string(int64_t(c.partial_lines_per_block)) +
-        " a block): from " + std::to_string(p.partial_lines_read_back_from) + " on, this device was seen to evict " +
-        "partly written lines and read them back from DRAM, which the time above does not include (" +
-        p.partial_lines_evidence + ")");
   return pr;
 }
 
@@ -130,6 +147,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["instructions"] = p.instructions;
   j["instructions_basis"] = p.instructions_basis;
   j["open_partial_lines"] = p.open_partial_lines;
+  j["read_back_fraction"] = p.read_back_fraction;
+  j["read_back_us"] = p.read_back_us;
   j["caveats"] = p.caveats;
   if (profile) {
     j["calibrated"] = profile->calibrated;

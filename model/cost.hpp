@@ -3,7 +3,10 @@
 // bottleneck. Each resource the launch uses gives a time (its work over its rate):
 //   DRAM bandwidth            (read + written bytes) / dram_gbs, scaled by the partition-imbalance factor
 //   L2 sector traffic         whole sectors x l2_sector_ps
-//   L2 partial-sector stores  L2 write requests (lines) with partly written sectors x partial_store_ps[class]
+//   L2 partial-sector stores  L2 write requests (lines) with partly written sectors x partial_store_ps[class],
+//                             plus the read-back of partly written lines: with many partly written at once
+//                             the L2 reads a fraction of their bytes back from DRAM before writing them
+//                             (fitted on memsim-partial-lines; the bytes also count on DRAM)
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
 //                             given, or estimated from the replay's lane-wise operations (profile constants
@@ -70,9 +73,11 @@ struct Prediction {
   double instructions = 0;         // warp instructions the issue term charges
   std::string instructions_basis;  // one of the kBasis* above
   // Lines partly written at once: lines a block writes in two or more partial pieces x the blocks resident
-  // at once. The terms do not charge what the L2 does with many of them; a caveat says so where the
-  // profile has seen it (DeviceProfile::partial_lines_read_back_from).
+  // at once; the fraction of the partial stores' bytes the L2 reads back for them, and its time (part of the
+  // partial-store term). Caveats: what the time leaves out.
   double open_partial_lines = 0;
+  double read_back_fraction = 0;
+  double read_back_us = 0;
   std::vector<std::string> caveats;
   double term(const std::string& name) const;  // 0 when absent
 };

@@ -46,7 +46,9 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
     } else {
       if (scattered) {
         const double lane_bytes = s.lane_accesses ? double(s.bytes) / double(s.lane_accesses) : 4.0;
-        c.partial_store_requests[partial_store_class(lane_bytes, double(s.bytes) / double(s.sectors))] += double(s.lines);
+        const int cls = partial_store_class(lane_bytes, double(s.bytes) / double(s.sectors));
+        c.partial_store_requests[cls] += double(s.lines);
+        c.partial_store_bytes[cls] += double(s.bytes);
       } else {
         c.l2_store_sectors += double(s.sectors);
       }

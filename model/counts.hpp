@@ -26,6 +26,7 @@ struct KernelCounts {
   double l2_load_sectors = 0;                    // sectors loads fetch from L2 (L1 hits removed)
   double l2_store_sectors = 0;                   // stored sectors written whole by their request
   double partial_store_requests[3] = {0, 0, 0};  // L2 write requests (lines) of partly written sectors, by class
+  double partial_store_bytes[3] = {0, 0, 0};     // the bytes those requests write
   double l1_global_wavefronts = 0;               // L1 data-stage passes of global requests
   double shared_wavefronts = 0, shared_conflict_wavefronts = 0;
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions

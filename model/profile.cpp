@@ -132,6 +132,18 @@ CostConstants read_cost(const Reader& r) {
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.
   c.instructions_per_warp = r.non_negative_or_zero("cost.instructions_per_warp");
   c.instructions_per_source_op = r.non_negative_or_zero("cost.instructions_per_source_op");
+  if (r.find("cost.read_back")) {
+    c.read_back_from_lines = r.positive("cost.read_back.from_lines");
+    c.read_back_per_log_lines = r.positive("cost.read_back.per_log_lines");
+    const json& ps = r.need("cost.read_back.ps_per_byte");
+    if (!ps.is_array() || ps.size() != 3)
+      r.fail("cost.read_back.ps_per_byte", "must be 3 numbers (lanes of at most 4, 8 and 16 bytes)");
+    for (int i = 0; i < 3; ++i) {
+      if (!ps[i].is_number() || ps[i].get<double>() < 0)
+        r.fail("cost.read_back.ps_per_byte", "must hold numbers that are not negative");
+      c.read_back_ps_per_byte[i] = ps[i].get<double>();
+    }
+  }
   if (const json* d = r.find("cost.instructions_per_division")) {
     if (!d->is_array() || d->size() != 2)
       r.fail("cost.instructions_per_division", "must be 2 numbers (32- and 64-bit operands)");
@@ -246,11 +258,6 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
 
   p.l2_bytes = int64_t(r.number("l2_bytes"));
   if (p.l2_bytes < 0) r.fail("l2_bytes", "must not be negative");
-  if (r.find("l2_partial_lines")) {
-    p.partial_lines_read_back_from = int64_t(r.number("l2_partial_lines.read_back_from"));
-    if (p.partial_lines_read_back_from <= 0) r.fail("l2_partial_lines.read_back_from", "must be positive");
-    p.partial_lines_evidence = r.text("l2_partial_lines.evidence");
-  }
   p.dram_peak_gbs = r.positive("dram.peak_gbs");
   p.mem_clock_mhz = r.positive("dram.clock_mhz");
   p.partitions = read_partitions(r);

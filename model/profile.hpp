@@ -44,6 +44,13 @@ struct CostConstants {
   // Plus, per warp-uniform integer division by a launch value (kernels/runtime_division.hpp), the
   // instructions of nvcc's division sequence for 32- and 64-bit operands.
   double instructions_per_division[2] = {0, 0};
+  // Read-back of partly written lines (model/cost.hpp): with L lines partly written at once, the L2 reads a
+  // fraction e = read_back_per_log_lines x ln(L / read_back_from_lines) (0 to 1) of the partial stores' bytes
+  // back from DRAM, each byte costing read_back_ps_per_byte[lane-width class] (0: not measured for that class,
+  // the prediction then says so). read_back_from_lines 0: no read-back model.
+  double read_back_from_lines = 0;
+  double read_back_per_log_lines = 0;
+  double read_back_ps_per_byte[3] = {0, 0, 0};
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };
@@ -72,10 +79,6 @@ struct DeviceProfile {
   int sector_bytes = 32, line_bytes = 128;
   std::string coalescing;  // "sectors32" (Volta+), "cc12_segments" (GT200, cc 1.3), "cc10_strict" (G80)
   int64_t l2_bytes = 0;
-  // Measured, not modelled: from how many lines partly written at once (model/cost.hpp) the L2 was seen to
-  // evict partly written lines and read them back from DRAM, and where that was measured (0: not known).
-  int64_t partial_lines_read_back_from = 0;
-  std::string partial_lines_evidence;
   double dram_peak_gbs = 0;
   double sm_clock_mhz = 0, mem_clock_mhz = 0;
   PartitionSpec partitions;

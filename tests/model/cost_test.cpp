@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "model/cost.hpp"
 
@@ -127,24 +128,41 @@ TEST(Cost, IssueTermFromTheReplaysOperations) {
 }
 
 // Lines partly written at once: per block x the blocks resident at once. toy: 256 threads, 32 registers -> 8
-// blocks an SM, 100 SMs: 800 at once. 200 blocks of 32 lines: all resident, 6400 lines; 2000 blocks: 25600. A
-// caveat only where the profile gives the count from which read-backs were seen (25600 >= 10000, 6400 not).
-TEST(Cost, OpenPartialLinesAndTheirCaveat) {
+// blocks an SM, 100 SMs: 800 at once. 200 blocks of 32 lines: all resident, 6400 lines; 2000 blocks: 25600.
+// Read-back from 10000 lines at 0.1 per e-fold: e = 0.1 ln(2.56) = 0.094; at 6400 lines none. 1e8 bytes of
+// 4-byte-lane partial stores at 5 ps a byte: 0.094 x 1e8 x 5 ps = 47.0 us on the partial-store term (1e6
+// requests x 10 ps = 10 us before), and 0.094 x 1e8 bytes more DRAM reads (1e9 written: 1000 -> 1094 us).
+TEST(Cost, ReadBackOfPartlyWrittenLines) {
   KernelCounts k = base_counts();
   k.partial_lines_per_block = 32;
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  k.dram_write_bytes = 1e9;
   DeviceProfile p = toy();
   EXPECT_NEAR(predict(k, p).open_partial_lines, 6400.0, 1e-9);
   k.blocks = 2000;
   EXPECT_NEAR(predict(k, p).open_partial_lines, 25600.0, 1e-9);
-  EXPECT_TRUE(predict(k, p).caveats.empty());  // the profile has seen nothing
-  p.partial_lines_read_back_from = 10000;
-  p.partial_lines_evidence = "toy evidence";
-  const Prediction pr = predict(k, p);
+  EXPECT_EQ(predict(k, p).read_back_fraction, 0.0);  // the profile has no read-back model
+  p.cost.read_back_from_lines = 10000;
+  p.cost.read_back_per_log_lines = 0.1;
+  p.cost.read_back_ps_per_byte[kLanes4] = 5;
+  const double e = 0.1 * std::log(2.56);
+  Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.read_back_fraction, e, 1e-12);
+  EXPECT_NEAR(pr.read_back_us, e * 1e8 * 5e-6, 1e-9);
+  EXPECT_NEAR(pr.term(kTermPartial), 10.0 + e * 1e8 * 5e-6, 1e-9);
+  EXPECT_NEAR(pr.term(kTermDram), 1000.0 + e * 1e8 / 1e6, 1e-9);
+  EXPECT_TRUE(pr.caveats.empty());
+  // The same bytes in 8-byte lanes: no cost measured for them, so nothing charged and a caveat.
+  std::swap(k.partial_store_requests[kLanes4], k.partial_store_requests[kLanes8]);
+  std::swap(k.partial_store_bytes[kLanes4], k.partial_store_bytes[kLanes8]);
+  pr = predict(k, p);
+  EXPECT_EQ(pr.read_back_us, 0.0);
   ASSERT_EQ(pr.caveats.size(), 1u);
   EXPECT_NE(pr.caveats[0].find("25600 lines are partly written at once (32 a block)"), std::string::npos) << pr.caveats[0];
-  EXPECT_NE(pr.caveats[0].find("toy evidence"), std::string::npos);
   EXPECT_EQ(to_json(pr)["caveats"].size(), 1u);
-  k.blocks = 200;
+  k.blocks = 200;  // 6400 lines: below the model's start
+  EXPECT_EQ(predict(k, p).read_back_fraction, 0.0);
   EXPECT_TRUE(predict(k, p).caveats.empty());
 }
 

@@ -121,26 +121,34 @@ TEST_F(ScratchDir, WrongTypesAreNamed) {
   EXPECT_THROW(load_profile("h100y"), ProfileError);
 }
 
-// Where partly written lines were seen read back: optional, else a positive count and its evidence.
-TEST_F(ScratchDir, PartialLinesReadBackIsCountAndEvidence) {
+// The read-back constants are optional (absent: no read-back), else all three, ps_per_byte 3 numbers.
+TEST_F(ScratchDir, ReadBackConstants) {
   std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
   nlohmann::json j = nlohmann::json::parse(in);
   write("shipped", j.dump());
-  EXPECT_EQ(load_profile("shipped").partial_lines_read_back_from, 16896);
-  j["l2_partial_lines"]["read_back_from"] = 0;
-  write("zero", j.dump());
-  EXPECT_THROW(load_profile("zero"), ProfileError);
-  j["l2_partial_lines"] = {{"read_back_from", 100}};
-  write("no_evidence", j.dump());
-  try {
-    load_profile("no_evidence");
-    FAIL();
-  } catch (const ProfileError& e) {
-    EXPECT_NE(std::string(e.what()).find("l2_partial_lines.evidence"), std::string::npos) << e.what();
+  EXPECT_GT(load_profile("shipped").cost.read_back_from_lines, 0);
+  const nlohmann::json good = j["cost"]["read_back"];
+  for (const char* field : {"from_lines", "per_log_lines", "ps_per_byte"}) {
+    j["cost"]["read_back"] = good;
+    j["cost"]["read_back"].erase(field);
+    write("missing", j.dump());
+    try {
+      load_profile("missing");
+      FAIL() << field;
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("cost.read_back.") + field), std::string::npos) << e.what();
+    }
   }
-  j.erase("l2_partial_lines");
+  j["cost"]["read_back"] = good;
+  j["cost"]["read_back"]["ps_per_byte"] = {4.7, 0};
+  write("short", j.dump());
+  EXPECT_THROW(load_profile("short"), ProfileError);
+  j["cost"]["read_back"]["ps_per_byte"] = {4.7, -1, 0};
+  write("negative", j.dump());
+  EXPECT_THROW(load_profile("negative"), ProfileError);
+  j["cost"].erase("read_back");
   write("plain", j.dump());
-  EXPECT_EQ(load_profile("plain").partial_lines_read_back_from, 0);
+  EXPECT_EQ(load_profile("plain").cost.read_back_from_lines, 0);
 }
 
 // The per-division instructions are optional (absent: divisions cost nothing extra), else two numbers.

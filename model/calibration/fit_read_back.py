@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Fits the h100 profile's read-back constants (model/cost.hpp) to memsim-partial-lines' runs:
+
+    read-back fraction e = per_log_lines x ln(L / from_lines), at least 0 (L: lines partly written at once)
+    read-back time = ps_per_byte x e x the bytes the partial-sector stores write
+
+e is Nsight Compute's DRAM reads beyond the input over the output (dram__sectors_read.sum), fitted by least
+squares on ln L over the runs in the suite kernels' regime: the suite's launch order (g = 1), unpadded rows,
+loads from rows or none (the contiguous-load runs read back far less: they are reported, not fitted), the
+L2 seeing the pieces unmerged (at least 60% of them as write requests) and some read-back (e > 0.5%).
+ps_per_byte from pairs of runs with the same stores, no loads and different read-backs: the suite's order
+against whole rows first, at the same K and blocks per SM: their time differences over their read-back bytes'
+differences, least squares through the origin. (Row loads against contiguous loads differ in read-back too,
+but also in what the loads themselves cost: 60-76 µs with no read-back at all at 1 and 2 blocks per SM; those
+pairs are printed as a check.) Microbenchmark runs only: nothing of the suite's kernels is read.
+
+    model/calibration/fit_read_back.py partial_lines.json partial_lines.ncu.csv
+"""
+import csv
+import json
+import math
+import sys
+
+WORD = 4
+
+
+def ncu_rows(path):
+    rows = list(csv.reader(open(path)))
+    head = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
+    names = rows[head]
+    for r in rows[head + 2:]:
+        if r and r[0].isdigit():
+            yield {n: r[i] for i, n in enumerate(names)}
+
+
+def number(row, name):
+    return float(row[name].replace(",", ""))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    doc = json.load(open(sys.argv[1]))
+    counters = list(ncu_rows(sys.argv[2]))
+    runs = doc["runs"]
+    if len(counters) != len(runs):
+        sys.exit("%d runs but %d profiled launches" % (len(runs), len(counters)))
+    out_bytes = doc["matrix_words"] ** 2 * WORD
+    for run, c in zip(runs, counters):
+        reads = number(c, "dram__sectors_read.sum") * 32
+        run["read_back"] = reads / out_bytes - (1 if run["loads"] else 0)
+        run["requests"] = number(c, "lts__t_requests_srcunit_tex_op_write.sum")
+
+    fit = [r for r in runs if r["blocks_across"] == 1 and r["row_pad_words"] == 0 and "contiguous" not in r["name"]
+           and r["requests"] >= 0.6 * r["line_requests"] and r["read_back"] > 0.005]
+    xs = [math.log(r["lines_open_at_once"]) for r in fit]
+    ys = [r["read_back"] for r in fit]
+    n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    from_lines = math.exp(mx - my / slope)
+
+    def e(lines):
+        return max(0.0, slope * math.log(lines / from_lines))
+
+    by_name = {(r["name"], r["blocks_per_sm"]): r for r in runs}
+    pairs, checks = [], []
+    for (name, blocks), r in by_name.items():
+        if name.startswith("stores K=") and name.endswith("interleaved") and r["blocks_across"] == 1:
+            partner = by_name.get((name + ", blocks across", blocks))
+            if partner:
+                pairs.append((r, partner))
+        elif name.startswith("row loads + "):
+            partner = by_name.get((name.replace("row loads", "contiguous loads"), blocks))
+            if partner:
+                checks.append((r, partner))
+
+    def differences(ps):
+        return ([(a["read_back"] - b["read_back"]) * out_bytes for a, b in ps],
+                [(a["median_us"] - b["median_us"]) * 1e6 for a, b in ps])  # bytes, ps
+    dx, dt = differences(pairs)
+    ps_per_byte = sum(t * x for t, x in zip(dt, dx)) / sum(x * x for x in dx)
+
+    print("fitted on %d runs (e) and %d pairs (time): per_log_lines %.4f, from_lines %.0f, ps_per_byte %.2f"
+          % (n, len(pairs), slope, from_lines, ps_per_byte))
+    print("\n| run | blocks / SM | L | read-back measured | fitted |")
+    print("|---|---|---|---|---|")
+    for r in runs:
+        if r["blocks_across"] == 1 and r["row_pad_words"] == 0:
+            print("| %s%s | %d | %d | %.3f | %.3f |" % (r["name"], "" if r in fit else " (not fitted)", r["blocks_per_sm"],
+                                                     r["lines_open_at_once"], r["read_back"], e(r["lines_open_at_once"])))
+    print("\n| pair | blocks / SM | time difference µs | read-back difference | fitted time difference µs |")
+    print("|---|---|---|---|---|")
+    for label, ps in (("", pairs), (" (check, not fitted)", checks)):
+        cx, ct = differences(ps)
+        for (a, b), t, x in zip(ps, ct, cx):
+            print("| %s vs %s%s | %d | %.1f | %.3f | %.1f |" % (a["name"], b["name"], label, a["blocks_per_sm"], t / 1e6,
+                                                               x / out_bytes, ps_per_byte * x / 1e6))
+
+
+if __name__ == "__main__":
+    main()
