@@ -20,7 +20,8 @@
 // 256, 1024 or 2080 words (128 B, 1 KiB, 4 KiB, 8.125 KiB) past the power-of-two pitch, so that the rows' lines
 // no longer all share the address bits a 32 KiB row stride leaves alike. Two more runs replay the kernels'
 // loads as well (naive: one word; vec4: one 16-byte load of 4 words), with the output the transpose of the
-// input; six store K = 4 words loaded first in one of two patterns (loads_then_stores), with W = 1 or 4, the
+// input; "each line by one warp" has store_only's K = 8 lines written by one warp each (store_only_warp_lines);
+// six store K = 4 words loaded first in one of two patterns (loads_then_stores), with W = 1 or 4, the
 // row loads also with a barrier between loads and stores.
 //
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
@@ -79,6 +80,22 @@ __global__ void store_only(uint32_t* __restrict__ out, int n, int pitch, int g) 
   for (int k = 0; k < K; ++k) {
     const Position p = store_position<K, kInterleaved, W>(n, g, blockIdx.x, threadIdx.x, threadIdx.y, k);
     out[p.row * pitch + p.col] = uint32_t(p.row * n + p.col);
+  }
+}
+
+// The lines of store_only<K, *, 1>'s block (8K rows, one line each), but each line written by one warp alone:
+// warp w (threads ty = 4w .. 4w + 3) owns rows 8w .. 8w + 7 of the block's 8K (K = 8: all 64), thread tx row
+// 8w + tx, and its store k writes words 4k .. 4k + 3 of it (16 bytes of each of 8 lines an instruction, as
+// above). A line's 8 pieces then leave one warp back to back instead of 8 warps.
+template <int K>
+__global__ void store_only_warp_lines(uint32_t* __restrict__ out, int n) {
+  static_assert(K == 8, "a warp's 8 stores fill its 8 lines");
+  const unsigned row_groups = unsigned(n / (8 * K)), b = blockIdx.x;
+  const size_t row = size_t(b % row_groups) * (8 * K) + (threadIdx.y / 4) * 8 + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const size_t col = size_t(b / row_groups) * 32 + 4 * k + threadIdx.y % 4;
+    out[row * n + col] = uint32_t(row * n + col);
   }
 }
 
@@ -156,6 +173,10 @@ template <int K>
 void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
+template <int K>
+void launch_warp_lines(const uint32_t*, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
+  store_only_warp_lines<K><<<(kN / (8 * K)) * (kN / 32), dim3(8, 32), smem>>>(out, kN);
+}
 template <int W, bool kContiguous, bool kBarrier = false>
 void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   loads_then_stores<W, kContiguous, kBarrier><<<(kN / 32) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
@@ -188,6 +209,8 @@ const Config kConfigs[] = {
     PL_STORES("stores K=4 interleaved, rows padded 256 words", 4, true, 1, 256),
     PL_STORES("stores K=4 interleaved, rows padded 1024 words", 4, true, 1, 1024),
     PL_STORES("stores K=4 interleaved, rows padded 2080 words", 4, true, 1, 2080),
+    {"stores K=8, each line by one warp", 8, 1, true, Source::Positions, launch_warp_lines<8>,
+     (const void*)&store_only_warp_lines<8>},
     // The open lines in fewer rows: W neighbouring lines a row, 8K / W rows a block.
     PL_STORES_W("stores K=4 interleaved, 2 lines a row", 4, 2, true, 1),
     PL_STORES_W("stores K=4 interleaved, 4 lines a row", 4, 4, true, 1),
