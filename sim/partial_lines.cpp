@@ -13,7 +13,7 @@ PartialPieces::Line* PartialPieces::find(uint64_t line) {
   return nullptr;
 }
 
-void PartialPieces::add(const WarpAccess& w) {
+void PartialPieces::add(const WarpAccess& w, int warp) {
   if (w.space != Space::Global || w.op != Op::Store || w.mask == 0) return;
   // Bytes this request writes into each sector it touches, as byte masks (a sector is at most 32 bytes).
   struct Sector {
@@ -40,24 +40,26 @@ void PartialPieces::add(const WarpAccess& w) {
   for (int i = 0; i < n; ++i) {
     if (touched[i].bytes == full) continue;
     const uint64_t line = touched[i].sector / sectors_per_line;
-    if (std::find(partial_lines.begin(), partial_lines.end(), line) == partial_lines.end()) partial_lines.push_back(line);
+    if (std::find(partial_lines.begin(), partial_lines.end(), line) == partial_lines.end())
+      partial_lines.push_back(line);
   }
+  const uint32_t bit = uint32_t(1) << (warp & 31);
   for (uint64_t line : partial_lines) {
-    if (Line* l = find(line)) ++l->pieces;
-    else lines_.push_back({line, 1});
+    if (Line* l = find(line)) l->warps |= bit;
+    else lines_.push_back({line, bit});
   }
 }
 
-int64_t PartialPieces::lines_in_two_or_more() const {
-  return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return l.pieces >= 2; });
+int64_t PartialPieces::lines_from_two_or_more_warps() const {
+  return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return __builtin_popcount(l.warps) >= 2; });
 }
 
 int64_t lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
   PartialPieces pieces(rules);
   Tally findings(cfg.kernel->num_sites);
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
-                       [&](int64_t, int, const WarpAccess& a) { pieces.add(a); }, findings);
-  return pieces.lines_in_two_or_more();
+                       [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
+  return pieces.lines_from_two_or_more_warps();
 }
 
 }  // namespace memsim

@@ -32,7 +32,7 @@ struct ReplayResult {
   // replay executed them; 0 like lane_operations.
   int64_t runtime_divisions[2] = {0, 0};
   int barriers_per_thread = 0;  // __syncthreads() each thread passes
-  // Lines the middle block writes in two or more partial-sector pieces (sim/partial_lines.hpp).
+  // Lines the middle block writes in partial-sector pieces from two or more warps (sim/partial_lines.hpp).
   int64_t partial_lines_per_block = 0;
 };
 

@@ -7,7 +7,8 @@
 e is Nsight Compute's DRAM reads beyond the input over the output (dram__sectors_read.sum), fitted by least
 squares on ln L over the runs in the suite kernels' regime: the suite's launch order (g = 1), unpadded rows,
 loads from rows or none (the contiguous-load runs read back far less: they are reported, not fitted), the
-L2 seeing the pieces unmerged (at least 60% of them as write requests) and some read-back (e > 0.5%).
+L2 seeing the pieces unmerged (at least 60% of them as write requests), each line's pieces from several warps
+(the one-warp runs read back nothing and count no line in memsim) and some read-back (e > 0.5%).
 ps_per_byte from pairs of runs with the same stores, no loads and different read-backs: the suite's order
 against whole rows first, at the same K and blocks per SM: their time differences over their read-back bytes'
 differences, least squares through the origin. (Row loads against contiguous loads differ in read-back too,
@@ -51,8 +52,9 @@ def main():
         run["read_back"] = reads / out_bytes - (1 if run["loads"] else 0)
         run["requests"] = number(c, "lts__t_requests_srcunit_tex_op_write.sum")
 
+    # "each line by one warp": no line has pieces from two warps, so memsim's L is 0 for it (sim/partial_lines.hpp).
     fit = [r for r in runs if r["blocks_across"] == 1 and r["row_pad_words"] == 0 and "contiguous" not in r["name"]
-           and r["requests"] >= 0.6 * r["line_requests"] and r["read_back"] > 0.005]
+           and "one warp" not in r["name"] and r["requests"] >= 0.6 * r["line_requests"] and r["read_back"] > 0.005]
     xs = [math.log(r["lines_open_at_once"]) for r in fit]
     ys = [r["read_back"] for r in fit]
     n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)

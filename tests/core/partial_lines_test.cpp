@@ -1,5 +1,6 @@
-// Lines a block writes in two or more partial pieces (sim/partial_lines.hpp): hand-made warps, then the suite's
-// kernels with the pieces worked out from their index math. Every expected value is derived in the comment.
+// Lines a block writes in partial pieces from two or more warps (sim/partial_lines.hpp): hand-made warps, then
+// the suite's kernels with the pieces worked out from their index math. Every expected value is derived in the
+// comment.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,41 +22,43 @@ WarpAccess store(uint64_t base, uint64_t stride, int width) {
   return w;
 }
 
-// 4 bytes into each of 32 lines (a 128-byte stride): one piece of each; the next 4 bytes of the same lines are
-// the second piece of all 32.
-TEST(PartialPieces, SecondPieceOfALineCounts) {
+// 4 bytes into each of 32 lines (a 128-byte stride) by warp 0: one piece of each; the next 4 bytes by warp 0
+// again: still one warp; the next 4 by warp 3: all 32 lines have pieces from two warps.
+TEST(PartialPieces, APieceFromASecondWarpCounts) {
   PartialPieces p;
-  p.add(store(0, 128, 4));
-  EXPECT_EQ(p.lines_in_two_or_more(), 0);
-  p.add(store(4, 128, 4));
-  EXPECT_EQ(p.lines_in_two_or_more(), 32);
+  p.add(store(0, 128, 4), 0);
+  EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
+  p.add(store(4, 128, 4), 0);
+  EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
+  p.add(store(8, 128, 4), 3);
+  EXPECT_EQ(p.lines_from_two_or_more_warps(), 32);
 }
 
 // 32 lanes x 4 contiguous bytes write the 4 sectors of one line whole: not partial, however often. A load
 // of the same bytes and a shared store do not count either.
 TEST(PartialPieces, WholeSectorsLoadsAndSharedStoresDoNotCount) {
   PartialPieces p;
-  p.add(store(0, 4, 4));
-  p.add(store(0, 4, 4));
+  p.add(store(0, 4, 4), 0);
+  p.add(store(0, 4, 4), 1);
   WarpAccess load = store(0, 128, 4);
   load.op = Op::Load;
-  p.add(load);
-  p.add(load);
+  p.add(load, 0);
+  p.add(load, 1);
   WarpAccess shared = store(0, 128, 4);
   shared.space = Space::Shared;
-  p.add(shared);
-  p.add(shared);
-  EXPECT_EQ(p.lines_in_two_or_more(), 0);
+  p.add(shared, 0);
+  p.add(shared, 1);
+  EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
 }
 
 // 16-byte lanes 32 bytes apart: lane i writes the first half of sector i, 4 sectors a line: 8 lines, one
-// piece each; the second halves (base 16) are their second pieces.
+// piece each; the second halves (base 16), from another warp, are their second pieces.
 TEST(PartialPieces, HalfSectorsAreAPieceEach) {
   PartialPieces p;
-  p.add(store(0, 32, 16));
-  EXPECT_EQ(p.lines_in_two_or_more(), 0);
-  p.add(store(16, 32, 16));
-  EXPECT_EQ(p.lines_in_two_or_more(), 8);
+  p.add(store(0, 32, 16), 0);
+  EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
+  p.add(store(16, 32, 16), 1);
+  EXPECT_EQ(p.lines_from_two_or_more_warps(), 8);
 }
 
 int64_t suite_lines(const char* kernel, const char* dtype, Size2 block) {
@@ -69,16 +72,19 @@ int64_t suite_lines(const char* kernel, const char* dtype, Size2 block) {
 }
 
 // naive f32, 8x32 block (tile 8x32): output rows x (8 of them), each a whole 128-byte line of 32 y, written by
-// the 8 warps (4 y each: a 16-byte piece): 8 lines. vec4 f32 8x32 (tile 32x32): 32 output rows, each line in
-// 8 pieces of 16 bytes: 32. naive f32 32x8 (tile 32x32): 32 rows, each line in 32 pieces of 4 bytes (8 warps x
-// 4 steps): 32. copy f16 8x32 (tile 8x32): each of its 32 rows gets 8 x 2 = 16 bytes from one warp, the rest
-// of the line from the next blocks: one piece, 0. coalesced f32 32x8 writes whole sectors: 0.
+// the 8 warps (4 y each: a 16-byte piece): 8 lines. vec4 f32 8x32 (tile 32x32): 32 output rows, each line in 8
+// pieces of 16 bytes, one from each warp (4 y each): 32. naive f32 32x8 (tile 32x32): 32 rows, each line in 32
+// pieces of 4 bytes (8 warps x 4 steps): 32. copy f16 8x32 (tile 8x32): each of its 32 rows gets 8 x 2 = 16
+// bytes from one warp, the rest of the line from the next blocks: 0. coalesced f32 32x8 writes whole sectors:
+// 0. vec4_shared f16 8x32 (tile 32x32) drains its tile with thread (tx, ty) writing output row ty, columns
+// tx + 8j (j = 0..3): each 64-byte row (f16) by one warp in 4 pieces: 0.
 TEST(PartialPieces, SuiteKernelsByHand) {
   EXPECT_EQ(suite_lines("naive", "f32", {8, 32}), 8);
   EXPECT_EQ(suite_lines("vec4", "f32", {8, 32}), 32);
   EXPECT_EQ(suite_lines("naive", "f32", {32, 8}), 32);
   EXPECT_EQ(suite_lines("copy", "f16", {8, 32}), 0);
   EXPECT_EQ(suite_lines("coalesced", "f32", {32, 8}), 0);
+  EXPECT_EQ(suite_lines("vec4_shared", "f16", {8, 32}), 0);
 }
 
 }  // namespace
