@@ -20,18 +20,18 @@ using RangeFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64
 using WalkFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, Recorders, const WarpVisitor&,
                         Tally&);
 
-// Runs every warp of blocks [first, last) through the kernel's body and hands each warp's accesses to
-// visit(block, warp, access). The counting path runs the body once per warp (WarpRecorder); a warp with an
-// access that needs a finding, every warp under Recorders::Grouping, and every warp of a kernel whose body
-// is not generic over its coordinates are run lane by lane with the grouping Recorder.
-// flatten: the body, its lambdas, the lane operators and the recorders' calls all inline into this loop;
-// without it GCC leaves the per-step lambdas as calls.
 // Restores this thread's division counters when it goes out of scope.
 struct RuntimeDivisionsSaved {
   int64_t saved[2] = {runtime_divisions[0], runtime_divisions[1]};
   ~RuntimeDivisionsSaved() { runtime_divisions[0] = saved[0], runtime_divisions[1] = saved[1]; }
 };
 
+// Runs every warp of blocks [first, last) through the kernel's body and hands each warp's accesses to
+// visit(block, warp, access). The counting path runs the body once per warp (WarpRecorder); a warp with an
+// access that needs a finding, every warp under Recorders::Grouping, and every warp of a kernel whose body
+// is not generic over its coordinates are run lane by lane with the grouping Recorder.
+// flatten: the body, its lambdas, the lane operators and the recorders' calls all inline into this loop;
+// without it GCC leaves the per-step lambdas as calls.
 template <class K, class T, class Visit>
 __attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first,
                                           int64_t last, Recorders recorders, Tally& findings, Visit&& visit) {
