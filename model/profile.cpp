@@ -74,6 +74,17 @@ class Reader {
     if (v < 0) fail(path, "must not be negative");
     return v;
   }
+  // Exactly `n` numbers (`what` says which, for the message) into out[0..n), each positive, or not negative
+  // when zero_allowed (0: not known).
+  void numbers(const std::string& path, int n, const std::string& what, bool zero_allowed, double* out) const {
+    const json& a = need(path);
+    if (!a.is_array() || int(a.size()) != n) fail(path, "must be " + std::to_string(n) + " numbers (" + what + ")");
+    for (int i = 0; i < n; ++i) {
+      const bool ok = a[i].is_number() && (zero_allowed ? a[i].get<double>() >= 0 : a[i].get<double>() > 0);
+      if (!ok) fail(path, zero_allowed ? "must hold numbers that are not negative" : "must hold positive numbers");
+      out[i] = a[i].get<double>();
+    }
+  }
 
   [[noreturn]] void fail(const std::string& path, const std::string& why) const {
     throw ProfileError("device profile " + where_ + ": field '" + path + "' " + why);
@@ -115,14 +126,8 @@ CostConstants read_cost(const Reader& r) {
   CostConstants c;
   c.dram_gbs = r.positive("cost.dram_gbs");
   c.l2_sector_ps = r.positive("cost.l2_sector_ps");
-  const json& partial = r.need("cost.partial_store_ps");
-  if (!partial.is_array() || partial.size() != 3)
-    r.fail("cost.partial_store_ps", "must be 3 numbers (lanes of at most 4, 8 and 16 bytes)");
-  for (int i = 0; i < 3; ++i) {
-    if (!partial[i].is_number() || !(partial[i].get<double>() > 0))
-      r.fail("cost.partial_store_ps", "must hold positive numbers");
-    c.partial_store_ps[i] = partial[i].get<double>();
-  }
+  const std::string lane_classes = "lanes of at most 4, 8 and 16 bytes";
+  r.numbers("cost.partial_store_ps", 3, lane_classes, false, c.partial_store_ps);
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
   c.latency_us = r.positive("cost.latency_us");
   c.block_us = r.non_negative_or_zero("cost.block_us");  // absent: no block cost
@@ -135,24 +140,10 @@ CostConstants read_cost(const Reader& r) {
   if (r.find("cost.read_back")) {
     c.read_back_from_lines = r.positive("cost.read_back.from_lines");
     c.read_back_per_log_lines = r.positive("cost.read_back.per_log_lines");
-    const json& ps = r.need("cost.read_back.ps_per_byte");
-    if (!ps.is_array() || ps.size() != 3)
-      r.fail("cost.read_back.ps_per_byte", "must be 3 numbers (lanes of at most 4, 8 and 16 bytes)");
-    for (int i = 0; i < 3; ++i) {
-      if (!ps[i].is_number() || ps[i].get<double>() < 0)
-        r.fail("cost.read_back.ps_per_byte", "must hold numbers that are not negative");
-      c.read_back_ps_per_byte[i] = ps[i].get<double>();
-    }
+    r.numbers("cost.read_back.ps_per_byte", 3, lane_classes, true, c.read_back_ps_per_byte);
   }
-  if (const json* d = r.find("cost.instructions_per_division")) {
-    if (!d->is_array() || d->size() != 2)
-      r.fail("cost.instructions_per_division", "must be 2 numbers (32- and 64-bit operands)");
-    for (int i = 0; i < 2; ++i) {
-      if (!(*d)[i].is_number() || (*d)[i].get<double>() < 0)
-        r.fail("cost.instructions_per_division", "must hold numbers that are not negative");
-      c.instructions_per_division[i] = (*d)[i].get<double>();
-    }
-  }
+  if (r.find("cost.instructions_per_division"))
+    r.numbers("cost.instructions_per_division", 2, "32- and 64-bit operands", true, c.instructions_per_division);
   c.launch_us = r.number("cost.launch_us");
   if (c.launch_us < 0) r.fail("cost.launch_us", "must not be negative");
   c.overlap_p = r.number("cost.overlap_p");
