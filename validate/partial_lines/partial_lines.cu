@@ -99,6 +99,39 @@ __global__ void store_only_warp_lines(uint32_t* __restrict__ out, int n) {
   }
 }
 
+// Wider lanes, the same 16-byte pieces: words of B = 8 or 16 bytes (4 is store_only's), a piece = 16 / B
+// lanes, a request = 32 B / 16 lines, a line = 8 pieces, one from each warp at the same store k (as above).
+// The matrix keeps 8192 rows of 32 KiB: 4096 words of 8 bytes or 2048 of 16 a row. Lane l of warp w (w =
+// threadIdx.y / 4, l = threadIdx.x + 8 (threadIdx.y mod 4)), store k: line j = K (l / P) + k of the block's
+// 32 B K / 16 (rows), word w P + l mod P of the line (P = 16 / B lanes a piece). g as store_only's.
+constexpr int kWideRows = 8192;
+template <class Word>
+__host__ __device__ constexpr int wide_cols() { return int(32768 / sizeof(Word)); }
+template <class Word>
+__host__ __device__ inline Word word_at(size_t row, size_t col) {
+  if constexpr (sizeof(Word) == 8) {
+    return Word(row * 1000003u + col);
+  } else {
+    return Word{uint32_t(row), uint32_t(col), ~uint32_t(row), ~uint32_t(col)};
+  }
+}
+template <class Word, int K>
+__host__ __device__ inline Position wide_position(int g, unsigned b, int tx, int ty, int k) {
+  constexpr int P = 16 / int(sizeof(Word)), lines_per_block = 32 / P * K, words_per_line = 128 / int(sizeof(Word));
+  const unsigned row_groups = unsigned(kWideRows / lines_per_block);
+  const unsigned row_group = (b / g) % row_groups, col_group = b / (g * row_groups) * g + b % g;
+  const int w = ty / 4, l = tx + 8 * (ty % 4);
+  return {size_t(row_group) * lines_per_block + K * (l / P) + k, size_t(col_group) * words_per_line + w * P + l % P};
+}
+template <class Word, int K>
+__global__ void store_only_wide(Word* __restrict__ out, int g) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const Position p = wide_position<Word, K>(g, blockIdx.x, threadIdx.x, threadIdx.y, k);
+    out[p.row * wide_cols<Word>() + p.col] = word_at<Word>(p.row, p.col);
+  }
+}
+
 // The store pattern K = 4 (interleaved, g = 1) with values loaded first, 4 words a thread, in one of two
 // patterns: 4 KiB of contiguous input a block, 4 coalesced loads a thread (kContiguous: as memsim-microbench's
 // strided_store reads), or one 16-byte load a thread, 128 bytes of each of 32 input rows a block, consecutive
@@ -162,6 +195,8 @@ struct Config {
   const void* kernel;
   int group = 1;  // g of the launch order (store-only runs)
   int pad = 0;    // words between the end of an output row and the start of the next (store-only runs)
+  int word_bytes = 4;  // 8 or 16: store_only_wide
+  int lines_per_block() const { return 2 * word_bytes * k; }  // 8K for 4-byte words
 };
 
 // smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
@@ -172,6 +207,12 @@ void launch_store(const uint32_t*, uint32_t* out, int smem, int pitch, int group
 template <int K>
 void launch_load(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   load_and_store<K><<<dim3(kN / (8 * K), kN / 32), dim3(8, 32), smem>>>(in, out, kN);
+}
+template <class Word, int K>
+void launch_wide(const uint32_t*, uint32_t* out, int smem, int /*pitch*/, int group) {
+  constexpr int lines_per_block = 2 * int(sizeof(Word)) * K;
+  const unsigned blocks = unsigned(kWideRows / lines_per_block) * unsigned(wide_cols<Word>() / (128 / int(sizeof(Word))));
+  store_only_wide<Word, K><<<blocks, dim3(8, 32), smem>>>(reinterpret_cast<Word*>(out), group);
 }
 template <int K>
 void launch_warp_lines(const uint32_t*, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
@@ -186,6 +227,8 @@ void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /
   {NAME, K, W, INTERLEAVED, Source::Positions, launch_store<K, INTERLEAVED, W>, (const void*)&store_only<K, INTERLEAVED, W>, \
    __VA_ARGS__}
 #define PL_STORES(NAME, K, INTERLEAVED, ...) PL_STORES_W(NAME, K, 1, INTERLEAVED, __VA_ARGS__)
+#define PL_WIDE(NAME, WORD, K, G) \
+  {NAME, K, 1, true, Source::Positions, launch_wide<WORD, K>, (const void*)&store_only_wide<WORD, K>, G, 0, int(sizeof(WORD))}
 const Config kConfigs[] = {
     PL_STORES("stores K=1", 1, true, 1),
     PL_STORES("stores K=2 interleaved", 2, true, 1),
@@ -211,6 +254,14 @@ const Config kConfigs[] = {
     PL_STORES("stores K=4 interleaved, rows padded 2080 words", 4, true, 1, 2080),
     {"stores K=8, each line by one warp", 8, 1, true, Source::Positions, launch_warp_lines<8>,
      (const void*)&store_only_warp_lines<8>},
+    // 8- and 16-byte lanes, the same 16-byte pieces (store_only_wide): K = 2 and 1 keep 32 lines a block, as
+    // store_only's K = 4; K = 4 and 2, 64.
+    PL_WIDE("stores 8-byte lanes K=2", uint64_t, 2, 1), PL_WIDE("stores 8-byte lanes K=4", uint64_t, 4, 1),
+    PL_WIDE("stores 8-byte lanes K=2, blocks across", uint64_t, 2, 4096 / 16),
+    PL_WIDE("stores 8-byte lanes K=4, blocks across", uint64_t, 4, 4096 / 16),
+    PL_WIDE("stores 16-byte lanes K=1", uint4, 1, 1), PL_WIDE("stores 16-byte lanes K=2", uint4, 2, 1),
+    PL_WIDE("stores 16-byte lanes K=1, blocks across", uint4, 1, 2048 / 8),
+    PL_WIDE("stores 16-byte lanes K=2, blocks across", uint4, 2, 2048 / 8),
     // The open lines in fewer rows: W neighbouring lines a row, 8K / W rows a block.
     PL_STORES_W("stores K=4 interleaved, 2 lines a row", 4, 2, true, 1),
     PL_STORES_W("stores K=4 interleaved, 4 lines a row", 4, 4, true, 1),
@@ -239,6 +290,7 @@ const Config kConfigs[] = {
 };
 #undef PL_STORES
 #undef PL_STORES_W
+#undef PL_WIDE
 
 // loads_then_stores' output, word by word: each store position holds the word its thread loaded for it.
 template <int W, bool kContiguous>
@@ -255,7 +307,22 @@ int64_t count_wrong_loaded(const std::vector<uint32_t>& out) {
   return wrong;
 }
 
+// store_only_wide's output, word by word.
+template <class Word>
+int64_t count_wrong_wide(const std::vector<uint32_t>& out) {
+  const Word* words = reinterpret_cast<const Word*>(out.data());
+  int64_t wrong = 0;
+  for (size_t row = 0; row < size_t(kWideRows); ++row)
+    for (size_t col = 0; col < size_t(wide_cols<Word>()); ++col) {
+      const Word want = word_at<Word>(row, col), got = words[row * wide_cols<Word>() + col];
+      wrong += std::memcmp(&want, &got, sizeof(Word)) != 0;
+    }
+  return wrong;
+}
+
 int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
+  if (c.word_bytes == 8) return count_wrong_wide<uint64_t>(out);
+  if (c.word_bytes == 16) return count_wrong_wide<uint4>(out);
   if (c.source == Source::ContiguousLoads)
     return c.lines_a_row == 1 ? count_wrong_loaded<1, true>(out) : count_wrong_loaded<4, true>(out);
   if (c.source == Source::RowLoads)
@@ -334,17 +401,18 @@ int main(int argc, char** argv) {
           if (r >= kWarmup) ms.push_back(t);
         }
         std::sort(ms.begin(), ms.end());
-        // Every store instruction writes 16 bytes of each of 8 lines: words / 32 instructions x 8 line requests.
-        const double line_requests = double(words) / 32 * 8;
-        std::printf("%s    {\"name\": \"%s\", \"stores_per_thread\": %d, \"interleaved\": %s, \"loads\": %s, "
+        // Every store instruction writes 16-byte pieces, one into each line it touches: 256 MiB / 16 pieces.
+        const double line_requests = double(words) * 4 / 16;
+        std::printf("%s    {\"name\": \"%s\", \"word_bytes\": %d, \"stores_per_thread\": %d, \"interleaved\": %s, "
+                    "\"loads\": %s, "
                     "\"lines_a_row\": %d, \"blocks_across\": %d, \"row_pad_words\": %d, \"blocks_per_sm\": %d, "
                     "\"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, \"rows_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
                     "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"wrong_words\": %lld}",
-                    first ? "" : ",\n", c.name, c.k, c.interleaved ? "true" : "false",
+                    first ? "" : ",\n", c.name, c.word_bytes, c.k, c.interleaved ? "true" : "false",
                     c.source == Source::Positions ? "false" : "true",
-                    c.lines_a_row, c.group, c.pad, resident, smem, 8 * c.k, 8 * c.k / c.lines_a_row,
-                    8 * c.k * resident * p.multiProcessorCount, line_requests,
+                    c.lines_a_row, c.group, c.pad, resident, smem, c.lines_per_block(), c.lines_per_block() / c.lines_a_row,
+                    c.lines_per_block() * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
                     1e9 * ms[ms.size() / 2] / line_requests, static_cast<long long>(wrong));
         first = false;
