@@ -15,7 +15,11 @@ differences, least squares through the origin. (Row loads against contiguous loa
 but also in what the loads themselves cost: 60-76 µs with no read-back at all at 1 and 2 blocks per SM; those
 pairs are printed as a check.) Microbenchmark runs only: nothing of the suite's kernels is read.
 
-    model/calibration/fit_read_back.py partial_lines.json partial_lines.ncu.csv
+    model/calibration/fit_read_back.py partial_lines.json partial_lines.ncu.csv [wide.json wide.ncu.csv]
+
+A second run with 8- and 16-byte lanes (memsim-partial-lines' "stores 8-byte lanes" and "16-byte lanes") is
+reported per lane width, with from_lines held: the slope of e and the cost per byte it would give those lanes
+(the profile does not charge them: see validate/results/l2_partial_lines.md).
 """
 import csv
 import json
@@ -38,19 +42,46 @@ def number(row, name):
     return float(row[name].replace(",", ""))
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    doc = json.load(open(sys.argv[1]))
-    counters = list(ncu_rows(sys.argv[2]))
+def load_runs(json_path, csv_path):
+    doc = json.load(open(json_path))
+    counters = list(ncu_rows(csv_path))
     runs = doc["runs"]
     if len(counters) != len(runs):
         sys.exit("%d runs but %d profiled launches" % (len(runs), len(counters)))
-    out_bytes = doc["matrix_words"] ** 2 * WORD
+    out_bytes = doc["matrix_words"] ** 2 * WORD  # every run writes this many bytes, whatever its word
     for run, c in zip(runs, counters):
         reads = number(c, "dram__sectors_read.sum") * 32
         run["read_back"] = reads / out_bytes - (1 if run["loads"] else 0)
         run["requests"] = number(c, "lts__t_requests_srcunit_tex_op_write.sum")
+    return runs, out_bytes
+
+
+def wide_lanes(path_json, path_csv, from_lines):
+    """Per lane width of a run with wider lanes: e's slope through from_lines, and the cost per byte from
+    the suite's order against whole rows first."""
+    runs, out_bytes = load_runs(path_json, path_csv)
+    by_name = {(r["name"], r["blocks_per_sm"]): r for r in runs}
+    print("\n| lanes | runs (e) | per_log_lines | pairs (time) | ps_per_byte |")
+    print("|---|---|---|---|---|")
+    for width in (8, 16):
+        prefix = "stores %d-byte lanes K=" % width
+        own = [r for r in runs if r["name"].startswith(prefix) and r["blocks_across"] == 1 and r["read_back"] > 0.005]
+        xs = [math.log(r["lines_open_at_once"] / from_lines) for r in own]
+        slope = sum(x * r["read_back"] for x, r in zip(xs, own)) / sum(x * x for x in xs)
+        pairs = [(r, by_name[(r["name"] + ", blocks across", r["blocks_per_sm"])]) for r in runs
+                 if r["name"].startswith(prefix) and r["blocks_across"] == 1
+                 and (r["name"] + ", blocks across", r["blocks_per_sm"]) in by_name]
+        dx = [(a["read_back"] - b["read_back"]) * out_bytes for a, b in pairs]
+        dt = [(a["median_us"] - b["median_us"]) * 1e6 for a, b in pairs]
+        cost = sum(t * x for t, x in zip(dt, dx)) / sum(x * x for x in dx)
+        print("| %d bytes | %d | %.4f | %d | %.2f |" % (width, len(own), slope, len(pairs), cost))
+
+
+def main():
+    if len(sys.argv) not in (3, 5):
+        sys.exit(__doc__)
+    runs, out_bytes = load_runs(sys.argv[1], sys.argv[2])
+    runs = [r for r in runs if r.get("word_bytes", 4) == 4]
 
     # "each line by one warp": no line has pieces from two warps, so memsim's L is 0 for it (sim/partial_lines.hpp).
     fit = [r for r in runs if r["blocks_across"] == 1 and r["row_pad_words"] == 0 and "contiguous" not in r["name"]
@@ -97,6 +128,8 @@ def main():
         for (a, b), t, x in zip(ps, ct, cx):
             print("| %s vs %s%s | %d | %.1f | %.3f | %.1f |" % (a["name"], b["name"], label, a["blocks_per_sm"], t / 1e6,
                                                                x / out_bytes, ps_per_byte * x / 1e6))
+    if len(sys.argv) == 5:
+        wide_lanes(sys.argv[3], sys.argv[4], from_lines)
 
 
 if __name__ == "__main__":
