@@ -280,8 +280,9 @@ int main(int argc, char** argv) {
                    "13.0's sm_90 sequences for a warp-uniform division by a kernel argument, counted in the SASS "
                    "(32-bit: 17; 64-bit operands with values below 2^32: 25, the 32-bit sequence behind a check "
                    "of the high words); read_back: model/calibration/fit_read_back.py on memsim-partial-lines' "
-                   "runs (validate/results/partial_lines.json and .ncu.csv), measured for 4-byte words only, so 0 "
-                   "(not charged) for wider lanes";
+                   "runs (validate/results/partial_lines.json and .ncu.csv), charged for lanes of at most 4 bytes "
+                   "only: 0 for wider lanes, whose runs the suite's kernels do not follow "
+                   "(validate/results/l2_partial_lines.md)";
     cost["dram_gbs"] = c.dram_gbs;
     cost["l2_sector_ps"] = c.l2_sector_ps;
     cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};
