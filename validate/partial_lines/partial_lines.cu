@@ -58,20 +58,27 @@ __host__ __device__ inline int line_in_block(int tx, int k) {
   return kInterleaved ? K * tx + k : tx + 8 * k;
 }
 
+struct Position {
+  size_t row, col;
+};
+
 // Launch order: block b of the 1D grid takes row group (b / g) mod R and column group (b / (g R)) g + b mod g
 // (R row groups): g consecutive blocks write neighbouring column groups, i.e. neighbouring lines of the same
 // rows, before the walk moves down the row groups. g = 1 is the suite's order (consecutive blocks take
 // consecutive row groups); g = n / (32 W) walks a whole row of column groups first ("blocks across").
-struct Position {
-  size_t row, col;
+struct BlockGroups {
+  unsigned row_group, col_group;
 };
+__host__ __device__ inline BlockGroups block_groups(unsigned b, int g, unsigned row_groups) {
+  return {(b / g) % row_groups, b / (g * row_groups) * g + b % g};
+}
+
 template <int K, bool kInterleaved, int W>
 __host__ __device__ inline Position store_position(int n, int g, unsigned b, int tx, int ty, int k) {
   static_assert(W >= 1 && K % W == 0, "a thread's K stores fill whole rows of W lines");
-  const unsigned row_groups = unsigned(n / (8 * K / W));
-  const unsigned row_group = (b / g) % row_groups, col_group = b / (g * row_groups) * g + b % g;
+  const BlockGroups bg = block_groups(b, g, unsigned(n / (8 * K / W)));
   const int j = line_in_block<K, kInterleaved>(tx, k);
-  return {size_t(row_group) * (8 * K / W) + j / W, (size_t(col_group) * W + j % W) * 32 + ty};
+  return {size_t(bg.row_group) * (8 * K / W) + j / W, (size_t(bg.col_group) * W + j % W) * 32 + ty};
 }
 
 template <int K, bool kInterleaved, int W>
@@ -90,11 +97,11 @@ __global__ void store_only(uint32_t* __restrict__ out, int n, int pitch, int g) 
 template <int K>
 __global__ void store_only_warp_lines(uint32_t* __restrict__ out, int n) {
   static_assert(K == 8, "a warp's 8 stores fill its 8 lines");
-  const unsigned row_groups = unsigned(n / (8 * K)), b = blockIdx.x;
-  const size_t row = size_t(b % row_groups) * (8 * K) + (threadIdx.y / 4) * 8 + threadIdx.x;
+  const BlockGroups bg = block_groups(blockIdx.x, 1, unsigned(n / (8 * K)));
+  const size_t row = size_t(bg.row_group) * (8 * K) + (threadIdx.y / 4) * 8 + threadIdx.x;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    const size_t col = size_t(b / row_groups) * 32 + 4 * k + threadIdx.y % 4;
+    const size_t col = size_t(bg.col_group) * 32 + 4 * k + threadIdx.y % 4;
     out[row * n + col] = uint32_t(row * n + col);
   }
 }
@@ -118,10 +125,10 @@ __host__ __device__ inline Word word_at(size_t row, size_t col) {
 template <class Word, int K>
 __host__ __device__ inline Position wide_position(int g, unsigned b, int tx, int ty, int k) {
   constexpr int P = 16 / int(sizeof(Word)), lines_per_block = 32 / P * K, words_per_line = 128 / int(sizeof(Word));
-  const unsigned row_groups = unsigned(kWideRows / lines_per_block);
-  const unsigned row_group = (b / g) % row_groups, col_group = b / (g * row_groups) * g + b % g;
+  const BlockGroups bg = block_groups(b, g, unsigned(kWideRows / lines_per_block));
   const int w = ty / 4, l = tx + 8 * (ty % 4);
-  return {size_t(row_group) * lines_per_block + K * (l / P) + k, size_t(col_group) * words_per_line + w * P + l % P};
+  return {size_t(bg.row_group) * lines_per_block + K * (l / P) + k,
+          size_t(bg.col_group) * words_per_line + w * P + l % P};
 }
 template <class Word, int K>
 __global__ void store_only_wide(Word* __restrict__ out, int g) {
