@@ -56,24 +56,39 @@ def load_runs(json_path, csv_path):
     return runs, out_bytes
 
 
+def launch_order_pairs(runs, keep):
+    """Each run in the suite's order whose name `keep` accepts, with its ", blocks across" twin at the same
+    blocks per SM: the same stores, different read-backs."""
+    by_name = {(r["name"], r["blocks_per_sm"]): r for r in runs}
+    return [(r, by_name[(r["name"] + ", blocks across", r["blocks_per_sm"])]) for r in runs
+            if keep(r["name"]) and r["blocks_across"] == 1
+            and (r["name"] + ", blocks across", r["blocks_per_sm"]) in by_name]
+
+
+def differences(pairs, out_bytes):
+    """Read-back bytes and time (ps) of the first run of each pair over the second."""
+    return ([(a["read_back"] - b["read_back"]) * out_bytes for a, b in pairs],
+            [(a["median_us"] - b["median_us"]) * 1e6 for a, b in pairs])
+
+
+def through_origin(xs, ys):
+    """Least squares of y = c x."""
+    return sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs)
+
+
 def wide_lanes(path_json, path_csv, from_lines):
     """Per lane width of a run with wider lanes: e's slope through from_lines, and the cost per byte from
     the suite's order against whole rows first."""
     runs, out_bytes = load_runs(path_json, path_csv)
-    by_name = {(r["name"], r["blocks_per_sm"]): r for r in runs}
     print("\n| lanes | runs (e) | per_log_lines | pairs (time) | ps_per_byte |")
     print("|---|---|---|---|---|")
     for width in (8, 16):
         prefix = "stores %d-byte lanes K=" % width
         own = [r for r in runs if r["name"].startswith(prefix) and r["blocks_across"] == 1 and r["read_back"] > 0.005]
         xs = [math.log(r["lines_open_at_once"] / from_lines) for r in own]
-        slope = sum(x * r["read_back"] for x, r in zip(xs, own)) / sum(x * x for x in xs)
-        pairs = [(r, by_name[(r["name"] + ", blocks across", r["blocks_per_sm"])]) for r in runs
-                 if r["name"].startswith(prefix) and r["blocks_across"] == 1
-                 and (r["name"] + ", blocks across", r["blocks_per_sm"]) in by_name]
-        dx = [(a["read_back"] - b["read_back"]) * out_bytes for a, b in pairs]
-        dt = [(a["median_us"] - b["median_us"]) * 1e6 for a, b in pairs]
-        cost = sum(t * x for t, x in zip(dt, dx)) / sum(x * x for x in dx)
+        slope = through_origin(xs, [r["read_back"] for r in own])
+        pairs = launch_order_pairs(runs, lambda name: name.startswith(prefix))
+        cost = through_origin(*differences(pairs, out_bytes))
         print("| %d bytes | %d | %.4f | %d | %.2f |" % (width, len(own), slope, len(pairs), cost))
 
 
@@ -95,23 +110,12 @@ def main():
     def e(lines):
         return max(0.0, slope * math.log(lines / from_lines))
 
+    pairs = launch_order_pairs(runs, lambda name: name.startswith("stores K=") and name.endswith("interleaved"))
     by_name = {(r["name"], r["blocks_per_sm"]): r for r in runs}
-    pairs, checks = [], []
-    for (name, blocks), r in by_name.items():
-        if name.startswith("stores K=") and name.endswith("interleaved") and r["blocks_across"] == 1:
-            partner = by_name.get((name + ", blocks across", blocks))
-            if partner:
-                pairs.append((r, partner))
-        elif name.startswith("row loads + "):
-            partner = by_name.get((name.replace("row loads", "contiguous loads"), blocks))
-            if partner:
-                checks.append((r, partner))
-
-    def differences(ps):
-        return ([(a["read_back"] - b["read_back"]) * out_bytes for a, b in ps],
-                [(a["median_us"] - b["median_us"]) * 1e6 for a, b in ps])  # bytes, ps
-    dx, dt = differences(pairs)
-    ps_per_byte = sum(t * x for t, x in zip(dt, dx)) / sum(x * x for x in dx)
+    checks = [(r, by_name[(r["name"].replace("row loads", "contiguous loads"), r["blocks_per_sm"])]) for r in runs
+              if r["name"].startswith("row loads + ")
+              and (r["name"].replace("row loads", "contiguous loads"), r["blocks_per_sm"]) in by_name]
+    ps_per_byte = through_origin(*differences(pairs, out_bytes))
 
     print("fitted on %d runs (e) and %d pairs (time): per_log_lines %.4f, from_lines %.0f, ps_per_byte %.2f"
           % (n, len(pairs), slope, from_lines, ps_per_byte))
@@ -124,7 +128,7 @@ def main():
     print("\n| pair | blocks / SM | time difference µs | read-back difference | fitted time difference µs |")
     print("|---|---|---|---|---|")
     for label, ps in (("", pairs), (" (check, not fitted)", checks)):
-        cx, ct = differences(ps)
+        cx, ct = differences(ps, out_bytes)
         for (a, b), t, x in zip(ps, ct, cx):
             print("| %s vs %s%s | %d | %.1f | %.3f | %.1f |" % (a["name"], b["name"], label, a["blocks_per_sm"], t / 1e6,
                                                                x / out_bytes, ps_per_byte * x / 1e6))
