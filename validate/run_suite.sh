@@ -8,7 +8,8 @@
 #   5. times and profiles (Nsight Compute) the ragged sizes;
 #   6. times and profiles the whole suite: f32 at 2048^2, 4096^2, 8192^2 and 8192x2048; f16 and f64 at 8192^2;
 #   7. sweeps strides and base offsets of concurrent block traffic for partition-like imbalance (partition);
-#   8. times the partial-sector store patterns of memsim-partial-lines, with their L2 counters (partial).
+#   8. times the partial-sector store patterns of memsim-partial-lines, with their L2 counters, and the
+#      calibration's strided stores at capped occupancy (partial).
 # Each run writes NAME.json (the full record), NAME.csv, NAME.md and, with ncu, NAME.ncu.csv; SUMMARY.md
 # gathers the tables and run_suite.log the whole console output.
 #
@@ -136,6 +137,12 @@ if has partial; then
     "$ncu" --clock-control none --csv --page raw -k regex:"strided|half_sector" --metrics "$l2_write_metrics" \
       "$build/validate/microbench/memsim-microbench" --stores-only 2>&1 | grep -v "^==" >"$out/partial_stores_microbench.ncu.csv" ||
       fail "memsim-microbench --stores-only under ncu"
+    # Those benchmarks' strided stores with occupancy capped (1, 2, 4, 8 blocks/SM): timed, then counted.
+    "$build/validate/microbench/memsim-microbench" --capped-stores >"$out/capped_stores.json" ||
+      fail "memsim-microbench --capped-stores"
+    "$ncu" --clock-control none --csv --page raw -k regex:strided --metrics "$l2_write_metrics" \
+      "$build/validate/microbench/memsim-microbench" --capped-stores --stores-only 2>&1 | grep -v "^==" \
+      >"$out/capped_stores.ncu.csv" || fail "memsim-microbench --capped-stores under ncu"
   else
     fail "no memsim-partial-lines at $lines"
   fi

@@ -4,6 +4,7 @@
 // memsim-calibrate fits the model's constants through the model's own formula.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace mb {
@@ -28,6 +29,9 @@ struct Counts {
   // smsp__inst_executed.sum by validate/microbench/add_instructions.py (SASS is not countable from source).
   double instructions = 0;
   int barriers = 0;  // __syncthreads() a block's threads pass
+  // Lines a block writes in partial-sector pieces from two or more of its warps, the count the replay makes
+  // for the suite (sim/partial_lines.hpp): times the blocks resident at once, the lines partly written at once.
+  double partial_lines_per_block = 0;
 };
 
 __global__ void empty_kernel() {}
@@ -111,7 +115,7 @@ __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
 }
 
 template <class T, int K, bool kStridedStore>
-Counts strided_counts(int P) {
+Counts strided_counts(int P, int64_t dyn_smem = 0) {
   Counts c;
   const double n = double(P) * P, bytes = n * sizeof(T);
   const double inst = n / 32;  // warp instructions on each side
@@ -121,6 +125,7 @@ Counts strided_counts(int P) {
   const double linear_sectors = 32.0 * sizeof(T) / 32;
   c.blocks = int64_t(n / 1024);
   c.threads_per_block = 256;
+  c.shared_bytes_per_block = dyn_smem;
   c.useful_bytes = 2 * bytes;
   c.dram_read_bytes = c.dram_write_bytes = bytes;
   c.global_ld_instructions = c.global_st_instructions = inst;
@@ -128,6 +133,10 @@ Counts strided_counts(int P) {
   if (kStridedStore) {
     c.l1_sectors_ld = c.l2_sectors_ld = inst * linear_sectors;
     c.l1_sectors_st = c.l2_sectors_st = inst * strided_sectors;
+    // A block's K rows each hold 32m elements in pieces of m from 32 (step, warp) pairs, consecutive warps
+    // side by side: with pieces under a sector every line of them is written in parts by all 8 warps.
+    const double row_bytes = 32.0 * m * sizeof(T);
+    if (m * sizeof(T) < 32) c.partial_lines_per_block = K * std::ceil(row_bytes / 128);
   } else {
     // Each block reads whole sectors between its warps, so L1 serves the neighbours' loads.
     c.l1_sectors_ld = inst * strided_sectors;
@@ -368,6 +377,11 @@ Counts half_sector_counts(int rows, int sectors_per_row) {
   c.l1_sectors_st = c.l2_sectors_st = 2 * sectors;
   c.l2_requests_st = c.global_st_instructions * K;
   c.loads_in_flight_per_warp = 2;
+  // A block's 256 sectors lie in 64 lines; a warp writes m neighbouring sectors of a row, so a line's 4
+  // sectors come from 4 / m of the 8 warps (one warp alone for K = 8: not counted), each line weighted by
+  // that share as the replay weighs the suite's (sim/partial_lines.hpp).
+  constexpr int m = 32 / K;
+  c.partial_lines_per_block = m < 4 ? 64.0 * (4 / m) / 8 : 0;
   return c;
 }
 

@@ -49,7 +49,8 @@ std::string counts_json(const Counts& c) {
      << ", \"global_ld_instructions\": " << num(c.global_ld_instructions)
      << ", \"global_st_instructions\": " << num(c.global_st_instructions)
      << ", \"loads_in_flight_per_warp\": " << num(c.loads_in_flight_per_warp)
-     << ", \"instructions\": " << num(c.instructions) << ", \"barriers\": " << c.barriers << "}";
+     << ", \"instructions\": " << num(c.instructions) << ", \"barriers\": " << c.barriers
+     << ", \"partial_lines_per_block\": " << num(c.partial_lines_per_block) << "}";
   return os.str();
 }
 
@@ -90,18 +91,22 @@ int occupancy(const void* fn, int threads, size_t dyn_smem) {
   return b;
 }
 
+// Dynamic shared memory that lets only cap_blocks blocks of fn onto an SM (1 KiB per block is reserved);
+// 0 for no cap.
+size_t cap_dynamic_shared(const void* fn, const Device& dev, int cap_blocks) {
+  if (cap_blocks <= 0) return 0;
+  size_t dyn = dev.prop.sharedMemPerMultiprocessor / cap_blocks - 1024 - 256;
+  dyn = std::min(dyn, size_t(dev.prop.sharedMemPerBlockOptin));
+  MB_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
+  return dyn;
+}
+
 // ---- copies: launch overhead, latency (small sizes, capped occupancy) and DRAM bandwidth ----------------
 
 template <class V, int E>
 void run_copy(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n_vec, int cap_blocks, bool check) {
   const auto fn = &mb::copy_ilp<V, E>;
-  size_t dyn = 0;
-  if (cap_blocks > 0) {
-    // Enough dynamic shared memory per block that only cap_blocks fit (1 KiB per block is reserved).
-    dyn = dev.prop.sharedMemPerMultiprocessor / cap_blocks - 1024 - 256;
-    dyn = std::min(dyn, size_t(dev.prop.sharedMemPerBlockOptin));
-    MB_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
-  }
+  const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
   const size_t bytes = n_vec * sizeof(V);
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
   const unsigned blocks = unsigned(n_vec / (256 * E));
@@ -124,12 +129,7 @@ void run_copy(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n_vec,
 template <int E>
 void run_chain(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n, int cap_blocks) {
   const auto fn = &mb::copy_chain<E>;
-  size_t dyn = 0;
-  if (cap_blocks > 0) {
-    dyn = dev.prop.sharedMemPerMultiprocessor / cap_blocks - 1024 - 256;
-    dyn = std::min(dyn, size_t(dev.prop.sharedMemPerBlockOptin));
-    MB_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
-  }
+  const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
   const size_t bytes = n * 4;
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
   const unsigned blocks = unsigned(n / (256 * E));
@@ -143,13 +143,16 @@ void run_chain(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n, in
 
 // ---- strided stores and loads: L1 and L2 sector costs --------------------------------------------------
 
+// cap_blocks > 0: unused dynamic shared memory holds the SM to that many blocks, so fewer lines are partly
+// written at once (the stores' pattern is unchanged).
 template <class T, int K, bool kStore>
-void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true) {
+void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true, int cap_blocks = 0) {
   const auto fn = &mb::strided<T, K, kStore>;
   const size_t n = size_t(P) * P, bytes = n * sizeof(T);
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
   const unsigned blocks = unsigned(n / 1024);
-  auto launch = [&](int i) { fn<<<blocks, 256>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), P); };
+  const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
+  auto launch = [&](int i) { fn<<<blocks, 256, dyn>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), P); };
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
   MB_CHECK(cudaDeviceSynchronize());
@@ -168,8 +171,9 @@ void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, boo
   std::ostringstream p;
   p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P
     << ", \"strided\": \"" << (kStore ? "store" : "load") << "\"";
-  runs.add(kStore ? "strided_store" : "strided_load", p.str(), mb::strided_counts<T, K, kStore>(P), (const void*)fn, s,
-           wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+  if (cap_blocks > 0) p << ", \"cap_blocks_per_sm\": " << cap_blocks;
+  runs.add(kStore ? "strided_store" : "strided_load", p.str(), mb::strided_counts<T, K, kStore>(P, int64_t(dyn)),
+           (const void*)fn, s, wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, dyn));
 }
 
 template <class T, bool kStore>
@@ -335,6 +339,26 @@ void run_partial_stores(Runs& runs, const mb::Pool& pool, const Device& dev, boo
   run_half_sector<8>(runs, pool, dev, timed);
 }
 
+// The partial-store benchmarks again with occupancy capped at 1, 2 and 4 blocks an SM (and uncapped, 8):
+// the same stores with an eighth to a half of the lines partly written at once. The calibration takes the
+// capped runs of 8- and 16-byte lanes (their read-back's cost per byte); --capped-stores runs them all, the
+// 2- and 4-byte lanes too (a diagnostic: validate/results/l2_partial_lines.md).
+void run_partial_stores_capped(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, bool calibration) {
+  for (int cap : {1, 2, 4, 0}) {
+    if (cap == 0 && calibration) break;  // the full run has them already (run_partial_stores)
+    if (!calibration) {
+      run_strided<uint32_t, 8, true>(runs, pool, dev, 8192, timed, cap);
+      run_strided<uint32_t, 16, true>(runs, pool, dev, 8192, timed, cap);
+      run_strided<uint32_t, 32, true>(runs, pool, dev, 8192, timed, cap);
+      run_strided<uint16_t, 16, true>(runs, pool, dev, 8192, timed, cap);
+      run_strided<uint16_t, 32, true>(runs, pool, dev, 8192, timed, cap);
+    }
+    run_strided<uint64_t, 16, true>(runs, pool, dev, 8192, timed, cap);
+    run_strided<uint64_t, 32, true>(runs, pool, dev, 8192, timed, cap);
+    run_strided<uint4, 32, true>(runs, pool, dev, 4096, timed, cap);
+  }
+}
+
 // ---- instruction issue: a copy with R rounds of integer arithmetic per element ---------------------------
 
 // An odd multiplier, as an index stride would be; the rounds' result is masked with 0 (a launch argument).
@@ -450,7 +474,7 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
 }
 
 int main(int argc, char** argv) {
-  bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false;
+  bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
@@ -458,12 +482,14 @@ int main(int argc, char** argv) {
     else if (a == "--block-only") block_only = true, holdout = false;
     else if (a == "--issue-only") issue_only = true;
     else if (a == "--stores-only") stores_only = true;
+    else if (a == "--capped-stores") capped = true, holdout = false;
     else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
     else {
       std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
                            "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n"
                            "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n"
-                           "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n");
+                           "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n"
+                           "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n");
       return 2;
     }
   }
@@ -487,7 +513,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (stores_only) {
-    run_partial_stores(runs, pool, dev, false, false);
+    if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
+    else run_partial_stores(runs, pool, dev, false, false);
     return 0;
   }
   // Launch overhead: an empty kernel, events around it.
@@ -498,6 +525,7 @@ int main(int argc, char** argv) {
     c.threads_per_block = 32;
     runs.add("empty", "\"threads\": 32", c, (const void*)&mb::empty_kernel, s, "ok", 0);
   }
+  if (capped) run_partial_stores_capped(runs, pool, dev, true, false);
   if (block_only) {
     // Anchors shared with the full run (to compare machines), then the per-block benches alone.
     run_copy<float, 1>(runs, pool, dev, size_t(1) << 24, 0, true);
@@ -506,7 +534,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only) {
+  if (!block_only && !capped) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
@@ -533,6 +561,7 @@ int main(int argc, char** argv) {
     run_strided_all<uint64_t, false>(runs, pool, dev, quick ? P : P / 2);
     run_strided<uint4, 32, false>(runs, pool, dev, 4096);
     run_partial_stores(runs, pool, dev, quick, true);
+    if (!quick) run_partial_stores_capped(runs, pool, dev, true, true);
     // Wavefront cost: K-way conflicts alone, and behind a copy's DRAM traffic.
     const int reps = 128;
     run_shared<1>(runs, pool, dev, reps);
