@@ -20,7 +20,8 @@
 // 256, 1024 or 2080 words (128 B, 1 KiB, 4 KiB, 8.125 KiB) past the power-of-two pitch, so that the rows' lines
 // no longer all share the address bits a 32 KiB row stride leaves alike. Two more runs replay the kernels'
 // loads as well (naive: one word; vec4: one 16-byte load of 4 words), with the output the transpose of the
-// input; "each line by one warp" has store_only's K = 8 lines written by one warp each (store_only_warp_lines);
+// input; "each line by G warps" has store_only's K = 8 lines written by 1, 2, 4 or 8 warps each
+// (store_only_warp_lines), alone and after loads from rows (row_loads_warp_lines);
 // six store K = 4 words loaded first in one of two patterns (loads_then_stores), with W = 1 or 4, the
 // row loads also with a barrier between loads and stores.
 //
@@ -90,19 +91,25 @@ __global__ void store_only(uint32_t* __restrict__ out, int n, int pitch, int g) 
   }
 }
 
-// The lines of store_only<K, *, 1>'s block (8K rows, one line each), but each line written by one warp alone:
-// warp w (threads ty = 4w .. 4w + 3) owns rows 8w .. 8w + 7 of the block's 8K (K = 8: all 64), thread tx row
-// 8w + tx, and its store k writes words 4k .. 4k + 3 of it (16 bytes of each of 8 lines an instruction, as
-// above). A line's 8 pieces then leave one warp back to back instead of 8 warps.
-template <int K>
+// The lines of store_only<8, *, 1>'s block (64 rows, one line each), each line written by G warps of the 8
+// (G = 1, 2, 4, 8) instead of always 8: the warps form groups of G (q = w / G, member r = w mod G), a group
+// owns 8G of the rows, and store k of member r writes 16 bytes (words 4p .. 4p + 3, p = r 8/G + k / G) of
+// row 8 (k mod G) + tx of its group's rows. A line's 8 pieces then come from G warps, 8 / G from each
+// (G = 1: one warp back to back; G = 8: one piece from every warp at the same k, as store_only).
+template <int G>
+__host__ __device__ inline Position warp_lines_position(int n, unsigned b, int tx, int ty, int k) {
+  static_assert(G == 1 || G == 2 || G == 4 || G == 8, "8 warps in groups of G");
+  constexpr int K = 8;
+  const BlockGroups bg = block_groups(b, 1, unsigned(n / (8 * K)));
+  const int w = ty / 4, q = w / G, r = w % G, piece = r * (K / G) + k / G;
+  return {size_t(bg.row_group) * (8 * K) + q * 8 * G + 8 * (k % G) + tx, size_t(bg.col_group) * 32 + 4 * piece + ty % 4};
+}
+template <int G>
 __global__ void store_only_warp_lines(uint32_t* __restrict__ out, int n) {
-  static_assert(K == 8, "a warp's 8 stores fill its 8 lines");
-  const BlockGroups bg = block_groups(blockIdx.x, 1, unsigned(n / (8 * K)));
-  const size_t row = size_t(bg.row_group) * (8 * K) + (threadIdx.y / 4) * 8 + threadIdx.x;
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const size_t col = size_t(bg.col_group) * 32 + 4 * k + threadIdx.y % 4;
-    out[row * n + col] = uint32_t(row * n + col);
+  for (int k = 0; k < 8; ++k) {
+    const Position p = warp_lines_position<G>(n, blockIdx.x, threadIdx.x, threadIdx.y, k);
+    out[p.row * n + p.col] = uint32_t(p.row * n + p.col);
   }
 }
 
@@ -172,6 +179,24 @@ __global__ void loads_then_stores(const uint32_t* __restrict__ in, uint32_t* __r
   }
 }
 
+// store_only_warp_lines' stores after loads from rows, the suite's partial-store kernels' regime: 8 words a
+// thread as two 16-byte loads, 256 bytes of each of 32 input rows a block, consecutive blocks along the rows.
+__host__ __device__ inline size_t row_load_position8(int n, unsigned b, int tx, int ty, int k) {
+  const unsigned chunks = unsigned(n / 64);
+  return (size_t(b / chunks) * 32 + ty) * n + size_t(b % chunks) * 64 + 8 * tx + k;
+}
+template <int G>
+__global__ void row_loads_warp_lines(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int n) {
+  const uint4* src = reinterpret_cast<const uint4*>(in + row_load_position8(n, blockIdx.x, threadIdx.x, threadIdx.y, 0));
+  const uint4 lo = src[0], hi = src[1];
+  const uint32_t v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const Position p = warp_lines_position<G>(n, blockIdx.x, threadIdx.x, threadIdx.y, k);
+    out[p.row * n + p.col] = v[k];
+  }
+}
+
 // naive (K = 1) and vec4 (K = 4, interleaved) with their loads: input row = output column, input column =
 // output row, so out is the transpose of in.
 template <int K>
@@ -191,7 +216,7 @@ __global__ void load_and_store(const uint32_t* __restrict__ in, uint32_t* __rest
 
 // What a run stores: its positions' own indices (stores alone), the transpose of the input (the replicas),
 // or the words loaded in one of loads_then_stores' patterns.
-enum class Source { Positions, Transpose, ContiguousLoads, RowLoads };
+enum class Source { Positions, Transpose, ContiguousLoads, RowLoads, RowLoadsWarpLines };
 
 struct Config {
   const char* name;
@@ -203,6 +228,7 @@ struct Config {
   int group = 1;  // g of the launch order (store-only runs)
   int pad = 0;    // words between the end of an output row and the start of the next (store-only runs)
   int word_bytes = 4;  // 8 or 16: store_only_wide
+  int warps_per_line = 0;  // G of store_only_warp_lines and row_loads_warp_lines; 0 for the others
   int lines_per_block() const { return 2 * word_bytes * k; }  // 8K for 4-byte words
 };
 
@@ -221,9 +247,13 @@ void launch_wide(const uint32_t*, uint32_t* out, int smem, int /*pitch*/, int gr
   const unsigned blocks = unsigned(kWideRows / lines_per_block) * unsigned(wide_cols<Word>() / (128 / int(sizeof(Word))));
   store_only_wide<Word, K><<<blocks, dim3(8, 32), smem>>>(reinterpret_cast<Word*>(out), group);
 }
-template <int K>
+template <int G>
 void launch_warp_lines(const uint32_t*, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
-  store_only_warp_lines<K><<<(kN / (8 * K)) * (kN / 32), dim3(8, 32), smem>>>(out, kN);
+  store_only_warp_lines<G><<<(kN / 64) * (kN / 32), dim3(8, 32), smem>>>(out, kN);
+}
+template <int G>
+void launch_row_loads_warp_lines(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: G*/) {
+  row_loads_warp_lines<G><<<(kN / 64) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
 template <int W, bool kContiguous, bool kBarrier = false>
 void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
@@ -259,8 +289,22 @@ const Config kConfigs[] = {
     PL_STORES("stores K=4 interleaved, rows padded 256 words", 4, true, 1, 256),
     PL_STORES("stores K=4 interleaved, rows padded 1024 words", 4, true, 1, 1024),
     PL_STORES("stores K=4 interleaved, rows padded 2080 words", 4, true, 1, 2080),
-    {"stores K=8, each line by one warp", 8, 1, true, Source::Positions, launch_warp_lines<8>,
-     (const void*)&store_only_warp_lines<8>},
+    {"stores K=8, each line by one warp", 8, 1, true, Source::Positions, launch_warp_lines<1>,
+     (const void*)&store_only_warp_lines<1>, 1, 0, 4, 1},
+    {"stores K=8, each line by 2 warps", 8, 1, true, Source::Positions, launch_warp_lines<2>,
+     (const void*)&store_only_warp_lines<2>, 1, 0, 4, 2},
+    {"stores K=8, each line by 4 warps", 8, 1, true, Source::Positions, launch_warp_lines<4>,
+     (const void*)&store_only_warp_lines<4>, 1, 0, 4, 4},
+    {"stores K=8, each line by 8 warps", 8, 1, true, Source::Positions, launch_warp_lines<8>,
+     (const void*)&store_only_warp_lines<8>, 1, 0, 4, 8},
+    {"row loads + K=8, each line by one warp", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<1>,
+     (const void*)&row_loads_warp_lines<1>, 1, 0, 4, 1},
+    {"row loads + K=8, each line by 2 warps", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<2>,
+     (const void*)&row_loads_warp_lines<2>, 1, 0, 4, 2},
+    {"row loads + K=8, each line by 4 warps", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<4>,
+     (const void*)&row_loads_warp_lines<4>, 1, 0, 4, 4},
+    {"row loads + K=8, each line by 8 warps", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<8>,
+     (const void*)&row_loads_warp_lines<8>, 1, 0, 4, 8},
     // 8- and 16-byte lanes, the same 16-byte pieces (store_only_wide): K = 2 and 1 keep 32 lines a block, as
     // store_only's K = 4; K = 4 and 2, 64.
     PL_WIDE("stores 8-byte lanes K=2", uint64_t, 2, 1), PL_WIDE("stores 8-byte lanes K=4", uint64_t, 4, 1),
@@ -314,6 +358,21 @@ int64_t count_wrong_loaded(const std::vector<uint32_t>& out) {
   return wrong;
 }
 
+// row_loads_warp_lines' output, word by word.
+template <int G>
+int64_t count_wrong_row_loads_warp_lines(const std::vector<uint32_t>& out) {
+  int64_t wrong = 0;
+  const unsigned blocks = unsigned(kN / 64) * unsigned(kN / 32);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int ty = 0; ty < 32; ++ty)
+      for (int tx = 0; tx < 8; ++tx)
+        for (int k = 0; k < 8; ++k) {
+          const Position p = warp_lines_position<G>(kN, b, tx, ty, k);
+          wrong += out[p.row * kN + p.col] != input_word(row_load_position8(kN, b, tx, ty, k));
+        }
+  return wrong;
+}
+
 // store_only_wide's output, word by word.
 template <class Word>
 int64_t count_wrong_wide(const std::vector<uint32_t>& out) {
@@ -334,6 +393,14 @@ int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
     return c.lines_a_row == 1 ? count_wrong_loaded<1, true>(out) : count_wrong_loaded<4, true>(out);
   if (c.source == Source::RowLoads)
     return c.lines_a_row == 1 ? count_wrong_loaded<1, false>(out) : count_wrong_loaded<4, false>(out);
+  if (c.source == Source::RowLoadsWarpLines) {
+    switch (c.warps_per_line) {
+      case 1: return count_wrong_row_loads_warp_lines<1>(out);
+      case 2: return count_wrong_row_loads_warp_lines<2>(out);
+      case 4: return count_wrong_row_loads_warp_lines<4>(out);
+      default: return count_wrong_row_loads_warp_lines<8>(out);
+    }
+  }
   int64_t wrong = 0;
   const uint64_t pitch = uint64_t(kN) + c.pad;
   for (uint64_t row = 0; row < uint64_t(kN); ++row)
@@ -415,13 +482,13 @@ int main(int argc, char** argv) {
                     "\"lines_a_row\": %d, \"blocks_across\": %d, \"row_pad_words\": %d, \"blocks_per_sm\": %d, "
                     "\"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, \"rows_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
-                    "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"wrong_words\": %lld}",
+                    "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"warps_per_line\": %d, \"wrong_words\": %lld}",
                     first ? "" : ",\n", c.name, c.word_bytes, c.k, c.interleaved ? "true" : "false",
                     c.source == Source::Positions ? "false" : "true",
                     c.lines_a_row, c.group, c.pad, resident, smem, c.lines_per_block(), c.lines_per_block() / c.lines_a_row,
                     c.lines_per_block() * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
-                    1e9 * ms[ms.size() / 2] / line_requests, static_cast<long long>(wrong));
+                    1e9 * ms[ms.size() / 2] / line_requests, c.warps_per_line, static_cast<long long>(wrong));
         first = false;
       }
     }
