@@ -54,12 +54,21 @@ int64_t PartialPieces::lines_from_two_or_more_warps() const {
   return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return __builtin_popcount(l.warps) >= 2; });
 }
 
-int64_t lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
+double PartialPieces::lines_weighted_by_warps(int block_warps) const {
+  double sum = 0;
+  for (const Line& l : lines_) {
+    const int warps = __builtin_popcount(l.warps);
+    if (warps >= 2) sum += double(warps) / double(std::max(block_warps, warps));
+  }
+  return sum;
+}
+
+double lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
   PartialPieces pieces(rules);
   Tally findings(cfg.kernel->num_sites);
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
-  return pieces.lines_from_two_or_more_warps();
+  return pieces.lines_weighted_by_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize);
 }
 
 }  // namespace memsim

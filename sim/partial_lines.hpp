@@ -5,7 +5,9 @@
 // and reads their partial sectors back from DRAM before writing them (validate/results/l2_partial_lines.md).
 // Measured there: the same stores with each line's pieces from one warp, back to back, read back nothing
 // (0.5% against 25%). Nor does a line a block writes in one piece, completed by other blocks (copy's with
-// 16-byte rows: the suite's counters show no read-back).
+// 16-byte rows: the suite's counters show no read-back). Between the two, a line counts by the share of the
+// block's warps that write it: measured there, the same 64 lines a block with each line's 8 pieces from 2 or
+// 4 of the 8 warps read back as if a fifth to a half as many lines were open (G / 8: a quarter and a half).
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +26,8 @@ class PartialPieces {
       : sector_bytes_(rules.sector_bytes), line_bytes_(rules.line_bytes) {}
   void add(const WarpAccess& w, int warp);
   int64_t lines_from_two_or_more_warps() const;
+  // Those lines, each weighted by the share of the block's warps that write it (warps it / block_warps).
+  double lines_weighted_by_warps(int block_warps) const;
 
  private:
   int sector_bytes_, line_bytes_;
@@ -35,7 +39,8 @@ class PartialPieces {
   std::vector<Line> lines_;  // few per block: a linear search is fine
 };
 
-// The lines block `block` of the launch writes in partial pieces from two or more of its warps.
-int64_t lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
+// The lines block `block` of the launch writes in partial pieces from two or more of its warps, weighted by
+// the share of its warps that write each (lines_weighted_by_warps).
+double lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 
 }  // namespace memsim

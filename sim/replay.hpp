@@ -32,8 +32,9 @@ struct ReplayResult {
   // replay executed them; 0 like lane_operations.
   int64_t runtime_divisions[2] = {0, 0};
   int barriers_per_thread = 0;  // __syncthreads() each thread passes
-  // Lines the middle block writes in partial-sector pieces from two or more warps (sim/partial_lines.hpp).
-  int64_t partial_lines_per_block = 0;
+  // Lines the middle block writes in partial-sector pieces from two or more warps, each weighted by the share
+  // of the block's warps that write it (sim/partial_lines.hpp).
+  double partial_lines_per_block = 0;
 };
 
 BufferLayout default_layout(const LaunchConfig& cfg);

@@ -32,6 +32,16 @@ TEST(PartialPieces, APieceFromASecondWarpCounts) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
   p.add(store(8, 128, 4), 3);
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 32);
+  // Weighted by the share of the block's warps writing each line: 2 of 8 warps, a quarter of 32 lines.
+  EXPECT_DOUBLE_EQ(p.lines_weighted_by_warps(8), 8.0);
+  // Warps 1 and 2 write the next 8 bytes of every line, warp 5 4 more bytes of the first 16 (lanes 0..15):
+  // 16 lines from 5 warps and 16 from 4, 16 x 5/8 + 16 x 4/8.
+  p.add(store(12, 128, 4), 1);
+  p.add(store(16, 128, 4), 2);
+  WarpAccess half = store(20, 128, 4);
+  half.mask = 0xffffu;
+  p.add(half, 5);
+  EXPECT_DOUBLE_EQ(p.lines_weighted_by_warps(8), 16 * 5.0 / 8 + 16 * 4.0 / 8);
 }
 
 // 32 lanes x 4 contiguous bytes write the 4 sectors of one line whole: not partial, however often. A load
@@ -61,7 +71,7 @@ TEST(PartialPieces, HalfSectorsAreAPieceEach) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 8);
 }
 
-int64_t suite_lines(const char* kernel, const char* dtype, Size2 block) {
+double suite_lines(const char* kernel, const char* dtype, Size2 block) {
   UserConfig u;
   u.kernel = kernel;
   u.dtype = parse_dtype(dtype);
@@ -77,7 +87,11 @@ int64_t suite_lines(const char* kernel, const char* dtype, Size2 block) {
 // pieces of 4 bytes (8 warps x 4 steps): 32. copy f16 8x32 (tile 8x32): each of its 32 rows gets 8 x 2 = 16
 // bytes from one warp, the rest of the line from the next blocks: 0. coalesced f32 32x8 writes whole sectors:
 // 0. vec4_shared f16 8x32 (tile 32x32) drains its tile with thread (tx, ty) writing output row ty, columns
-// tx + 8j (j = 0..3): each 64-byte row (f16) by one warp in 4 pieces: 0.
+// tx + 8j (j = 0..3): each 64-byte row (f16) by one warp in 4 pieces: 0. reg4x4 f64 16x16 (tile 64x64):
+// thread (tx, ty) stores its quad's column tx as output row 4tx + j, columns 4ty .. 4ty + 3, 32 bytes as two
+// 16-byte halves of a sector; a row's 64 elements are 4 lines, each of 16 elements from 4 ty, that is from 2
+// warps (2 ty a warp): 256 lines, each weighted 2 / 8: 64. With a 32x8 block (tile 128x32) a row's 32
+// elements are 2 lines of 4 ty each, one ty a warp: 256 lines from 4 warps each: 128.
 TEST(PartialPieces, SuiteKernelsByHand) {
   EXPECT_EQ(suite_lines("naive", "f32", {8, 32}), 8);
   EXPECT_EQ(suite_lines("vec4", "f32", {8, 32}), 32);
@@ -85,6 +99,8 @@ TEST(PartialPieces, SuiteKernelsByHand) {
   EXPECT_EQ(suite_lines("copy", "f16", {8, 32}), 0);
   EXPECT_EQ(suite_lines("coalesced", "f32", {32, 8}), 0);
   EXPECT_EQ(suite_lines("vec4_shared", "f16", {8, 32}), 0);
+  EXPECT_DOUBLE_EQ(suite_lines("reg4x4", "f64", {16, 16}), 64);
+  EXPECT_DOUBLE_EQ(suite_lines("reg4x4", "f64", {32, 8}), 128);
 }
 
 }  // namespace
