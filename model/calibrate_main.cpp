@@ -240,7 +240,8 @@ int main(int argc, char** argv) {
   }
   if (bench_path.empty() || base.empty()) return usage();
   try {
-    const MicrobenchRun run = read_microbench_file(bench_path);
+    MicrobenchRun run = read_microbench_file(bench_path);
+    leave_4_byte_read_back_out(run.runs);
     const std::string bp = base_path(base);
     ordered_json prof_json = read_ordered(bp);
     take_measured(prof_json, run.device);
@@ -260,9 +261,10 @@ int main(int argc, char** argv) {
     }
     const CostConstants& c = fit.constants;
     std::printf("Fitted (rms log error %.3f, MAPE %.1f%%, %d iterations): dram_gbs %.0f, partial_store_ps %.2f/%.2f/%.2f, "
-                "l1_cycles_per_wavefront %.3f, latency_us %.3f, block_us %.4f, barrier_us %.4f, launch_us %.2f, overlap_p %.2f\n",
+                "read_back ps_per_byte %.2f/%.2f/%.2f, l1_cycles_per_wavefront %.3f, latency_us %.3f, block_us %.4f, barrier_us %.4f, launch_us %.2f, overlap_p %.2f\n",
                 fit.rms_log_error, mape(pred, meas), fit.iterations, c.dram_gbs, c.partial_store_ps[0],
-                c.partial_store_ps[1], c.partial_store_ps[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.barrier_us, c.launch_us,
+                c.partial_store_ps[1], c.partial_store_ps[2], c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
+                c.read_back_ps_per_byte[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.barrier_us, c.launch_us,
                 c.overlap_p);
     for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
 
@@ -279,13 +281,16 @@ int main(int argc, char** argv) {
                    "operations, model/calibration/fit_instruction_estimate.py; instructions_per_division: nvcc "
                    "13.0's sm_90 sequences for a warp-uniform division by a kernel argument, counted in the SASS "
                    "(32-bit: 17; 64-bit operands with values below 2^32: 25, the 32-bit sequence behind a check "
-                   "of the high words); read_back: model/calibration/fit_read_back.py on memsim-partial-lines' "
-                   "runs (validate/results/partial_lines.json and .ncu.csv), charged for lanes of at most 4 bytes "
-                   "only: 0 for wider lanes, whose runs the suite's kernels do not follow "
+                   "of the high words); read_back: from_lines, per_log_lines and ps_per_byte[0] (4-byte lanes) by "
+                   "model/calibration/fit_read_back.py on memsim-partial-lines' runs (validate/results/"
+                   "partial_lines.json and .ncu.csv), ps_per_byte[1] and [2] (8- and 16-byte lanes) fitted here "
+                   "with the partial-store costs, on the strided stores at 1, 2, 4 and 8 blocks an SM "
                    "(validate/results/l2_partial_lines.md)";
     cost["dram_gbs"] = c.dram_gbs;
     cost["l2_sector_ps"] = c.l2_sector_ps;
     cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};
+    cost["read_back"]["ps_per_byte"] = {c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
+                                        c.read_back_ps_per_byte[2]};
     cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
     cost["latency_us"] = c.latency_us;
     cost["block_us"] = c.block_us;

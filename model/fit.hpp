@@ -14,8 +14,9 @@ namespace memsim {
 // The constants memsim-calibrate fits; the others stay as the profile gives them.
 struct FitParameter {
   const char* name;
-  double CostConstants::*scalar;  // nullptr for partial_store_ps
-  int partial_index;              // index into partial_store_ps, or -1
+  double CostConstants::*scalar;     // a single constant, or nullptr for an element of an array:
+  double (CostConstants::*array)[3];  // an array by lane-width class (partial_store_ps, read_back_ps_per_byte)
+  int index;                          // ... and the element
 };
 const std::vector<FitParameter>& fit_parameters();
 double get_parameter(const CostConstants& c, const FitParameter& p);

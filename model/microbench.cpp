@@ -49,7 +49,9 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
     // L2 write requests, one per line a request writes; a record without them (an older run, whose
     // partial stores all wrote one sector of each line) has one per sector.
     const double requests = optional_count(j, "l2_requests_st", where);
-    c.partial_store_requests[partial_store_class(lane_bytes, c.dram_write_bytes / l2_st)] = requests > 0 ? requests : l2_st;
+    const int cls = partial_store_class(lane_bytes, c.dram_write_bytes / l2_st);
+    c.partial_store_requests[cls] = requests > 0 ? requests : l2_st;
+    c.partial_store_bytes[cls] = c.dram_write_bytes;
   } else {
     c.l2_store_sectors = l2_st;
   }
@@ -69,7 +71,14 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
   c.loads_in_flight_per_warp = field(j, "loads_in_flight_per_warp", where);
   // Older runs do not say: their barrier-free reading is what the model assumed then.
   c.barriers_per_block = optional_count(j, "barriers", where);
+  // Older runs do not carry it: no read-back is charged for them.
+  c.partial_lines_per_block = optional_count(j, "partial_lines_per_block", where);
   return c;
+}
+
+void leave_4_byte_read_back_out(std::vector<Measurement>& runs) {
+  for (Measurement& m : runs)
+    if (m.counts.partial_store_requests[kLanes4] > 0) m.counts.partial_lines_per_block = 0;
 }
 
 MicrobenchRun read_microbench(const json& doc, const std::string& where) {

@@ -38,4 +38,11 @@ MicrobenchRun read_microbench_file(const std::string& path);
 // instructions the lean kernels issue (they do little besides their memory instructions).
 KernelCounts counts_from_microbench(const std::string& bench, const nlohmann::json& counts);
 
+// The read-back of 4-byte lanes is calibrated apart: its cost per byte on memsim-partial-lines' launch-order
+// pairs (model/calibration/fit_read_back.py), the per-request cost on the strided stores here, their own
+// read-back included (at 4 bytes a lane their time hardly moves with the lines open at once:
+// validate/results/l2_partial_lines.md). So those runs are not charged a read-back again (their lines are
+// dropped); the wider lanes' read-back is fitted by memsim-calibrate, on the capped strided stores.
+void leave_4_byte_read_back_out(std::vector<Measurement>& runs);
+
 }  // namespace memsim

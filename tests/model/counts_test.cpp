@@ -137,6 +137,30 @@ TEST(Counts, FromMicrobenchmarkRecords) {
   EXPECT_EQ(counts_from_microbench("tiled_copy_shared", staged).barriers_per_block, 1);
   staged["barriers"] = -2;
   EXPECT_THROW(counts_from_microbench("tiled_copy_shared", staged), ProfileError);
+  // The partial stores' bytes are the bytes written (all of them partial here); the lines partly written at
+  // once per block as given, none in older runs.
+  EXPECT_EQ(c.partial_store_bytes[kLanes4], 16384);
+  EXPECT_EQ(c.partial_lines_per_block, 0);
+  nlohmann::json lines = j;
+  lines["partial_lines_per_block"] = 32;
+  EXPECT_EQ(counts_from_microbench("strided_store", lines).partial_lines_per_block, 32);
+  lines["partial_lines_per_block"] = -1;
+  EXPECT_THROW(counts_from_microbench("strided_store", lines), ProfileError);
+}
+
+// The calibration leaves the read-back of 4-byte lanes to memsim-partial-lines' fit: their runs' lines are not
+// charged; a run of 16-byte lanes keeps its lines, a run without partial stores has none to drop.
+TEST(Counts, CalibrationLeavesFourByteReadBackOut) {
+  std::vector<Measurement> runs(3);
+  runs[0].counts.partial_store_requests[kLanes4] = 4096;
+  runs[0].counts.partial_lines_per_block = 32;
+  runs[1].counts.partial_store_requests[kLanes16] = 4096;
+  runs[1].counts.partial_lines_per_block = 128;
+  runs[2].counts.l2_store_sectors = 4096;
+  leave_4_byte_read_back_out(runs);
+  EXPECT_EQ(runs[0].counts.partial_lines_per_block, 0);
+  EXPECT_EQ(runs[1].counts.partial_lines_per_block, 128);
+  EXPECT_EQ(runs[2].counts.partial_lines_per_block, 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/cost.hpp"
 #include "model/fit.hpp"
 
 namespace memsim {
@@ -14,7 +15,7 @@ DeviceProfile prior() {
   p.cost.dram_gbs = 1500;  // far from the truth below
   p.cost.launch_us = 1;
   p.cost.l1_cycles_per_wavefront = 3;
-  p.cost.block_us = 0;  // no per-block cost: held (a zero prior moves nothing), as in these syntheses
+  p.cost.block_us = 0;  // no per-block cost in these syntheses: the fit starts it at 1 and drives it to ~0
   return p;
 }
 
@@ -56,6 +57,42 @@ TEST(Fit, RecoversBandwidthLaunchAndWavefrontCost) {
   for (const char* held : {"latency_us", "partial_store_ps[4B]", "partial_store_ps[16B]"})
     EXPECT_NE(std::find(f.held.begin(), f.held.end(), held), f.held.end()) << held;
   EXPECT_EQ(f.constants.latency_us, prior().cost.latency_us);
+  EXPECT_LT(f.constants.block_us, 1e-2);
+}
+
+// 16-byte-lane partial stores with more and more lines partly written at once (lines per block x 1056 resident
+// blocks), made by the model itself at known constants: 20 ps a request, 5 ps a read-back byte, no per-block
+// cost and DRAM too fast to matter, so that the partial-store term is the time. From a prior that charges no
+// read-back (0) and a wrong request cost, the fit finds both; a zero prior that nothing moves (the 8-byte
+// lanes' read-back: no such stores here) stays 0.
+TEST(Fit, RecoversReadBackCostFromAZeroPrior) {
+  DeviceProfile truth = load_profile("h100");
+  truth.cost.partial_store_ps[2] = 20;
+  truth.cost.read_back_ps_per_byte[2] = 5;
+  truth.cost.block_us = truth.cost.barrier_us = 0;
+  truth.cost.dram_gbs = 1e9;
+  std::vector<Measurement> data;
+  for (double lines : {4.0, 16.0, 32.0, 64.0, 128.0, 256.0}) {
+    Measurement m;
+    m.bench = "synthetic";
+    m.counts.blocks = 65536;
+    m.counts.threads_per_block = 256;
+    m.counts.regs_per_thread = 32;
+    m.counts.partial_store_requests[2] = 33.5e6;
+    m.counts.partial_store_bytes[2] = 536.9e6;
+    m.counts.partial_lines_per_block = lines;
+    m.time_us = predict(m.counts, truth).time_us;
+    data.push_back(m);
+  }
+  DeviceProfile start = truth;
+  start.cost.partial_store_ps[2] = 40;
+  start.cost.read_back_ps_per_byte[1] = start.cost.read_back_ps_per_byte[2] = 0;
+  const FitResult f = fit_constants(start, data);
+  // Within 1%: the per-block cost, started at 1 us from its zero prior, is driven toward 0 alongside.
+  EXPECT_NEAR(f.constants.partial_store_ps[2], 20, 20 * 1e-2);
+  EXPECT_NEAR(f.constants.read_back_ps_per_byte[2], 5, 5 * 1e-2);
+  EXPECT_EQ(f.constants.read_back_ps_per_byte[1], 0);
+  EXPECT_NE(std::find(f.held.begin(), f.held.end(), "read_back_ps_per_byte[8B]"), f.held.end());
 }
 
 // Launches that only schedule blocks (no memory traffic): time = launch + (block_us + barrier_us x barriers)
