@@ -161,6 +161,12 @@ TEST(Cost, ReadBackOfPartlyWrittenLines) {
   ASSERT_EQ(pr.caveats.size(), 1u);
   EXPECT_NE(pr.caveats[0].find("25600 lines are partly written at once (32 a block)"), std::string::npos) << pr.caveats[0];
   EXPECT_EQ(to_json(pr)["caveats"].size(), 1u);
+  // With a cost for 8-byte lanes (3 ps a byte) they are charged like the 4-byte ones: e x 1e8 x 3 ps.
+  p.cost.read_back_ps_per_byte[kLanes8] = 3;
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.read_back_us, e * 1e8 * 3e-6, 1e-9);
+  EXPECT_TRUE(pr.caveats.empty());
+  p.cost.read_back_ps_per_byte[kLanes8] = 0;
   k.blocks = 200;  // 6400 lines: below the model's start
   EXPECT_EQ(predict(k, p).read_back_fraction, 0.0);
   EXPECT_TRUE(predict(k, p).caveats.empty());
