@@ -8,18 +8,24 @@ e is Nsight Compute's DRAM reads beyond the input over the output (dram__sectors
 squares on ln L over the runs in the suite kernels' regime: the suite's launch order (g = 1), unpadded rows,
 loads from rows or none (the contiguous-load runs read back far less: they are reported, not fitted), the
 L2 seeing the pieces unmerged (at least 60% of them as write requests), each line's pieces from several warps
-(the one-warp runs read back nothing and count no line in memsim) and some read-back (e > 0.5%).
+(the one-warp runs read back nothing and count no line in memsim; the runs with each line from 2 or 4 of
+the 8 warps are the check of memsim's weighting of such lines, G / 8 of a line: printed, not fitted) and some
+read-back (e > 0.5%).
 ps_per_byte from pairs of runs with the same stores, no loads and different read-backs: the suite's order
 against whole rows first, at the same K and blocks per SM: their time differences over their read-back bytes'
 differences, least squares through the origin. (Row loads against contiguous loads differ in read-back too,
 but also in what the loads themselves cost: 60-76 µs with no read-back at all at 1 and 2 blocks per SM; those
 pairs are printed as a check.) Microbenchmark runs only: nothing of the suite's kernels is read.
 
-    model/calibration/fit_read_back.py partial_lines.json partial_lines.ncu.csv [wide.json wide.ncu.csv]
+    model/calibration/fit_read_back.py partial_lines.json partial_lines.ncu.csv [--wide WIDE.json WIDE.ncu.csv]
+        [--warps WARPS.json WARPS.ncu.csv]
 
+--warps: a run with each line's pieces from 2, 4 or 8 of the block's warps ("each line by G warps"), printed
+against e at the L memsim counts for it (a line from G of 8 warps counts G / 8): the check of that weighting.
 A second run with 8- and 16-byte lanes (memsim-partial-lines' "stores 8-byte lanes" and "16-byte lanes") is
 reported per lane width, with from_lines held: the slope of e and the cost per byte it would give those lanes
-(the profile does not charge them: see validate/results/l2_partial_lines.md).
+(the profile charges them at costs fitted by memsim-calibrate on the strided stores instead: see
+validate/results/l2_partial_lines.md).
 """
 import csv
 import json
@@ -92,16 +98,39 @@ def wide_lanes(path_json, path_csv, from_lines):
         print("| %d bytes | %d | %.4f | %d | %.2f |" % (width, len(own), slope, len(pairs), cost))
 
 
+def warp_share_check(path_json, path_csv, e):
+    """The runs with each line's 8 pieces from G of the 8 warps (alone and after row loads): the read-back
+    measured against e at memsim's L, G / 8 of a line each."""
+    runs, _ = load_runs(path_json, path_csv)
+    print("\n| run (lines from G warps) | blocks / SM | lines open | L as memsim counts | read-back measured | e(L) |")
+    print("|---|---|---|---|---|---|")
+    for r in runs:
+        g = r.get("warps_per_line", 0)
+        if g:
+            lines = r["lines_open_at_once"] * g / 8 if g > 1 else 0
+            print("| %s | %d | %d | %d | %.3f | %.3f |" % (r["name"], r["blocks_per_sm"], r["lines_open_at_once"], lines,
+                                                          r["read_back"], e(lines) if lines else 0.0))
+
+
 def main():
-    if len(sys.argv) not in (3, 5):
+    args = sys.argv[1:]
+    extra = {}
+    while len(args) > 2 and args[-3] in ("--wide", "--warps"):
+        extra[args[-3]] = (args[-2], args[-1])
+        args = args[:-3]
+    if len(args) != 2:
         sys.exit(__doc__)
-    runs, out_bytes = load_runs(sys.argv[1], sys.argv[2])
+    runs, out_bytes = load_runs(args[0], args[1])
     runs = [r for r in runs if r.get("word_bytes", 4) == 4]
 
-    # "each line by one warp": no line has pieces from two warps, so memsim's L is 0 for it (sim/partial_lines.hpp).
+    # L as memsim counts it (sim/partial_lines.hpp): a line by the share of the block's 8 warps writing it, none
+    # from one warp. The runs with each line from 2 or 4 warps check that weighting: they are not fitted.
+    for r in runs:
+        r["L"] = r["lines_open_at_once"] * (r.get("warps_per_line", 0) / 8 if r.get("warps_per_line", 0) else 1)
     fit = [r for r in runs if r["blocks_across"] == 1 and r["row_pad_words"] == 0 and "contiguous" not in r["name"]
-           and "one warp" not in r["name"] and r["requests"] >= 0.6 * r["line_requests"] and r["read_back"] > 0.005]
-    xs = [math.log(r["lines_open_at_once"]) for r in fit]
+           and r.get("warps_per_line", 0) in (0, 8) and "one warp" not in r["name"]
+           and r["requests"] >= 0.6 * r["line_requests"] and r["read_back"] > 0.005]
+    xs = [math.log(r["L"]) for r in fit]
     ys = [r["read_back"] for r in fit]
     n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
@@ -124,7 +153,7 @@ def main():
     for r in runs:
         if r["blocks_across"] == 1 and r["row_pad_words"] == 0:
             print("| %s%s | %d | %d | %.3f | %.3f |" % (r["name"], "" if r in fit else " (not fitted)", r["blocks_per_sm"],
-                                                     r["lines_open_at_once"], r["read_back"], e(r["lines_open_at_once"])))
+                                                     r["L"], r["read_back"], e(r["L"])))
     print("\n| pair | blocks / SM | time difference µs | read-back difference | fitted time difference µs |")
     print("|---|---|---|---|---|")
     for label, ps in (("", pairs), (" (check, not fitted)", checks)):
@@ -132,8 +161,10 @@ def main():
         for (a, b), t, x in zip(ps, ct, cx):
             print("| %s vs %s%s | %d | %.1f | %.3f | %.1f |" % (a["name"], b["name"], label, a["blocks_per_sm"], t / 1e6,
                                                                x / out_bytes, ps_per_byte * x / 1e6))
-    if len(sys.argv) == 5:
-        wide_lanes(sys.argv[3], sys.argv[4], from_lines)
+    if "--wide" in extra:
+        wide_lanes(*extra["--wide"], from_lines)
+    if "--warps" in extra:
+        warp_share_check(*extra["--warps"], e)
 
 
 if __name__ == "__main__":
