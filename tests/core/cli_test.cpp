@@ -387,6 +387,21 @@ TEST(Cli, TableShowsMetricsWithGroupedCounts) {
   EXPECT_NE(r.out.find("none"), std::string::npos);  // no findings
 }
 
+// naive f32 2048x2048 with 32x8 blocks on h100: a block writes 32 output lines in 4-byte pieces from all 8 of its
+// warps; 4096 blocks, 8 resident on each of 132 SMs: 32 x 1056 = 33,792 lines partly written at once, and
+// e = 0.1167 ln(33,792 / 11,457) = 12.6% of the partial stores' bytes are read back (the profile's constants).
+// padded writes whole sectors: no such line.
+TEST(Cli, TableShowsTheReadBack) {
+  const Cli naive = run_cli({"--kernel", "naive", "--threads", "1"});
+  ASSERT_EQ(naive.code, 0) << naive.err;
+  EXPECT_NE(naive.out.find("read-back: 33,792 lines partly written at once; 12.6% of the partial stores' bytes"),
+            std::string::npos)
+      << naive.out;
+  const Cli padded = run_cli({"--kernel", "padded", "--matrix", "1024x1024", "--threads", "1"});
+  ASSERT_EQ(padded.code, 0) << padded.err;
+  EXPECT_EQ(padded.out.find("read-back:"), std::string::npos);
+}
+
 TEST(Cli, DefaultsRunPaddedAndThreadCountDoesNotChangeOutput) {
   // The default is padded 2048x2048 f32 32x8; a smaller matrix keeps it quick. 32 x 32 tiles of 32x32 = 1024
   // blocks, enough for the replay to split over 2 and 3 workers.
