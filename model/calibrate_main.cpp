@@ -6,6 +6,8 @@
 //
 //   memsim-calibrate --microbench model/calibration/h100_microbench.json --base h100 --out model/devices/h100.json
 //
+// --predict-only (no fit): the run's microbenchmarks predicted by the profile --base names, against their times.
+//
 // --holdout-validate SUITE.json [...] (no fit): replays every configuration a memsim-validate result file
 // measured (records[i].config, records[i].measured.time_us.median), predicts it with the profile --base
 // names, and prints MAPE, max APE and Spearman per (matrix, dtype, block) group and for the judged set.
@@ -35,7 +37,8 @@ int usage() {
   std::cerr << "usage: memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json [--out PROFILE.json]\n"
                "                        [--holdout] [--threads N]\n"
                "       memsim-calibrate --base DEVICE|PROFILE.json --holdout-validate SUITE.json [SUITE.json...]\n"
-               "                        [--threads N]\n";
+               "                        [--threads N]\n"
+               "       memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json --predict-only\n";
   return 2;
 }
 
@@ -137,6 +140,23 @@ bool judged(int64_t w, int64_t h, const std::string& dtype) {
   return w == 8192 && h == 8192;
 }
 
+// A run's microbenchmarks against the profile as it is (no fit): how a new benchmark or a new run fits it.
+int predict_only(const MicrobenchRun& run, const DeviceProfile& prof) {
+  std::printf("Prediction by %s (no fit) of %s (%s), %zu microbenchmark runs\n", prof.name.c_str(),
+              run.device.value("name", "?").c_str(), run.date.c_str(), run.runs.size());
+  std::printf("  %-18s %-44s %10s %10s %8s  %s\n", "bench", "params", "measured", "predicted", "error", "bottleneck");
+  std::vector<double> pred, meas;
+  for (const Measurement& m : run.runs) {
+    const Prediction p = predict(m.counts, prof);
+    pred.push_back(p.time_us);
+    meas.push_back(m.time_us);
+    std::printf("  %-18s %-44s %10.2f %10.2f %+7.1f%%  %s\n", m.bench.c_str(), short_params(m.params).c_str(),
+                m.time_us, p.time_us, 100 * (p.time_us - m.time_us) / m.time_us, p.bottleneck.c_str());
+  }
+  if (!meas.empty()) std::printf("MAPE %.1f%%, max %.1f%%\n", mape(pred, meas), max_ape(pred, meas));
+  return 0;
+}
+
 int holdout_validate(const std::vector<std::string>& files, const DeviceProfile& prof, int threads) {
   struct Row {
     std::string group, dtype, block;
@@ -215,7 +235,7 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
 
 int main(int argc, char** argv) {
   std::string bench_path, base, out;
-  bool holdout = false;
+  bool holdout = false, only_predict = false;
   int threads = 0;
   std::vector<std::string> validate_files;
   for (int i = 1; i < argc; ++i) {
@@ -224,6 +244,7 @@ int main(int argc, char** argv) {
     else if (a == "--base" && i + 1 < argc) base = argv[++i];
     else if (a == "--out" && i + 1 < argc) out = argv[++i];
     else if (a == "--holdout") holdout = true;
+    else if (a == "--predict-only") only_predict = true;
     else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (a == "--holdout-validate" && i + 1 < argc) {
       while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) validate_files.push_back(argv[++i]);
@@ -242,6 +263,7 @@ int main(int argc, char** argv) {
   try {
     MicrobenchRun run = read_microbench_file(bench_path);
     leave_4_byte_read_back_out(run.runs);
+    if (only_predict) return predict_only(run, load_profile_file(base_path(base)));
     const std::string bp = base_path(base);
     ordered_json prof_json = read_ordered(bp);
     take_measured(prof_json, run.device);

@@ -114,6 +114,16 @@ __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
   }
 }
 
+// strided's loads, each followed by its store and without __restrict__ (a load may not pass a store that may
+// alias it): one load in flight a warp, as the suite's naive_read has.
+template <class T, int K>
+__global__ void strided_load_chain(const T* in, T* out, int P) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t lin0 = blockIdx.x * size_t(1024) + warp * 32 + lane;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) out[lin0 + i * 256] = in[strided_index<T, K>(P, blockIdx.x, warp, lane, i)];
+}
+
 template <class T, int K, bool kStridedStore>
 Counts strided_counts(int P, int64_t dyn_smem = 0) {
   Counts c;

@@ -176,6 +176,43 @@ void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, boo
            (const void*)fn, s, wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, dyn));
 }
 
+// strided loads with one load in flight a warp (strided_load_chain): a diagnostic of the latency term.
+template <class T, int K>
+void run_strided_chain(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
+  const auto fn = &mb::strided_load_chain<T, K>;
+  const size_t n = size_t(P) * P, bytes = n * sizeof(T);
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  const unsigned blocks = unsigned(n / 1024);
+  auto launch = [&](int i) { fn<<<blocks, 256>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), P); };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) return;  // --stores-only: one launch each, for Nsight Compute
+  const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
+  int64_t wrong = 0;
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int w = 0; w < 8; ++w)
+      for (int l = 0; l < 32; ++l)
+        for (int i = 0; i < 4; ++i) {
+          const size_t lin = b * size_t(1024) + i * 256 + w * 32 + l;
+          wrong += std::memcmp(&hout[lin], &hin[mb::strided_index<T, K>(P, int(b), w, l, i)], sizeof(T)) != 0;
+        }
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P;
+  mb::Counts c = mb::strided_counts<T, K, false>(P);
+  c.loads_in_flight_per_warp = 1;
+  runs.add("strided_load_chain", p.str(), c, (const void*)fn, s, wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+}
+
+template <class T>
+void run_strided_chain_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
+  run_strided_chain<T, 1>(runs, pool, dev, P, timed);
+  run_strided_chain<T, 8>(runs, pool, dev, P, timed);
+  run_strided_chain<T, 16>(runs, pool, dev, P, timed);
+  run_strided_chain<T, 32>(runs, pool, dev, P, timed);
+}
+
 template <class T, bool kStore>
 void run_strided_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true) {
   run_strided<T, 1, kStore>(runs, pool, dev, P, timed);
@@ -474,7 +511,8 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
 }
 
 int main(int argc, char** argv) {
-  bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false;
+  bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
+       chain = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
@@ -483,13 +521,15 @@ int main(int argc, char** argv) {
     else if (a == "--issue-only") issue_only = true;
     else if (a == "--stores-only") stores_only = true;
     else if (a == "--capped-stores") capped = true, holdout = false;
+    else if (a == "--chain-loads") chain = true, holdout = false;
     else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
     else {
       std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
                            "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n"
                            "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n"
                            "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n"
-                           "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n");
+                           "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n"
+                           "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n");
       return 2;
     }
   }
@@ -512,6 +552,12 @@ int main(int argc, char** argv) {
     run_issue_all(runs, pool, dev, false);
     return 0;
   }
+  if (chain && stores_only) {  // one launch each, for Nsight Compute
+    run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, false);
+    run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, false);
+    run_strided_chain_all<uint64_t>(runs, pool, dev, 8192, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -526,6 +572,11 @@ int main(int argc, char** argv) {
     runs.add("empty", "\"threads\": 32", c, (const void*)&mb::empty_kernel, s, "ok", 0);
   }
   if (capped) run_partial_stores_capped(runs, pool, dev, true, false);
+  if (chain) {
+    run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, true);
+    run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, true);
+    run_strided_chain_all<uint64_t>(runs, pool, dev, 8192, true);
+  }
   if (block_only) {
     // Anchors shared with the full run (to compare machines), then the per-block benches alone.
     run_copy<float, 1>(runs, pool, dev, size_t(1) << 24, 0, true);
@@ -534,7 +585,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped) {
+  if (!block_only && !capped && !chain) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
