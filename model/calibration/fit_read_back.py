@@ -98,6 +98,15 @@ def wide_lanes(path_json, path_csv, from_lines):
         print("| %d bytes | %d | %.4f | %d | %.2f |" % (width, len(own), slope, len(pairs), cost))
 
 
+def memsim_lines(run):
+    """L as memsim counts it (sim/partial_lines.hpp): a line by the share of the block's 8 warps writing it, none
+    from one warp; runs that do not say how many warps write a line count every line."""
+    g = run.get("warps_per_line", 0)
+    if not g:
+        return run["lines_open_at_once"]
+    return run["lines_open_at_once"] * g / 8 if g > 1 else 0
+
+
 def warp_share_check(path_json, path_csv, e):
     """The runs with each line's 8 pieces from G of the 8 warps (alone and after row loads): the read-back
     measured against e at memsim's L, G / 8 of a line each."""
@@ -105,11 +114,10 @@ def warp_share_check(path_json, path_csv, e):
     print("\n| run (lines from G warps) | blocks / SM | lines open | L as memsim counts | read-back measured | e(L) |")
     print("|---|---|---|---|---|---|")
     for r in runs:
-        g = r.get("warps_per_line", 0)
-        if g:
-            lines = r["lines_open_at_once"] * g / 8 if g > 1 else 0
+        if r.get("warps_per_line", 0):
+            lines = memsim_lines(r)
             print("| %s | %d | %d | %d | %.3f | %.3f |" % (r["name"], r["blocks_per_sm"], r["lines_open_at_once"], lines,
-                                                          r["read_back"], e(lines) if lines else 0.0))
+                                                          r["read_back"], e(lines)))
 
 
 def main():
@@ -123,10 +131,9 @@ def main():
     runs, out_bytes = load_runs(args[0], args[1])
     runs = [r for r in runs if r.get("word_bytes", 4) == 4]
 
-    # L as memsim counts it (sim/partial_lines.hpp): a line by the share of the block's 8 warps writing it, none
-    # from one warp. The runs with each line from 2 or 4 warps check that weighting: they are not fitted.
+    # The runs with each line from 2 or 4 warps check memsim's weighting of such lines: they are not fitted.
     for r in runs:
-        r["L"] = r["lines_open_at_once"] * (r.get("warps_per_line", 0) / 8 if r.get("warps_per_line", 0) else 1)
+        r["L"] = memsim_lines(r)
     fit = [r for r in runs if r["blocks_across"] == 1 and r["row_pad_words"] == 0 and "contiguous" not in r["name"]
            and r.get("warps_per_line", 0) in (0, 8) and "one warp" not in r["name"]
            and r["requests"] >= 0.6 * r["line_requests"] and r["read_back"] > 0.005]
@@ -137,7 +144,7 @@ def main():
     from_lines = math.exp(mx - my / slope)
 
     def e(lines):
-        return max(0.0, slope * math.log(lines / from_lines))
+        return max(0.0, slope * math.log(lines / from_lines)) if lines > 0 else 0.0
 
     pairs = launch_order_pairs(runs, lambda name: name.startswith("stores K=") and name.endswith("interleaved"))
     by_name = {(r["name"], r["blocks_per_sm"]): r for r in runs}
