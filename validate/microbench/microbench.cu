@@ -143,6 +143,24 @@ void run_chain(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n, in
 
 // ---- strided stores and loads: L1 and L2 sector costs --------------------------------------------------
 
+// The first pair's output of a strided benchmark, element by element: the strided side (the output when
+// strided_store, else the input) at strided_index, the linear side at the thread's own positions.
+template <class T, int K>
+int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided_store) {
+  const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
+  int64_t wrong = 0;
+  for (unsigned b = 0; b < unsigned(n / 1024); ++b)
+    for (int w = 0; w < 8; ++w)
+      for (int l = 0; l < 32; ++l)
+        for (int i = 0; i < 4; ++i) {
+          const size_t lin = b * size_t(1024) + i * 256 + w * 32 + l;
+          const size_t str = mb::strided_index<T, K>(P, int(b), w, l, i);
+          wrong += strided_store ? std::memcmp(&hout[str], &hin[lin], sizeof(T)) != 0
+                                 : std::memcmp(&hout[lin], &hin[str], sizeof(T)) != 0;
+        }
+  return wrong;
+}
+
 // cap_blocks > 0: unused dynamic shared memory holds the SM to that many blocks, so fewer lines are partly
 // written at once (the stores' pattern is unchanged).
 template <class T, int K, bool kStore>
@@ -157,16 +175,7 @@ void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, boo
   launch(0);
   MB_CHECK(cudaDeviceSynchronize());
   if (!timed) return;  // --stores-only: one launch each, for Nsight Compute's L2 and DRAM counters
-  const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
-  int64_t wrong = 0;
-  for (unsigned b = 0; b < blocks; ++b)
-    for (int w = 0; w < 8; ++w)
-      for (int l = 0; l < 32; ++l)
-        for (int i = 0; i < 4; ++i) {
-          const size_t lin = b * size_t(1024) + i * 256 + w * 32 + l;
-          const size_t str = mb::strided_index<T, K>(P, int(b), w, l, i);
-          wrong += kStore ? std::memcmp(&hout[str], &hin[lin], sizeof(T)) != 0 : std::memcmp(&hout[lin], &hin[str], sizeof(T)) != 0;
-        }
+  const int64_t wrong = count_wrong_strided<T, K>(ps, n, P, kStore);
   const Stats s = mb::time_launches(launch);
   std::ostringstream p;
   p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P
@@ -188,15 +197,7 @@ void run_strided_chain(Runs& runs, const mb::Pool& pool, const Device& dev, int 
   launch(0);
   MB_CHECK(cudaDeviceSynchronize());
   if (!timed) return;  // --stores-only: one launch each, for Nsight Compute
-  const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
-  int64_t wrong = 0;
-  for (unsigned b = 0; b < blocks; ++b)
-    for (int w = 0; w < 8; ++w)
-      for (int l = 0; l < 32; ++l)
-        for (int i = 0; i < 4; ++i) {
-          const size_t lin = b * size_t(1024) + i * 256 + w * 32 + l;
-          wrong += std::memcmp(&hout[lin], &hin[mb::strided_index<T, K>(P, int(b), w, l, i)], sizeof(T)) != 0;
-        }
+  const int64_t wrong = count_wrong_strided<T, K>(ps, n, P, false);
   const Stats s = mb::time_launches(launch);
   std::ostringstream p;
   p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P;
