@@ -6,7 +6,8 @@
 //   L2 partial-sector stores  L2 write requests (lines) with partly written sectors x partial_store_ps[class],
 //                             plus the read-back of partly written lines: with many partly written at once
 //                             the L2 reads a fraction of their bytes back from DRAM before writing them
-//                             (fitted on memsim-partial-lines; the bytes also count on DRAM)
+//                             (its growth fitted on memsim-partial-lines, its cost per byte there for 4-byte
+//                             lanes and by memsim-calibrate for wider ones; the bytes also count on DRAM)
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
 //                             given, or estimated from the replay's lane-wise operations (profile constants
@@ -72,8 +73,8 @@ struct Prediction {
   double waves = 0;
   double instructions = 0;         // warp instructions the issue term charges
   std::string instructions_basis;  // one of the kBasis* above
-  // Lines partly written at once: lines a block writes in partial pieces from two or more warps x the blocks
-  // resident at once; the fraction of the partial stores' bytes the L2 reads back for them, and its time
+  // Lines partly written at once: lines a block writes in partial pieces from two or more warps (each by the
+  // share of the block's warps writing it) x the blocks resident at once; the fraction of the partial stores' bytes the L2 reads back for them, and its time
   // (part of the partial-store term). Caveats: what the time leaves out.
   double open_partial_lines = 0;
   double read_back_fraction = 0;
