@@ -110,6 +110,8 @@ nlohmann::ordered_json replay_json(const ReplayResult& r) {
       s["sectors_per_request"] = c.sectors / inst;
       s["ideal_sectors_per_request"] = c.ideal_sectors / inst;
       s["efficiency"] = c.sectors ? double(c.ideal_sectors) / double(c.sectors) : 1.0;
+      s["l1_wavefronts"] = c.l1_wavefronts;
+      s["l1_wavefronts_per_request"] = c.l1_wavefronts / inst;
     } else {
       s["wavefronts"] = c.wavefronts;
       s["ideal_wavefronts"] = c.ideal_wavefronts;

@@ -14,27 +14,59 @@ namespace {
 // whether the lanes' sectors never decrease, and how often a lane's sector (line) differs from the previous
 // lane's. Lanes usually walk addresses upward: then a sector is new exactly when it differs from the last one,
 // and the distinct sectors are changes + 1 (lines: line_changes + 1). Branch-free, so the compiler vectorizes it.
+// With `group` (a power of two) the line changes at the first lane of each group of that many lanes are counted
+// apart: a full warp of sorted lanes then has line_changes - group_line_changes + 32 / group L1 wavefronts.
 struct SectorScan {
   bool straddles = false;
   bool sorted = true;
   int changes = 0;
   int line_changes = 0;
+  int group_line_changes = 0;
 };
-MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int width, int sector_bytes, int line_bytes) {
-  if (width > sector_bytes) return {true, false, 0, 0};
+MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int width, int sector_bytes, int line_bytes,
+                                           int group = kWarpSize) {
+  if (width > sector_bytes) return {true, false, 0, 0, 0};
   const int shift = __builtin_ctz(unsigned(sector_bytes)), line_shift = __builtin_ctz(unsigned(line_bytes));
   const uint64_t low = uint64_t(sector_bytes - 1);
   const uint64_t last_start = uint64_t(sector_bytes - width);  // a lane starting past this straddles
+  const int group_mask = group - 1;
   uint64_t straddles = (addr[0] & low) > last_start, falls = 0;
-  int changes = 0, line_changes = 0;
+  int changes = 0, line_changes = 0, group_line_changes = 0;
   for (int i = 1; i < lanes; ++i) {
     const uint64_t id = addr[i] >> shift, prev = addr[i - 1] >> shift;
     straddles |= uint64_t((addr[i] & low) > last_start);
     falls |= uint64_t(id < prev);
     changes += int(id != prev);
-    line_changes += int((addr[i] >> line_shift) != (addr[i - 1] >> line_shift));
+    const int line_change = int((addr[i] >> line_shift) != (addr[i - 1] >> line_shift));
+    line_changes += line_change;
+    group_line_changes += line_change & int((i & group_mask) == 0);
   }
-  return {straddles != 0, falls == 0, changes, line_changes};
+  return {straddles != 0, falls == 0, changes, line_changes, group_line_changes};
+}
+
+// L1 wavefronts of any access (inactive lanes, unsorted or straddling lanes): per lane group, the distinct
+// lines its active lanes touch, a lane across a line boundary touching both.
+int l1_wavefronts(const WarpAccess& w, int line_bytes) {
+  const int group = l1_lane_group(w.width, line_bytes);
+  int total = 0;
+  for (int first = 0; first < kWarpSize; first += group) {
+    uint64_t ids[2 * kWarpSize];
+    int n = 0;
+    for (int lane = first; lane < first + group; ++lane) {
+      if (!(w.mask >> lane & 1u)) continue;
+      const uint64_t a = w.addr[lane] / uint64_t(line_bytes), b = (w.addr[lane] + uint64_t(w.width) - 1) / uint64_t(line_bytes);
+      ids[n++] = a;
+      if (b != a) ids[n++] = b;
+    }
+    std::sort(ids, ids + n);
+    total += int(std::unique(ids, ids + n) - ids);
+  }
+  return total;
+}
+
+// The wavefronts of a full warp of sorted lanes that straddle no sector, from its scan.
+int sorted_warp_wavefronts(const SectorScan& scan, int group) {
+  return scan.line_changes - scan.group_line_changes + kWarpSize / group;
 }
 
 // Distinct lines of ascending distinct sector ids.
@@ -57,30 +89,35 @@ int pack_active(const WarpAccess& w, uint64_t* out) {
 
 // Ideal: the fewest sectors that hold the requested bytes. Lanes that share bytes (a broadcast read) need no
 // more than they touch, so the ideal never exceeds the actual count.
-GlobalCost with_ideal(int distinct, int lines, int lanes, int width, int sector_bytes) {
+GlobalCost with_ideal(int distinct, int lines, int lanes, int width, int sector_bytes, int wavefronts) {
   const int64_t bytes = int64_t(lanes) * width;
-  return {distinct, std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct), lines};
+  return {distinct, std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct), lines, wavefronts};
 }
 
 GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out, int line_bytes) {
   uint64_t addr[kWarpSize];
   const int lanes = pack_active(w, addr);
-  if (lanes == 0) return {0, 0, 0};
+  if (lanes == 0) return {};
   const int sectors_per_line = line_bytes / sector_bytes;
+  const int group = l1_lane_group(w.width, line_bytes);
 
   // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
   if (is_pow2(sector_bytes) && is_pow2(line_bytes)) {
-    const SectorScan scan = scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes);
+    const SectorScan scan = scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
     if (!scan.straddles) {
+      // The packed lanes are the warp's lanes, and its groups, only when every lane is active.
+      const int wavefronts = scan.sorted && lanes == kWarpSize && is_pow2(group) ? sorted_warp_wavefronts(scan, group)
+                                                                                 : l1_wavefronts(w, line_bytes);
       if (scan.sorted && !sectors_out)
-        return with_ideal(scan.changes + 1, scan.line_changes + 1, lanes, w.width, sector_bytes);
+        return with_ideal(scan.changes + 1, scan.line_changes + 1, lanes, w.width, sector_bytes, wavefronts);
       uint64_t ids[kWarpSize];
       const int shift = __builtin_ctz(unsigned(sector_bytes));
       for (int i = 0; i < lanes; ++i) ids[i] = addr[i] >> shift;
       if (!scan.sorted) std::sort(ids, ids + lanes);
       const int distinct = int(std::unique(ids, ids + lanes) - ids);
       if (sectors_out) std::copy(ids, ids + distinct, sectors_out);
-      return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes);
+      return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes,
+                        wavefronts);
     }
   }
 
@@ -95,10 +132,15 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
   }
   std::sort(ids, ids + n);
   const int distinct = int(std::unique(ids, ids + n) - ids);
-  return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes);
+  return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes,
+                    l1_wavefronts(w, line_bytes));
 }
 
 }  // namespace
+
+int l1_lane_group(int width, int line_bytes) {
+  return std::clamp(width > 0 ? line_bytes / width : kWarpSize, 1, kWarpSize);
+}
 
 GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out, int line_bytes) {
   // A lane of at most 16 bytes touches at most two sectors of 16 bytes or more: what the buffers hold.
@@ -113,9 +155,11 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
   // The commonest access, a full warp walking sectors upward, needs no memo (its key and hash cost more than
   // the scan).
   if (w.mask == ~0u && is_pow2(sector_bytes) && is_pow2(line_bytes)) {
-    const SectorScan scan = scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes);
-    if (!scan.straddles && scan.sorted)
-      return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes);
+    const int group = l1_lane_group(w.width, line_bytes);
+    const SectorScan scan = scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
+    if (!scan.straddles && scan.sorted && is_pow2(group))
+      return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes,
+                        sorted_warp_wavefronts(scan, group));
   }
   thread_local AccessMemo<GlobalCost> memo;
   AccessMemo<GlobalCost>::Key key;

@@ -15,9 +15,17 @@ struct GlobalCost {
   // distinct cache lines touched: L1 sends L2 one request per line a store writes (its sectors masked in),
   // as Nsight Compute's lts__t_requests_srcunit_tex_op_write counts them
   int lines = 0;
+  // L1 data-stage passes (wavefronts): the lanes go through in groups of line_bytes / lane width (the whole
+  // warp for lanes of 4 bytes or fewer, half-warps for 8-byte lanes, quarter-warps for 16-byte ones), one
+  // pass for each distinct line a group touches. Measured: Nsight Compute's global share of
+  // l1tex__data_pipe_lsu_wavefronts over the H100 suite (validate/results/l1_wavefronts.md).
+  int wavefronts = 0;
 };
 
-// Counts the sectors (and lines) of one warp access; line_bytes is a multiple of sector_bytes. When
+// Lanes whose data pass through L1 together: line_bytes / width, within [1, 32].
+int l1_lane_group(int width, int line_bytes);
+
+// Counts the sectors (lines, L1 wavefronts) of one warp access; line_bytes is a multiple of sector_bytes. When
 // `sectors_out` is given (room for kMaxSectorsPerAccess), the distinct sector indices (address / sector_bytes)
 // are written there in ascending order.
 GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes = 32, uint64_t* sectors_out = nullptr,

@@ -12,6 +12,7 @@ void SiteCounts::add(const SiteCounts& o) {
   sectors += o.sectors;
   ideal_sectors += o.ideal_sectors;
   lines += o.lines;
+  l1_wavefronts += o.l1_wavefronts;
   transactions += o.transactions;
   wavefronts += o.wavefronts;
   if (first_block_bank_words.empty()) first_block_bank_words = o.first_block_bank_words;
@@ -67,6 +68,7 @@ void Tally::add(const WarpAccess& w, int64_t block_linear, const MemoryRules& ru
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal_sectors;
     s.lines += c.lines;
+    s.l1_wavefronts += c.wavefronts;
     if (sectors_sink) sectors_sink->add(block_linear, w.op, ids, c.sectors);
   } else {
     int64_t* row = nullptr;

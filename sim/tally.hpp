@@ -19,6 +19,7 @@ struct SiteCounts {
   int64_t bytes = 0;  // bytes the active lanes asked for
   int64_t sectors = 0, ideal_sectors = 0;        // global
   int64_t lines = 0;  // global: distinct lines per request, summed (L2 requests; 0 under the CC 1.x rules)
+  int64_t l1_wavefronts = 0;  // global: L1 data-stage passes (sim/global_sectors.hpp; 0 under the CC 1.x rules)
   // global, CC 1.x rules only (0 otherwise): memory transactions issued per half-warp; `sectors` then counts
   // the bytes those transactions move in sector_bytes units, and `instructions` stays warp instructions.
   int64_t transactions = 0;

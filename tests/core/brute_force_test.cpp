@@ -34,6 +34,7 @@ struct LaneAccess {
 struct BruteSite {
   int64_t instructions = 0, lane_accesses = 0, bytes = 0;
   int64_t sectors = 0, ideal_sectors = 0, lines = 0, wavefronts = 0, ideal_wavefronts = 0;
+  int64_t l1_wavefronts = 0;  // global: distinct lines of each group of 128 / width lanes, summed
   std::vector<std::vector<int64_t>> first_block_bank_words;
 };
 
@@ -135,6 +136,11 @@ void count_block(const std::map<Key, std::vector<LaneAccess>>& groups, const Ker
       s.sectors += int64_t(sectors.size());
       s.lines += int64_t(lines.size());
       s.ideal_sectors += (bytes + 31) / 32;
+      const int group = std::max(1, std::min(32, 128 / width));
+      std::map<int, std::set<uint64_t>> group_lines;
+      for (const LaneAccess& a : lanes)
+        for (uint64_t b = a.addr; b < a.addr + uint64_t(a.width); ++b) group_lines[a.lane / group].insert(b / 128);
+      for (const auto& [g, ls] : group_lines) s.l1_wavefronts += int64_t(ls.size());
     } else {
       const int phase_lanes = width <= 4 ? 32 : width == 8 ? 16 : 8;
       std::vector<int64_t> bank_words(32, 0);
@@ -254,6 +260,7 @@ void compare(const ReplayResult& got, const BruteResult& want, const std::string
     EXPECT_EQ(g.sectors, w.sectors) << where;
     EXPECT_EQ(g.ideal_sectors, w.ideal_sectors) << where;
     EXPECT_EQ(g.lines, w.lines) << where;
+    EXPECT_EQ(g.l1_wavefronts, w.l1_wavefronts) << where;
     EXPECT_EQ(g.wavefronts, w.wavefronts) << where;
     EXPECT_EQ(g.ideal_wavefronts, w.ideal_wavefronts) << where;
     EXPECT_EQ(g.first_block_bank_words, w.first_block_bank_words) << where;
@@ -421,6 +428,7 @@ TEST(ReplayThreads, OneTwoAndThreeWorkersAgree) {
           EXPECT_EQ(a.sectors, b.sectors) << what;
           EXPECT_EQ(a.ideal_sectors, b.ideal_sectors) << what;
           EXPECT_EQ(a.lines, b.lines) << what;
+          EXPECT_EQ(a.l1_wavefronts, b.l1_wavefronts) << what;
           EXPECT_EQ(a.wavefronts, b.wavefronts) << what;
           EXPECT_EQ(a.ideal_wavefronts, b.ideal_wavefronts) << what;
           EXPECT_EQ(a.first_block_bank_words, b.first_block_bank_words) << what;

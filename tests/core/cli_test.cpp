@@ -221,7 +221,8 @@ const std::vector<int64_t> kCoalesced64Metrics = {128, 128, 512, 512, 128, 128, 
 const std::vector<std::string> kSiteCommonKeys = {"site", "name", "space", "op", "expr", "instructions",
                                                   "lane_accesses", "bytes"};
 const std::vector<std::string> kGlobalSiteKeys = {"requests", "sectors", "ideal_sectors", "sectors_per_request",
-                                                  "ideal_sectors_per_request", "efficiency"};
+                                                  "ideal_sectors_per_request", "efficiency", "l1_wavefronts",
+                                                  "l1_wavefronts_per_request"};
 const std::vector<std::string> kSharedSiteKeys = {"wavefronts", "ideal_wavefronts", "bank_conflicts",
                                                   "wavefronts_per_instruction", "first_block_bank_words",
                                                   "efficiency"};

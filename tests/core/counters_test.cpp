@@ -356,6 +356,51 @@ TEST(SharedBanks, RandomWarpsAgainstDirectRule) {
   }
 }
 
+TEST(GlobalSectors, L1WavefrontsAreLinesPerLaneGroup) {
+  // 4-byte lanes pass through L1 as one group of 32: a row of 32 floats is 1 line, 1 wavefront.
+  EXPECT_EQ(count_global_sectors(global(4096, 4, 4)).wavefronts, 1);
+  // A warp of an 8x32 block reading floats: 4 rows of 8 lanes (32 B each), rows 8 KiB apart: 4 lines.
+  {
+    WarpAccess w = global(0, 0, 4);
+    for (int i = 0; i < 32; ++i) w.addr[i] = 65536 + uint64_t(i / 8) * 8192 + uint64_t(i % 8) * 4;
+    const GlobalCost c = count_global_sectors(w);
+    EXPECT_EQ(c.sectors, 4);  // whole sectors: the old "one wavefront per 128 bytes" said 1
+    EXPECT_EQ(c.wavefronts, 4);
+  }
+  // 8-byte lanes go in half-warps: a row of 32 doubles (256 B) is 2 lines, one per half: 2.
+  EXPECT_EQ(count_global_sectors(global(0, 8, 8)).wavefronts, 2);
+  // A column of 32 doubles (each lane its own line): 16 + 16 lines = 32.
+  EXPECT_EQ(count_global_sectors(global(0, 8192, 8)).wavefronts, 32);
+  // naive_read f64 under 16x16 blocks: lanes 0-15 a column of 16 rows, lanes 16-31 the next column of the same
+  // rows. The warp touches 16 lines, but each half-warp touches all 16: 32 wavefronts.
+  {
+    WarpAccess w = global(0, 0, 8);
+    for (int i = 0; i < 32; ++i) w.addr[i] = uint64_t(i % 16) * 65536 + uint64_t(i / 16) * 8;
+    const GlobalCost c = count_global_sectors(w);
+    EXPECT_EQ(c.lines, 16);
+    EXPECT_EQ(c.wavefronts, 32);
+  }
+  // 16-byte lanes go in quarter-warps: the first halves of 32-byte pieces (a 4 x f64 row read in two 16-byte
+  // loads) span 8 x 32 = 256 B a quarter: 2 lines each, 8 in all, where there are 32 sectors.
+  {
+    const GlobalCost c = count_global_sectors(global(0, 32, 16));
+    EXPECT_EQ(c.sectors, 32);
+    EXPECT_EQ(c.wavefronts, 8);
+  }
+  // Inactive lanes: 8-byte lanes 0 and 16 of a contiguous row are in different halves (lines 0 and 1): 2; as
+  // 4-byte lanes (bytes 0 and 64) they are one group in one line: 1.
+  EXPECT_EQ(count_global_sectors(global(0, 8, 8, 1u | 1u << 16)).wavefronts, 2);
+  EXPECT_EQ(count_global_sectors(global(0, 4, 4, 1u | 1u << 16)).wavefronts, 1);
+  // A lane across a line boundary (bytes 126..129) touches both lines.
+  EXPECT_EQ(count_global_sectors(global(126, 0, 4, 1u)).wavefronts, 2);
+  // Lanes walking down a row count as walking up.
+  {
+    WarpAccess w = global(0, 0, 4);
+    for (int i = 0; i < 32; ++i) w.addr[i] = 4096 + uint64_t(31 - i) * 4;
+    EXPECT_EQ(count_global_sectors(w).wavefronts, 1);
+  }
+}
+
 TEST(GlobalSectors, RandomWarpsAgainstDirectRule) {
   std::mt19937_64 rng(999);
   for (int trial = 0; trial < 3000; ++trial) {
@@ -370,6 +415,38 @@ TEST(GlobalSectors, RandomWarpsAgainstDirectRule) {
     std::sort(s.begin(), s.end());
     s.erase(std::unique(s.begin(), s.end()), s.end());
     ASSERT_EQ(count_global_sectors(w).sectors, int(s.size())) << "trial " << trial;
+  }
+}
+
+// L1 wavefronts by brute force: the distinct 128-byte lines of each group of 128 / width lanes' bytes.
+int wavefronts_by_bytes(const WarpAccess& w) {
+  const int group = std::clamp(128 / int(w.width), 1, 32);
+  int total = 0;
+  for (int first = 0; first < 32; first += group) {
+    std::vector<uint64_t> lines;
+    for (int l = first; l < first + group; ++l)
+      if (w.mask >> l & 1u)
+        for (uint64_t b = w.addr[l]; b < w.addr[l] + w.width; ++b) lines.push_back(b / 128);
+    std::sort(lines.begin(), lines.end());
+    total += int(std::unique(lines.begin(), lines.end()) - lines.begin());
+  }
+  return total;
+}
+
+TEST(GlobalSectors, RandomWavefrontsAgainstDirectRule) {
+  // Random masks and addresses (the general path), and full warps of sorted addresses (the scan's path, with
+  // and without the memo: the same pattern twice).
+  std::mt19937_64 rng(4242);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int widths[] = {1, 2, 4, 8, 16};
+    const int width = widths[trial % 5];
+    const bool full_sorted = trial % 2 == 1;
+    WarpAccess w = global(0, 0, width, full_sorted ? ~0u : uint32_t(rng()));
+    for (int i = 0; i < 32; ++i) w.addr[i] = (uint64_t(1) << 32) + rng() % 4096 / uint64_t(width) * uint64_t(width);
+    if (full_sorted) std::sort(w.addr, w.addr + 32);
+    const int want = wavefronts_by_bytes(w);
+    ASSERT_EQ(count_global_sectors(w).wavefronts, want) << "trial " << trial;
+    ASSERT_EQ(count_global_sectors(w).wavefronts, want) << "trial " << trial << " (again)";
   }
 }
 
