@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace memsim {
 namespace {
@@ -119,6 +120,20 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   sum += std::pow(latency + block, k.overlap_p);
   if (latency + block > largest) largest = latency + block, top = latency >= block ? kTermLatency : kTermBlock;
   const double body = std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
+  // Where the fixed latency is known to fall short (model/profile.hpp, long_wait_lines): an L1-bound kernel
+  // waits in L1's queue anyway, and with several loads in flight a warp the waits overlap.
+  if (k.long_wait_lines > 0 && top != kTermL1 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2) {
+    const double lines = c.global_load_lines / c.global_load_instructions;
+    if (lines >= k.long_wait_lines) {
+      char text[640];
+      std::snprintf(text, sizeof text,
+                    "a load request spreads over %.3g lines (from %.3g on) with one load in flight a warp: such "
+                    "loads wait longer than the %.2f us a round trip the latency term charges, so the time above "
+                    "is likely low (%s)",
+                    lines, k.long_wait_lines, k.latency_us, k.long_wait_evidence.c_str());
+      pr.caveats.push_back(text);
+    }
+  }
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);
   pr.time_us = body + k.launch_us;
   pr.bottleneck = k.launch_us > body ? std::string(kTermLaunch) : name_bottleneck(top, c);

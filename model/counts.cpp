@@ -41,6 +41,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
                                         : std::max(double(s.instructions), double(s.sectors) / kSectorsPerLine);
     if (site.op == Op::Load) {
       c.global_load_instructions += double(s.instructions);
+      c.global_load_lines += double(s.lines);
       c.l2_load_sectors += double(s.ideal_sectors);
       c.dram_read_bytes += double(s.ideal_sectors) * kSector;
     } else {

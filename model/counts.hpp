@@ -30,6 +30,7 @@ struct KernelCounts {
   double l1_global_wavefronts = 0;               // L1 data-stage passes of global requests
   double shared_wavefronts = 0, shared_conflict_wavefronts = 0;
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
+  double global_load_lines = 0;  // distinct lines per load request, summed (0: not known)
   double instructions = 0;            // all warp instructions, when known (else estimated: model/cost.hpp)
   double source_operations = 0;       // the replay's lane-wise operations incl. memory calls (sim/lanes.hpp)
   double runtime_divisions[2] = {0, 0};  // warp-uniform integer divisions by launch values, 32- and 64-bit

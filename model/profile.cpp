@@ -130,6 +130,11 @@ CostConstants read_cost(const Reader& r) {
   r.numbers("cost.partial_store_ps", 3, lane_classes, false, c.partial_store_ps);
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
   c.latency_us = r.positive("cost.latency_us");
+  if (r.find("cost.long_wait")) {
+    c.long_wait_lines = r.positive("cost.long_wait.from_lines");
+    c.long_wait_evidence = r.text_or("cost.long_wait.evidence", "");
+    if (c.long_wait_evidence.empty()) r.fail("cost.long_wait.evidence", "must say what the threshold rests on");
+  }
   c.block_us = r.non_negative_or_zero("cost.block_us");  // absent: no block cost
   c.barrier_us = r.non_negative_or_zero("cost.barrier_us");  // absent: barriers cost nothing extra
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");

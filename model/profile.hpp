@@ -29,6 +29,11 @@ struct CostConstants {
   double partial_store_ps[3] = {0, 0, 0};  // per L2 write request of partly written sectors, by class (model/counts.hpp)
   double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage
   double latency_us = 0;               // a global load's round trip under load (Little's law)
+  // Not a cost: where latency_us is known to fall short. With one load in flight a warp, a request's wait grows
+  // with the lines it spreads over (measured: memsim-microbench --chain-loads); from this many lines a request
+  // on, a prediction that is not L1-bound says its time is likely low. 0: no such caveat.
+  double long_wait_lines = 0;
+  std::string long_wait_evidence;      // what the threshold rests on, quoted in the caveat
   double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
                                        // prologue index math, barrier, retirement)

@@ -9,8 +9,8 @@ prints the model's accuracy on the judged sets of issue 4 (f32 at 4096^2 and lar
   - with `memsim --instructions N`, N = the warp instructions Nsight Compute measured in the same run
     (smsp__inst_executed.sum): a diagnostic, not a prediction, since N is measured on the GPU. It bounds what
     a better instruction estimate could buy, and shows what the memory model leaves over.
-It also splits this memsim's predictions by whether memsim gave them a caveat (prediction.caveats: many lines
-partly written at once, whose read-backs the time does not include).
+It also splits this memsim's predictions by whether memsim gave them a caveat (prediction.caveats: a
+partial-store cost the profile lacks, or loads over many lines with one in flight, whose time is likely low).
 
     validate/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
 """
@@ -71,7 +71,8 @@ def spearman(a, b):
 
 
 def accuracy(rows, key):
-    apes = [abs(r[key] - r["measured"]) / r["measured"] for r in rows]
+    errors = [(r[key] - r["measured"]) / r["measured"] for r in rows]
+    apes = [abs(e) for e in errors]
     worst = max(range(len(rows)), key=lambda i: apes[i])
     groups = {}
     for r in rows:
@@ -80,11 +81,11 @@ def accuracy(rows, key):
     return {
         "n": len(rows),
         "mape": 100 * sum(apes) / len(apes),
+        "bias": 100 * sum(errors) / len(errors),
         "worst": 100 * apes[worst],
         "worst_id": rows[worst]["id"],
         "pooled": spearman([r["measured"] for r in rows], [r[key] for r in rows]),
-        "within_min": min(within),
-        "within_max": max(within),
+        "within": "%.3f–%.3f" % (min(within), max(within)) if within else "–",
     }
 
 
@@ -118,22 +119,21 @@ def main():
     print("## Cost model with the measured instruction count (diagnostic)\n")
     print("Runs: %s. memsim: `%s --instructions N`, N = `%s` measured in the same run.\n"
           % (", ".join("`%s`" % p for p in runs), binary.split("/")[-1], INSTRUCTIONS))
-    print("| set | instructions | n | MAPE | worst APE | worst configuration | Spearman pooled | Spearman within groups |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| set | instructions | n | MAPE | mean error | worst APE | worst configuration | Spearman pooled | Spearman within groups |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, subset in (("block 32x8", [r for r in rows if r["cfg"]["block"] == {"x": 32, "y": 8}]),
                          ("every block", rows)):
         for key, label in (("estimate", "as recorded in the run"), ("now", "this memsim's estimate"),
                            ("with_measured", "measured (ncu)")):
             a = accuracy(subset, key)
-            print("| %s | %s | %d | %.1f%% | %.1f%% | %s | %.3f | %.3f–%.3f |"
-                  % (name, label, a["n"], a["mape"], a["worst"], a["worst_id"], a["pooled"], a["within_min"],
-                     a["within_max"]))
+            print("| %s | %s | %d | %.1f%% | %+.1f%% | %.1f%% | %s | %.3f | %s |"
+                  % (name, label, a["n"], a["mape"], a["bias"], a["worst"], a["worst_id"], a["pooled"], a["within"]))
     for name, subset in (("every block, no caveat", [r for r in rows if not r["caveat"]]),
                          ("every block, with a caveat", [r for r in rows if r["caveat"]])):
         if subset:
             a = accuracy(subset, "now")
-            print("| %s | this memsim's estimate | %d | %.1f%% | %.1f%% | %s | %.3f | %.3f–%.3f |"
-                  % (name, a["n"], a["mape"], a["worst"], a["worst_id"], a["pooled"], a["within_min"], a["within_max"]))
+            print("| %s | this memsim's estimate | %d | %.1f%% | %+.1f%% | %.1f%% | %s | %.3f | %s |"
+                  % (name, a["n"], a["mape"], a["bias"], a["worst"], a["worst_id"], a["pooled"], a["within"]))
     print("\n| configuration | measured µs | predicted µs: as recorded | this memsim | caveat | with measured instructions | instructions (ncu) |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:

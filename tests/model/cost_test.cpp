@@ -188,6 +188,36 @@ TEST(Cost, LatencyIsLittlesLawInRounds) {
   EXPECT_NEAR(predict(k, toy(), o).term(kTermLatency), 16.0, 1e-9);
 }
 
+TEST(Cost, LoadsOverManyLinesWithOneInFlightSayTheTimeIsLikelyLow) {
+  DeviceProfile p = toy();
+  p.cost.long_wait_lines = 8;
+  p.cost.long_wait_evidence = "toy evidence";
+  KernelCounts k = base_counts();
+  k.blocks = 25600;
+  k.global_load_instructions = 819200;
+  k.global_load_lines = 819200 * 16.0;  // 16 lines a request
+  k.loads_in_flight_per_warp = 1;
+  k.dram_read_bytes = 1e8;  // 100 us of DRAM: above the 64 us of latency, so not L1-bound
+  Prediction pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("spreads over 16 lines (from 8 on)"), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("toy evidence"), std::string::npos) << pr.caveats[0];
+  // The time itself is what it was: a caveat, not a cost.
+  p.cost.long_wait_lines = 0;
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+  EXPECT_DOUBLE_EQ(predict(k, p).time_us, pr.time_us);
+  p.cost.long_wait_lines = 8;
+  k.global_load_lines = 819200 * 7.0;  // below the threshold
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+  k.global_load_lines = 819200 * 16.0;
+  k.loads_in_flight_per_warp = 2;  // the waits overlap
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+  k.loads_in_flight_per_warp = 1;
+  k.l1_global_wavefronts = 25600.0 * 800;  // 256 blocks on the busiest SM x 800: 204.8 us of L1 at 1 GHz
+  ASSERT_EQ(predict(k, p).bottleneck, "uncoalesced accesses (L1 sectors per request)");
+  EXPECT_TRUE(predict(k, p).caveats.empty());  // L1-bound: it waits in L1's queue anyway
+}
+
 TEST(Cost, BlockSchedulingIsPerBlockOverheadInRounds) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.2;

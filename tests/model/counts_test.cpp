@@ -34,9 +34,23 @@ TEST(Counts, NaiveStoresArePartialSectors) {
   // Coalesced loads: 128 requests, one line each; scattered stores: a wavefront per sector.
   EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);
   EXPECT_EQ(c.global_load_instructions, 128);
+  EXPECT_EQ(c.global_load_lines, 128);  // 32 floats = one 128-byte line a request
   EXPECT_EQ(c.memory_instructions, 256);
   EXPECT_EQ(c.loads_in_flight_per_warp, 1);  // load, store, load, ...: one in flight
   EXPECT_EQ(c.useful_bytes, 2 * 16384);
+}
+
+TEST(Counts, LoadLinesPerRequest) {
+  // naive_read reads a column: under 16x16 blocks a warp is 16 rows (x) by 2 columns (y), so each load
+  // request touches 16 lines, whatever the element size; 64x64 has 16 blocks of 8 warps, one load each.
+  for (Dtype d : {Dtype::F16, Dtype::F32, Dtype::F64}) {
+    const KernelCounts c = counts_from_replay(run("naive_read", {64, 64}, {16, 16}, d));
+    EXPECT_EQ(c.global_load_instructions, 128);
+    EXPECT_EQ(c.global_load_lines, 128 * 16);
+  }
+  // copy's rows of 32 doubles are 256 bytes: two lines a request.
+  const KernelCounts c = counts_from_replay(run("copy", {64, 64}, {32, 8}, Dtype::F64));
+  EXPECT_EQ(c.global_load_lines, 2 * c.global_load_instructions);
 }
 
 TEST(Counts, StagedTilesWaitOutEachLoadAndCountConflicts) {

@@ -151,6 +151,33 @@ TEST_F(ScratchDir, ReadBackConstants) {
   EXPECT_EQ(load_profile("plain").cost.read_back_from_lines, 0);
 }
 
+// The long-wait caveat is optional (absent: none), else a positive line count and the evidence behind it.
+TEST_F(ScratchDir, LongWaitCaveatNeedsItsEvidence) {
+  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  write("shipped", j.dump());
+  EXPECT_EQ(load_profile("shipped").cost.long_wait_lines, 8);
+  const nlohmann::json good = j["cost"]["long_wait"];
+  for (const char* field : {"from_lines", "evidence"}) {
+    j["cost"]["long_wait"] = good;
+    j["cost"]["long_wait"].erase(field);
+    write("missing", j.dump());
+    try {
+      load_profile("missing");
+      FAIL() << field;
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("cost.long_wait.") + field), std::string::npos) << e.what();
+    }
+  }
+  j["cost"]["long_wait"] = good;
+  j["cost"]["long_wait"]["from_lines"] = 0;
+  write("zero", j.dump());
+  EXPECT_THROW(load_profile("zero"), ProfileError);
+  j["cost"].erase("long_wait");
+  write("plain", j.dump());
+  EXPECT_EQ(load_profile("plain").cost.long_wait_lines, 0);
+}
+
 // The per-division instructions are optional (absent: divisions cost nothing extra), else two numbers.
 TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
   std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
