@@ -14,8 +14,7 @@ namespace {
 // whether the lanes' sectors never decrease, and how often a lane's sector (line) differs from the previous
 // lane's. Lanes usually walk addresses upward: then a sector is new exactly when it differs from the last one,
 // and the distinct sectors are changes + 1 (lines: line_changes + 1). Branch-free, so the compiler vectorizes it.
-// With `group` (a power of two) the line changes at the first lane of each group of that many lanes are counted
-// apart: a full warp of sorted lanes then has line_changes - group_line_changes + 32 / group L1 wavefronts.
+// With `group` the line changes at the first lane of each group of that many lanes are counted apart: a full warp of sorted lanes then has line_changes - group_line_changes + 32 / group L1 wavefronts.
 struct SectorScan {
   bool straddles = false;
   bool sorted = true;
@@ -29,7 +28,6 @@ MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int 
   const int shift = __builtin_ctz(unsigned(sector_bytes)), line_shift = __builtin_ctz(unsigned(line_bytes));
   const uint64_t low = uint64_t(sector_bytes - 1);
   const uint64_t last_start = uint64_t(sector_bytes - width);  // a lane starting past this straddles
-  const int group_mask = group - 1;
   uint64_t straddles = (addr[0] & low) > last_start, falls = 0;
   int changes = 0, line_changes = 0, group_line_changes = 0;
   for (int i = 1; i < lanes; ++i) {
@@ -37,10 +35,11 @@ MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int 
     straddles |= uint64_t((addr[i] & low) > last_start);
     falls |= uint64_t(id < prev);
     changes += int(id != prev);
-    const int line_change = int((addr[i] >> line_shift) != (addr[i - 1] >> line_shift));
-    line_changes += line_change;
-    group_line_changes += line_change & int((i & group_mask) == 0);
+    line_changes += int((addr[i] >> line_shift) != (addr[i - 1] >> line_shift));
   }
+  // Apart from the loop above, which then stays vectorized: at most 31 boundaries, none for a whole-warp group.
+  for (int i = group; i < lanes; i += group)
+    group_line_changes += int((addr[i] >> line_shift) != (addr[i - 1] >> line_shift));
   return {straddles != 0, falls == 0, changes, line_changes, group_line_changes};
 }
 
@@ -139,7 +138,10 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
 }  // namespace
 
 int l1_lane_group(int width, int line_bytes) {
-  return std::clamp(width > 0 ? line_bytes / width : kWarpSize, 1, kWarpSize);
+  if (width <= 0) return kWarpSize;
+  // Powers of two on every device we model: a shift, not a division, on the counting path.
+  const int group = is_pow2(width) && is_pow2(line_bytes) ? line_bytes >> __builtin_ctz(unsigned(width)) : line_bytes / width;
+  return std::clamp(group, 1, kWarpSize);
 }
 
 GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out, int line_bytes) {
