@@ -21,7 +21,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
   c.partial_lines_per_block = double(r.partial_lines_per_block);
-  constexpr double kSector = 32, kSectorsPerLine = 4;
+  constexpr double kSector = 32;
   for (int i = 0; i < k.num_sites; ++i) {
     const SiteInfo& site = k.sites[i];
     const SiteCounts& s = r.sites[i];
@@ -37,8 +37,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
       continue;
     }
     const bool scattered = s.sectors > s.ideal_sectors;
-    c.l1_global_wavefronts += scattered ? double(s.sectors)
-                                        : std::max(double(s.instructions), double(s.sectors) / kSectorsPerLine);
+    c.l1_global_wavefronts += double(s.l1_wavefronts);
     if (site.op == Op::Load) {
       c.global_load_instructions += double(s.instructions);
       c.global_load_lines += double(s.lines);

@@ -48,8 +48,8 @@ struct KernelCounts {
 //  - stores are written through to L2 per request, one L2 request per line; a request's sectors are partial
 //    when the request covers fewer bytes than its sectors hold; L2 completes partial sectors before it
 //    evicts them, so DRAM writes = the ideal sectors of the stores;
-//  - L1 data-stage wavefronts: one per sector for scattered requests, one per 128-byte line for
-//    coalesced ones;
+//  - L1 data-stage wavefronts as the replay counts them (sim/global_sectors.hpp): one per distinct line
+//    each group of lanes touches (32 lanes of 4 bytes or fewer, 16 of 8 bytes, 8 of 16 bytes);
 //  - loads in flight per warp from how nvcc schedules the suite's bodies (read off the PTX for sm_90): a
 //    body that alternates global loads and global stores keeps one load in flight (a load may not pass a
 //    store that may alias it); a body that stages a tile through shared memory, or loads its whole 4x4

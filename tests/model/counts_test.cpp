@@ -132,8 +132,16 @@ TEST(Counts, FromMicrobenchmarkRecords) {
   const KernelCounts c = counts_from_microbench("strided_store", j);
   EXPECT_EQ(c.partial_store_requests[kLanes4], 4096);  // 4096 sectors carry 16384 bytes: partial
   EXPECT_EQ(c.l2_store_sectors, 0);
-  EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);
+  EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);  // an older record: the rule of its time
   EXPECT_EQ(c.instructions, 256 * 6);
+  // A record carrying the replay's L1 wavefronts: used as given (4-byte rows of 32 lanes: 1 a load request;
+  // 32 rows a store request: 32).
+  nlohmann::json carried = j;
+  carried["l1_wavefronts_ld"] = 128;
+  carried["l1_wavefronts_st"] = 4096;
+  EXPECT_EQ(counts_from_microbench("strided_store", carried).l1_global_wavefronts, 128 + 4096);
+  carried["l1_wavefronts_ld"] = 256;  // different from the old rule, so the carried value shows
+  EXPECT_EQ(counts_from_microbench("strided_store", carried).l1_global_wavefronts, 256 + 4096);
   EXPECT_EQ(c.regs_per_thread, 18);
 
   // An issue benchmark carries the count Nsight Compute measured; it replaces the loop estimate.

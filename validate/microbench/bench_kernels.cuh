@@ -4,6 +4,7 @@
 // memsim-calibrate fits the model's constants through the model's own formula.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -18,6 +19,9 @@ struct Counts {
   double useful_bytes = 0;  // bytes the launch moves on purpose (read + written)
   double dram_read_bytes = 0, dram_write_bytes = 0;
   double l1_sectors_ld = 0, l1_sectors_st = 0;  // l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}
+  // L1 data-stage passes of the global requests, as the replay counts them (sim/global_sectors.hpp): one per
+  // distinct 128-byte line of each group of 128 / lane-width lanes (rows_wavefronts below).
+  double l1_wavefronts_ld = 0, l1_wavefronts_st = 0;
   double l2_sectors_ld = 0, l2_sectors_st = 0;  // after L1 hits (loads) / as sent (stores)
   // L2 write requests, one per line a store instruction writes (lts__t_requests_srcunit_tex_op_write): given
   // where the stores write sectors in part, the only case the cost model reads it; 0 elsewhere.
@@ -33,6 +37,14 @@ struct Counts {
   // for the suite (sim/partial_lines.hpp): times the blocks resident at once, the lines partly written at once.
   double partial_lines_per_block = 0;
 };
+
+// The L1 wavefronts of a request whose lanes form `rows` row pieces of 32 / rows consecutive lanes, each piece
+// aligned to its size: the lanes go through L1 in groups of 128 / lane_bytes (at most 32), one pass per line
+// a group touches. A group holds whole pieces when pieces are at most 128 bytes (one line each: `rows`
+// passes in all), else 128-byte parts of one piece (one line each: 32 x lane_bytes / 128 passes).
+inline double rows_wavefronts(int rows, int lane_bytes) {
+  return std::max(double(rows), std::max(1.0, 32.0 * lane_bytes / 128));
+}
 
 __global__ void empty_kernel() {}
 
@@ -61,6 +73,7 @@ Counts copy_ilp_counts(size_t n_vec, int64_t dyn_smem) {
   c.dram_read_bytes = c.dram_write_bytes = bytes;
   c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
   c.global_ld_instructions = c.global_st_instructions = double(n_vec) / 32;
+  c.l1_wavefronts_ld = c.l1_wavefronts_st = c.global_ld_instructions * rows_wavefronts(1, int(sizeof(V)));
   c.loads_in_flight_per_warp = E;
   return c;
 }
@@ -140,6 +153,10 @@ Counts strided_counts(int P, int64_t dyn_smem = 0) {
   c.dram_read_bytes = c.dram_write_bytes = bytes;
   c.global_ld_instructions = c.global_st_instructions = inst;
   c.loads_in_flight_per_warp = 4;
+  const double strided_wavefronts = inst * rows_wavefronts(K, int(sizeof(T)));
+  const double linear_wavefronts = inst * rows_wavefronts(1, int(sizeof(T)));
+  c.l1_wavefronts_ld = kStridedStore ? linear_wavefronts : strided_wavefronts;
+  c.l1_wavefronts_st = kStridedStore ? strided_wavefronts : linear_wavefronts;
   if (kStridedStore) {
     c.l1_sectors_ld = c.l2_sectors_ld = inst * linear_sectors;
     c.l1_sectors_st = c.l2_sectors_st = inst * strided_sectors;
@@ -186,6 +203,7 @@ Counts shared_conflict_counts(int64_t blocks, int reps) {
   c.shared_wavefronts = warps * (8 + double(reps) * 32 * K);
   c.global_st_instructions = warps;
   c.l1_sectors_st = c.l2_sectors_st = warps * 4;
+  c.l1_wavefronts_st = warps;  // a row of 32 floats: one line
   c.dram_write_bytes = c.useful_bytes = warps * 128;
   c.barriers = 1;  // the row is filled, then read
   return c;
@@ -226,6 +244,7 @@ Counts shared_copy_conflict_counts(int P) {
   c.dram_read_bytes = c.dram_write_bytes = bytes;
   c.global_ld_instructions = c.global_st_instructions = warps * 4;
   c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
+  c.l1_wavefronts_ld = c.l1_wavefronts_st = warps * 4;  // a row of 32 floats a request: one line
   c.shared_instructions = warps * 8;
   c.shared_wavefronts = warps * (4 + 4.0 * K);
   c.loads_in_flight_per_warp = 4;
@@ -258,6 +277,8 @@ inline Counts tiled_copy_counts(int W, int H, int bx, int by, int e) {
   // A warp covers 32 / bx rows of bx floats: whole sectors (bx >= 8), 32 * 4 / 32 = 4 sectors a request.
   c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
   c.global_ld_instructions = c.global_st_instructions = n / 32;
+  // ... in 32 / bx lines (bx <= 32), one wavefront each.
+  c.l1_wavefronts_ld = c.l1_wavefronts_st = c.global_ld_instructions * rows_wavefronts(std::max(1, 32 / bx), 4);
   c.loads_in_flight_per_warp = 1;
   return c;
 }
@@ -386,6 +407,10 @@ Counts half_sector_counts(int rows, int sectors_per_row) {
   // Stores: each request writes half of 32 sectors, m of them in each of K lines.
   c.l1_sectors_st = c.l2_sectors_st = 2 * sectors;
   c.l2_requests_st = c.global_st_instructions * K;
+  // 16-byte lanes go through L1 8 at a time: a load's 8 lanes span 256 bytes (2 lines), 8 passes a request;
+  // a store's 8 lanes hold 8 / m rows of one line each, 32 / m = K passes a request.
+  c.l1_wavefronts_ld = c.global_ld_instructions * 8;
+  c.l1_wavefronts_st = c.global_st_instructions * K;
   c.loads_in_flight_per_warp = 2;
   // A block's 256 sectors lie in 64 lines; a warp writes m neighbouring sectors of a row, so a line's 4
   // sectors come from 4 / m of the 8 warps (one warp alone for K = 8: not counted), each line weighted by

@@ -43,7 +43,8 @@ std::string counts_json(const Counts& c) {
      << ", \"shared_bytes_per_block\": " << c.shared_bytes_per_block << ", \"regs_per_thread\": " << c.regs_per_thread
      << ", \"useful_bytes\": " << num(c.useful_bytes) << ", \"dram_read_bytes\": " << num(c.dram_read_bytes)
      << ", \"dram_write_bytes\": " << num(c.dram_write_bytes) << ", \"l1_sectors_ld\": " << num(c.l1_sectors_ld)
-     << ", \"l1_sectors_st\": " << num(c.l1_sectors_st) << ", \"l2_sectors_ld\": " << num(c.l2_sectors_ld)
+     << ", \"l1_sectors_st\": " << num(c.l1_sectors_st) << ", \"l1_wavefronts_ld\": " << num(c.l1_wavefronts_ld)
+     << ", \"l1_wavefronts_st\": " << num(c.l1_wavefronts_st) << ", \"l2_sectors_ld\": " << num(c.l2_sectors_ld)
      << ", \"l2_sectors_st\": " << num(c.l2_sectors_st) << ", \"l2_requests_st\": " << num(c.l2_requests_st) << ", \"shared_wavefronts\": " << num(c.shared_wavefronts)
      << ", \"shared_instructions\": " << num(c.shared_instructions)
      << ", \"global_ld_instructions\": " << num(c.global_ld_instructions)
