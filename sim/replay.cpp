@@ -210,6 +210,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
 
 std::vector<Metric> ncu_metrics(const ReplayResult& r) {
   int64_t g_req[2] = {0, 0}, g_sec[2] = {0, 0}, s_inst[2] = {0, 0}, s_wave[2] = {0, 0}, s_conf[2] = {0, 0};
+  int64_t g_wave = 0;
   for (int i = 0; i < r.config.kernel->num_sites; ++i) {
     const SiteInfo& info = r.config.kernel->sites[i];
     const SiteCounts& c = r.sites[i];
@@ -217,6 +218,7 @@ std::vector<Metric> ncu_metrics(const ReplayResult& r) {
     if (info.space == Space::Global) {
       g_req[op] += c.instructions;
       g_sec[op] += c.sectors;
+      g_wave += c.l1_wavefronts;
     } else {
       s_inst[op] += c.instructions;
       s_wave[op] += c.wavefronts;
@@ -228,6 +230,8 @@ std::vector<Metric> ncu_metrics(const ReplayResult& r) {
       {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", g_req[1]},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", g_sec[0]},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", g_sec[1]},
+      // L1 data-stage wavefronts of local/global requests (the kernels have no local memory), loads and stores.
+      {"l1tex__data_pipe_lsu_wavefronts_mem_lgds.sum", g_wave},
       {"smsp__inst_executed_op_shared_ld.sum", s_inst[0]},
       {"smsp__inst_executed_op_shared_st.sum", s_inst[1]},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", s_wave[0]},

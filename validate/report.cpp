@@ -35,6 +35,17 @@ std::optional<Tolerance> tolerance_for(const std::string& metric) {
             "(all-off instructions too), which the hardware issues where the compiler predicates";
     return t;
   }
+  if (starts_with(metric, "l1tex__data_pipe_lsu_wavefronts_mem_lgds")) {
+    // One wavefront per distinct line of each lane group (sim/global_sectors.hpp) is the floor; the H100 counts
+    // 1.01-1.25x that over the suite at 2048^2 and 8192^2 (validate/results/l1_wavefronts.md), the excess, as
+    // for shared wavefronts, depending on timing rather than addresses. The rule it replaced was 0.38-5.4x off.
+    t.exact = false;
+    t.below = 0.01;
+    t.above = 0.30;
+    t.reference = "predicted global wavefronts";
+    t.why = "hardware counts global data-stage wavefronts 1-25% above the lines each lane group touches";
+    return t;
+  }
   const bool wavefronts = starts_with(metric, "l1tex__data_pipe_lsu_wavefronts_mem_shared");
   const bool conflicts = starts_with(metric, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared");
   if (!wavefronts && !conflicts) return std::nullopt;

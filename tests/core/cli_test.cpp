@@ -209,6 +209,7 @@ const std::vector<std::string> kMetricNames = {
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_lgds.sum",
     "smsp__inst_executed_op_shared_ld.sum",
     "smsp__inst_executed_op_shared_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
@@ -216,7 +217,8 @@ const std::vector<std::string> kMetricNames = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 };
-const std::vector<int64_t> kCoalesced64Metrics = {128, 128, 512, 512, 128, 128, 4096, 128, 3968, 0};
+// Global wavefronts: 256 requests of one 128-byte row each, one pass apiece.
+const std::vector<int64_t> kCoalesced64Metrics = {128, 128, 512, 512, 256, 128, 128, 4096, 128, 3968, 0};
 
 const std::vector<std::string> kSiteCommonKeys = {"site", "name", "space", "op", "expr", "instructions",
                                                   "lane_accesses", "bytes"};

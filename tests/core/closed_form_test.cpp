@@ -78,6 +78,9 @@ TEST(ClosedForm, NaiveF32Block8x32) {
   EXPECT_EQ(r.config.shape.tile_x, 8);
   EXPECT_EQ(r.config.shape.tile_y, 32);
   expect_sites(r, {{kI, 4 * kI, 4 * kI}, {kI, 8 * kI, 4 * kI}}, "naive f32 8x32");
+  // L1 wavefronts: 4-byte lanes go through as one group, one pass per line: a load's 4 rows are 4 lines, a
+  // store's 8 output rows 8 lines (the old rule, one per 128 bytes, said 1 for the loads).
+  EXPECT_EQ(metric(r, "l1tex__data_pipe_lsu_wavefronts_mem_lgds.sum"), (4 + 8) * kI);
 }
 
 // f64 and f16 naive: a 32-lane row load is 256 B (8 sectors) or 64 B (2 sectors), aligned; stores stay one
@@ -86,6 +89,10 @@ TEST(ClosedForm, NaiveF64AndF16) {
   const int64_t i = 1024 * 512 / 32;
   expect_sites(run("naive", {1024, 512}, {32, 8}, Dtype::F64), {{i, 8 * i, 8 * i}, {i, 32 * i, 8 * i}}, "naive f64");
   expect_sites(run("naive", {1024, 512}, {32, 8}, Dtype::F16), {{i, 2 * i, 2 * i}, {i, 32 * i, 2 * i}}, "naive f16");
+  // f64 lanes go through L1 in half-warps: the 256-byte row load is 2 lines, one per half (2 passes); the
+  // store's 32 output rows are 16 lines per half (32 passes).
+  EXPECT_EQ(metric(run("naive", {1024, 512}, {32, 8}, Dtype::F64), "l1tex__data_pipe_lsu_wavefronts_mem_lgds.sum"),
+            (2 + 32) * i);
 }
 
 // naive_read (002 step 1) lays the tile over the output: lanes walk output columns = input rows, so a load
