@@ -727,8 +727,9 @@ void write_markdown(std::ostream& os, const Json& run) {
   if (any_measured) {
     os << "### Counts: memsim predicted → Nsight Compute measured\n\n";
     os << "Global requests and sectors must match exactly (`= n`); shared instructions must lie between memsim's "
-          "count and the warp instructions reached (shown as `≤ n` where they differ); shared wavefronts and bank "
-          "conflicts within the stated band (errors of conflicts are relative to the wavefronts).\n\n";
+          "count and the warp instructions reached (shown as `≤ n` where they differ); shared wavefronts, bank "
+          "conflicts and the global requests' L1 wavefronts (in the JSON and CSV) within the stated band (errors of "
+          "conflicts are relative to the wavefronts).\n\n";
     os << "| kernel | dtype | matrix | block | global ld requests | global ld sectors | global st requests | "
           "global st sectors | shared ld inst | shared st inst | shared ld wavefronts | shared st wavefronts | "
           "ld bank conflicts | st bank conflicts |\n";
@@ -795,7 +796,7 @@ void write_markdown(std::ostream& os, const Json& run) {
     os << "- shared instructions: " << s["bounded_counts_within"] << " of " << s["bounded_counts_compared"]
        << " within [memsim, reached], " << s["bounded_counts_equal_to_prediction"] << " equal to memsim's count\n";
   if (s["toleranced_counts_compared"].get<int64_t>() > 0) {
-    os << "- shared wavefronts / bank conflicts: " << s["toleranced_counts_within"] << " of "
+    os << "- wavefronts (shared, and global in L1) / bank conflicts: " << s["toleranced_counts_within"] << " of "
        << s["toleranced_counts_compared"] << " within tolerance; relative error ranges:";
     for (const auto& [name, rr] : s["relative_error_ranges"].items())
       os << "\n  - `" << name << "`: " << num(100.0 * rr["min_rel_error"].get<double>(), 2) << "% .. "
