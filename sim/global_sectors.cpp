@@ -14,7 +14,8 @@ namespace {
 // whether the lanes' sectors never decrease, and how often a lane's sector (line) differs from the previous
 // lane's. Lanes usually walk addresses upward: then a sector is new exactly when it differs from the last one,
 // and the distinct sectors are changes + 1 (lines: line_changes + 1). Branch-free, so the compiler vectorizes it.
-// With `group` the line changes at the first lane of each group of that many lanes are counted apart: a full warp of sorted lanes then has line_changes - group_line_changes + 32 / group L1 wavefronts.
+// With `group`, the line changes at the first lane of each group of that many lanes are also counted apart: a
+// full warp of sorted lanes then makes line_changes - group_line_changes + 32 / group L1 wavefronts.
 struct SectorScan {
   bool straddles = false;
   bool sorted = true;
@@ -53,9 +54,10 @@ int l1_wavefronts(const WarpAccess& w, int line_bytes) {
     int n = 0;
     for (int lane = first; lane < first + group; ++lane) {
       if (!(w.mask >> lane & 1u)) continue;
-      const uint64_t a = w.addr[lane] / uint64_t(line_bytes), b = (w.addr[lane] + uint64_t(w.width) - 1) / uint64_t(line_bytes);
-      ids[n++] = a;
-      if (b != a) ids[n++] = b;
+      const uint64_t first_line = w.addr[lane] / uint64_t(line_bytes);
+      const uint64_t last_line = (w.addr[lane] + uint64_t(w.width) - 1) / uint64_t(line_bytes);
+      ids[n++] = first_line;
+      if (last_line != first_line) ids[n++] = last_line;
     }
     std::sort(ids, ids + n);
     total += int(std::unique(ids, ids + n) - ids);
@@ -102,7 +104,8 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
 
   // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
   if (is_pow2(sector_bytes) && is_pow2(line_bytes)) {
-    const SectorScan scan = scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
+    const SectorScan scan =
+        scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
     if (!scan.straddles) {
       // The packed lanes are the warp's lanes, and its groups, only when every lane is active.
       const int wavefronts = scan.sorted && lanes == kWarpSize && is_pow2(group) ? sorted_warp_wavefronts(scan, group)
@@ -140,7 +143,8 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
 int l1_lane_group(int width, int line_bytes) {
   if (width <= 0) return kWarpSize;
   // Powers of two on every device we model: a shift, not a division, on the counting path.
-  const int group = is_pow2(width) && is_pow2(line_bytes) ? line_bytes >> __builtin_ctz(unsigned(width)) : line_bytes / width;
+  const int group =
+      is_pow2(width) && is_pow2(line_bytes) ? line_bytes >> __builtin_ctz(unsigned(width)) : line_bytes / width;
   return std::clamp(group, 1, kWarpSize);
 }
 
@@ -158,7 +162,8 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
   // the scan).
   if (w.mask == ~0u && is_pow2(sector_bytes) && is_pow2(line_bytes)) {
     const int group = l1_lane_group(w.width, line_bytes);
-    const SectorScan scan = scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
+    const SectorScan scan =
+        scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
     if (!scan.straddles && scan.sorted && is_pow2(group))
       return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes,
                         sorted_warp_wavefronts(scan, group));
