@@ -314,6 +314,7 @@ int main(int argc, char** argv) {
     cost["read_back"]["ps_per_byte"] = {c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
                                         c.read_back_ps_per_byte[2]};
     cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
+    if (c.l2_write_slot_ps > 0) cost["l2_write_slot_ps"] = c.l2_write_slot_ps;
     cost["latency_us"] = c.latency_us;
     cost["block_us"] = c.block_us;
     cost["barrier_us"] = c.barrier_us;

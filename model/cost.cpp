@@ -72,6 +72,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
   double partial = pr.read_back_us;
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
+  const double writes = c.l2_write_slots * k.l2_write_slot_ps * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
   double instructions = c.memory_instructions * k.instructions_per_memory_op;
   pr.instructions_basis = kBasisMemoryRatio;
@@ -106,8 +107,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
     block = block_hold * std::max(1.0, double(c.blocks) / slots);
   }
 
-  pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},           {kTermPartial, partial}, {kTermL1, l1},
-                 {kTermIssue, issue}, {kTermLatency, latency}, {kTermBlock, block}};
+  pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},           {kTermPartial, partial}, {kTermWrites, writes},
+                 {kTermL1, l1},       {kTermIssue, issue},     {kTermLatency, latency}, {kTermBlock, block}};
   double sum = 0, largest = 0;
   std::string top = kTermLaunch;
   for (const auto& [name, t] : pr.terms_us) {

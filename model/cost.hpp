@@ -8,6 +8,9 @@
 //                             the L2 reads a fraction of their bytes back from DRAM before writing them
 //                             (its growth fitted on memsim-partial-lines, its cost per byte there for 4-byte
 //                             lanes and by memsim-calibrate for wider ones; the bytes also count on DRAM)
+//   crossbar into L2          the stores' write requests + the sectors they touch (model/counts.hpp) x
+//                             l2_write_slot_ps: half-sector stores keep it busier than whole-sector ones
+//                             (validate/results/store_path_f64.ncu.csv; the constant fitted on microbenchmarks)
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
 //                             given, or estimated from the replay's lane-wise operations (profile constants
@@ -51,6 +54,7 @@ inline constexpr const char* kTermDram = "DRAM bandwidth";
 inline constexpr const char* kTermL2 = "L2 sector traffic";
 inline constexpr const char* kTermPartial = "L2 partial-sector stores";
 inline constexpr const char* kTermL1 = "L1/shared wavefronts";
+inline constexpr const char* kTermWrites = "crossbar into L2 (stores)";
 inline constexpr const char* kTermIssue = "instruction issue";
 inline constexpr const char* kTermLatency = "latency (too few bytes in flight)";
 inline constexpr const char* kTermBlock = "block scheduling (per-block overhead)";

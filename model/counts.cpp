@@ -53,6 +53,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
         c.l2_store_sectors += double(s.sectors);
       }
       c.dram_write_bytes += double(s.ideal_sectors) * kSector;
+      c.l2_write_slots += double(s.lines) + double(s.sectors);
     }
   }
   const double warps = c.warps();

@@ -27,6 +27,9 @@ struct KernelCounts {
   double l2_store_sectors = 0;                   // stored sectors written whole by their request
   double partial_store_requests[3] = {0, 0, 0};  // L2 write requests (lines) of partly written sectors, by class
   double partial_store_bytes[3] = {0, 0, 0};     // the bytes those requests write
+  // What the stores send through the crossbar into L2: each L2 write request (one per line a store
+  // instruction writes) and each sector it touches, whole or in part, takes a slot.
+  double l2_write_slots = 0;
   double l1_global_wavefronts = 0;               // L1 data-stage passes of global requests
   double shared_wavefronts = 0, shared_conflict_wavefronts = 0;
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions

@@ -65,6 +65,15 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
   };
   c.l1_global_wavefronts = wavefronts("l1_wavefronts_ld", l1_ld, ld_inst, c.dram_read_bytes) +
                            wavefronts("l1_wavefronts_st", l1_st, st_inst, c.dram_write_bytes);
+  // Crossbar slots of the stores: their L2 write requests plus their sectors. Partial stores' requests are
+  // counted above; the other store benchmarks write each line in one L1 pass (lanes of 4 bytes or more, a
+  // line per lane group), so their requests are their L1 wavefronts when the record carries those, else one
+  // per 4 sectors (whole lines).
+  const double st_wavefronts = optional_count(j, "l1_wavefronts_st", where);
+  const double write_requests = partial ? c.partial_store_requests[kLanes4] + c.partial_store_requests[kLanes8] +
+                                              c.partial_store_requests[kLanes16]
+                                        : st_wavefronts > 0 ? st_wavefronts : l1_st / 4;
+  c.l2_write_slots = l1_st + write_requests;
   c.shared_wavefronts = field(j, "shared_wavefronts", where);
   const double shared_inst = field(j, "shared_instructions", where);
   c.shared_conflict_wavefronts = std::max(0.0, c.shared_wavefronts - shared_inst);

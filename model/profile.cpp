@@ -129,6 +129,7 @@ CostConstants read_cost(const Reader& r) {
   const std::string lane_classes = "lanes of at most 4, 8 and 16 bytes";
   r.numbers("cost.partial_store_ps", 3, lane_classes, false, c.partial_store_ps);
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
+  c.l2_write_slot_ps = r.non_negative_or_zero("cost.l2_write_slot_ps");  // absent: no crossbar term
   c.latency_us = r.positive("cost.latency_us");
   if (r.find("cost.long_wait")) {
     c.long_wait_lines = r.positive("cost.long_wait.from_lines");

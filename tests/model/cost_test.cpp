@@ -73,6 +73,18 @@ TEST(Cost, L2AndPartialStoreTerms) {
   EXPECT_NEAR(p.term(kTermL2), 5.0, 1e-9);
   EXPECT_NEAR(p.term(kTermPartial), 70.0, 1e-9);
   EXPECT_EQ(p.bottleneck, kTermPartial);
+  EXPECT_EQ(p.term(kTermWrites), 0.0);  // no crossbar cost in this profile
+}
+
+TEST(Cost, CrossbarIntoL2ChargesEveryStoreSlot) {
+  DeviceProfile d = toy();
+  d.cost.l2_write_slot_ps = 4;
+  KernelCounts k = base_counts();
+  k.l2_write_slots = 25e6;  // 25e6 slots x 4 ps = 100 us: the largest term, added in full (p = 1) + launch
+  const Prediction p = predict(k, d);
+  EXPECT_NEAR(p.term(kTermWrites), 100.0, 1e-9);
+  EXPECT_NEAR(p.time_us, 103.0, 1e-9);
+  EXPECT_EQ(p.bottleneck, kTermWrites);
 }
 
 TEST(Cost, L1TermGoesToTheBusiestSmAndNamesBankConflicts) {

@@ -40,6 +40,14 @@ TEST(Counts, NaiveStoresArePartialSectors) {
   EXPECT_EQ(c.useful_bytes, 2 * 16384);
 }
 
+TEST(Counts, StoreSlotsAreWriteRequestsPlusSectors) {
+  // naive f32 64x64, block 32x8: 128 store instructions, each 32 output rows of one sector: 32 L2 write
+  // requests and 32 sectors, 64 slots each. The loads take none.
+  EXPECT_EQ(counts_from_replay(run("naive", {64, 64}, {32, 8})).l2_write_slots, 128 * 64);
+  // copy: a store is one 128-byte row, 1 request and 4 sectors.
+  EXPECT_EQ(counts_from_replay(run("copy", {64, 64}, {32, 8})).l2_write_slots, 128 * 5);
+}
+
 TEST(Counts, LoadLinesPerRequest) {
   // naive_read reads a column: under 16x16 blocks a warp is 16 rows (x) by 2 columns (y), so each load
   // request touches 16 lines, whatever the element size; 64x64 has 16 blocks of 8 warps, one load each.
@@ -142,6 +150,14 @@ TEST(Counts, FromMicrobenchmarkRecords) {
   EXPECT_EQ(counts_from_microbench("strided_store", carried).l1_global_wavefronts, 128 + 4096);
   carried["l1_wavefronts_ld"] = 256;  // different from the old rule, so the carried value shows
   EXPECT_EQ(counts_from_microbench("strided_store", carried).l1_global_wavefronts, 256 + 4096);
+  // Store slots: the partial stores' 4096 write requests (one a sector in an older record) + 4096 sectors.
+  EXPECT_EQ(c.l2_write_slots, 4096 + 4096);
+  // Whole-sector stores: requests are the store wavefronts the record carries (else a quarter of the sectors).
+  nlohmann::json whole = j;
+  whole["l2_sectors_st"] = 512, whole["l1_sectors_st"] = 512;
+  EXPECT_EQ(counts_from_microbench("strided_load", whole).l2_write_slots, 512 + 128);
+  whole["l1_wavefronts_st"] = 256;
+  EXPECT_EQ(counts_from_microbench("strided_load", whole).l2_write_slots, 512 + 256);
   EXPECT_EQ(c.regs_per_thread, 18);
 
   // An issue benchmark carries the count Nsight Compute measured; it replaces the loop estimate.
