@@ -178,6 +178,20 @@ TEST_F(ScratchDir, LongWaitCaveatNeedsItsEvidence) {
   EXPECT_EQ(load_profile("plain").cost.long_wait_lines, 0);
 }
 
+// The crossbar's cost per store slot is optional (absent: no such term), never negative.
+TEST_F(ScratchDir, CrossbarSlotCostIsOptional) {
+  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  write("shipped", j.dump());
+  EXPECT_GT(load_profile("shipped").cost.l2_write_slot_ps, 0);
+  j["cost"]["l2_write_slot_ps"] = -1;
+  write("negative", j.dump());
+  EXPECT_THROW(load_profile("negative"), ProfileError);
+  j["cost"].erase("l2_write_slot_ps");
+  write("plain", j.dump());
+  EXPECT_EQ(load_profile("plain").cost.l2_write_slot_ps, 0);
+}
+
 // The per-division instructions are optional (absent: divisions cost nothing extra), else two numbers.
 TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
   std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
