@@ -264,6 +264,9 @@ void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /
   {NAME, K, W, INTERLEAVED, Source::Positions, launch_store<K, INTERLEAVED, W>, (const void*)&store_only<K, INTERLEAVED, W>, \
    __VA_ARGS__}
 #define PL_STORES(NAME, K, INTERLEAVED, ...) PL_STORES_W(NAME, K, 1, INTERLEAVED, __VA_ARGS__)
+// K = 8 rows a block, each line's 8 pieces from G of its warps (store_only_warp_lines, or after row loads).
+#define PL_WARP_LINES(NAME, SOURCE, LAUNCH, KERNEL, G) \
+  {NAME, 8, 1, true, Source::SOURCE, LAUNCH<G>, (const void*)&KERNEL<G>, 1, 0, 4, G}
 #define PL_WIDE(NAME, WORD, K, G) \
   {NAME, K, 1, true, Source::Positions, launch_wide<WORD, K>, (const void*)&store_only_wide<WORD, K>, G, 0, int(sizeof(WORD))}
 const Config kConfigs[] = {
@@ -289,22 +292,18 @@ const Config kConfigs[] = {
     PL_STORES("stores K=4 interleaved, rows padded 256 words", 4, true, 1, 256),
     PL_STORES("stores K=4 interleaved, rows padded 1024 words", 4, true, 1, 1024),
     PL_STORES("stores K=4 interleaved, rows padded 2080 words", 4, true, 1, 2080),
-    {"stores K=8, each line by one warp", 8, 1, true, Source::Positions, launch_warp_lines<1>,
-     (const void*)&store_only_warp_lines<1>, 1, 0, 4, 1},
-    {"stores K=8, each line by 2 warps", 8, 1, true, Source::Positions, launch_warp_lines<2>,
-     (const void*)&store_only_warp_lines<2>, 1, 0, 4, 2},
-    {"stores K=8, each line by 4 warps", 8, 1, true, Source::Positions, launch_warp_lines<4>,
-     (const void*)&store_only_warp_lines<4>, 1, 0, 4, 4},
-    {"stores K=8, each line by 8 warps", 8, 1, true, Source::Positions, launch_warp_lines<8>,
-     (const void*)&store_only_warp_lines<8>, 1, 0, 4, 8},
-    {"row loads + K=8, each line by one warp", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<1>,
-     (const void*)&row_loads_warp_lines<1>, 1, 0, 4, 1},
-    {"row loads + K=8, each line by 2 warps", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<2>,
-     (const void*)&row_loads_warp_lines<2>, 1, 0, 4, 2},
-    {"row loads + K=8, each line by 4 warps", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<4>,
-     (const void*)&row_loads_warp_lines<4>, 1, 0, 4, 4},
-    {"row loads + K=8, each line by 8 warps", 8, 1, true, Source::RowLoadsWarpLines, launch_row_loads_warp_lines<8>,
-     (const void*)&row_loads_warp_lines<8>, 1, 0, 4, 8},
+    PL_WARP_LINES("stores K=8, each line by one warp", Positions, launch_warp_lines, store_only_warp_lines, 1),
+    PL_WARP_LINES("stores K=8, each line by 2 warps", Positions, launch_warp_lines, store_only_warp_lines, 2),
+    PL_WARP_LINES("stores K=8, each line by 4 warps", Positions, launch_warp_lines, store_only_warp_lines, 4),
+    PL_WARP_LINES("stores K=8, each line by 8 warps", Positions, launch_warp_lines, store_only_warp_lines, 8),
+    PL_WARP_LINES("row loads + K=8, each line by one warp", RowLoadsWarpLines, launch_row_loads_warp_lines,
+                  row_loads_warp_lines, 1),
+    PL_WARP_LINES("row loads + K=8, each line by 2 warps", RowLoadsWarpLines, launch_row_loads_warp_lines,
+                  row_loads_warp_lines, 2),
+    PL_WARP_LINES("row loads + K=8, each line by 4 warps", RowLoadsWarpLines, launch_row_loads_warp_lines,
+                  row_loads_warp_lines, 4),
+    PL_WARP_LINES("row loads + K=8, each line by 8 warps", RowLoadsWarpLines, launch_row_loads_warp_lines,
+                  row_loads_warp_lines, 8),
     // 8- and 16-byte lanes, the same 16-byte pieces (store_only_wide): K = 2 and 1 keep 32 lines a block, as
     // store_only's K = 4; K = 4 and 2, 64.
     PL_WIDE("stores 8-byte lanes K=2", uint64_t, 2, 1), PL_WIDE("stores 8-byte lanes K=4", uint64_t, 4, 1),
@@ -342,6 +341,7 @@ const Config kConfigs[] = {
 #undef PL_STORES
 #undef PL_STORES_W
 #undef PL_WIDE
+#undef PL_WARP_LINES
 
 // loads_then_stores' output, word by word: each store position holds the word its thread loaded for it.
 template <int W, bool kContiguous>
