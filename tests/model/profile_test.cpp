@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 
 #include "model/profile.hpp"
 
@@ -82,6 +83,27 @@ class ScratchDir : public ::testing::Test {
     fs::remove_all(dir_);
   }
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / (name + ".json")) << text; }
+  // The shipped H100 profile, to be edited into broken ones.
+  static nlohmann::json shipped_h100() {
+    std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
+    return nlohmann::json::parse(in);
+  }
+  // Each field of cost.`group` left out in turn: the profile is refused, the error naming the field.
+  void expect_each_field_required(nlohmann::json j, const std::string& group,
+                                  std::initializer_list<const char*> fields) {
+    const nlohmann::json good = j["cost"][group];
+    for (const char* field : fields) {
+      j["cost"][group] = good;
+      j["cost"][group].erase(field);
+      write("missing", j.dump());
+      try {
+        load_profile("missing");
+        FAIL() << field;
+      } catch (const ProfileError& e) {
+        EXPECT_NE(std::string(e.what()).find("cost." + group + "." + field), std::string::npos) << e.what();
+      }
+    }
+  }
   fs::path dir_;
 };
 
@@ -105,8 +127,7 @@ TEST_F(ScratchDir, MalformedFilesNameTheFileAndField) {
 }
 
 TEST_F(ScratchDir, WrongTypesAreNamed) {
-  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
-  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j = shipped_h100();
   j["sm"]["count"] = "many";
   write("h100x", j.dump());
   try {
@@ -123,23 +144,10 @@ TEST_F(ScratchDir, WrongTypesAreNamed) {
 
 // The read-back constants are optional (absent: no read-back), else all three, ps_per_byte 3 numbers.
 TEST_F(ScratchDir, ReadBackConstants) {
-  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
-  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j = shipped_h100();
   write("shipped", j.dump());
   EXPECT_GT(load_profile("shipped").cost.read_back_from_lines, 0);
-  const nlohmann::json good = j["cost"]["read_back"];
-  for (const char* field : {"from_lines", "per_log_lines", "ps_per_byte"}) {
-    j["cost"]["read_back"] = good;
-    j["cost"]["read_back"].erase(field);
-    write("missing", j.dump());
-    try {
-      load_profile("missing");
-      FAIL() << field;
-    } catch (const ProfileError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("cost.read_back.") + field), std::string::npos) << e.what();
-    }
-  }
-  j["cost"]["read_back"] = good;
+  expect_each_field_required(j, "read_back", {"from_lines", "per_log_lines", "ps_per_byte"});
   j["cost"]["read_back"]["ps_per_byte"] = {4.7, 0};
   write("short", j.dump());
   EXPECT_THROW(load_profile("short"), ProfileError);
@@ -153,23 +161,10 @@ TEST_F(ScratchDir, ReadBackConstants) {
 
 // The long-wait caveat is optional (absent: none), else a positive line count and the evidence behind it.
 TEST_F(ScratchDir, LongWaitCaveatNeedsItsEvidence) {
-  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
-  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j = shipped_h100();
   write("shipped", j.dump());
   EXPECT_EQ(load_profile("shipped").cost.long_wait_lines, 8);
-  const nlohmann::json good = j["cost"]["long_wait"];
-  for (const char* field : {"from_lines", "evidence"}) {
-    j["cost"]["long_wait"] = good;
-    j["cost"]["long_wait"].erase(field);
-    write("missing", j.dump());
-    try {
-      load_profile("missing");
-      FAIL() << field;
-    } catch (const ProfileError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("cost.long_wait.") + field), std::string::npos) << e.what();
-    }
-  }
-  j["cost"]["long_wait"] = good;
+  expect_each_field_required(j, "long_wait", {"from_lines", "evidence"});
   j["cost"]["long_wait"]["from_lines"] = 0;
   write("zero", j.dump());
   EXPECT_THROW(load_profile("zero"), ProfileError);
@@ -180,8 +175,7 @@ TEST_F(ScratchDir, LongWaitCaveatNeedsItsEvidence) {
 
 // The crossbar's cost per store slot is optional (absent: no such term), never negative.
 TEST_F(ScratchDir, CrossbarSlotCostIsOptional) {
-  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
-  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j = shipped_h100();
   write("shipped", j.dump());
   EXPECT_GT(load_profile("shipped").cost.l2_write_slot_ps, 0);
   j["cost"]["l2_write_slot_ps"] = -1;
@@ -194,8 +188,7 @@ TEST_F(ScratchDir, CrossbarSlotCostIsOptional) {
 
 // The per-division instructions are optional (absent: divisions cost nothing extra), else two numbers.
 TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
-  std::ifstream in(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
-  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j = shipped_h100();
   write("shipped", j.dump());
   EXPECT_EQ(load_profile("shipped").cost.instructions_per_division[1], 25);
   j["cost"].erase("instructions_per_division");
