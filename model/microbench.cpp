@@ -44,36 +44,35 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
   const double l2_st = field(j, "l2_sectors_st", where);
   // Sectors beyond the bytes they carry are partial (every byte is stored once).
   const bool partial = l2_st * 32 > c.dram_write_bytes * 1.001;
+  const double ld_wavefronts = optional_count(j, "l1_wavefronts_ld", where);
+  const double st_wavefronts = optional_count(j, "l1_wavefronts_st", where);
+  double store_requests = 0;  // L2 write requests of the stores
   if (partial) {
     const double lane_bytes = st_inst > 0 ? c.dram_write_bytes / st_inst / 32 : 4;
     // L2 write requests, one per line a request writes; a record without them (an older run, whose
     // partial stores all wrote one sector of each line) has one per sector.
     const double requests = optional_count(j, "l2_requests_st", where);
     const int cls = partial_store_class(lane_bytes, c.dram_write_bytes / l2_st);
-    c.partial_store_requests[cls] = requests > 0 ? requests : l2_st;
+    store_requests = requests > 0 ? requests : l2_st;
+    c.partial_store_requests[cls] = store_requests;
     c.partial_store_bytes[cls] = c.dram_write_bytes;
   } else {
     c.l2_store_sectors = l2_st;
+    // The other store benchmarks write each line in one L1 pass (lanes of 4 bytes or more, a line per lane
+    // group): their requests are their L1 wavefronts when the record carries those, else one per 4 sectors.
+    store_requests = st_wavefronts > 0 ? st_wavefronts : l1_st / 4;
   }
   // L1 wavefronts as the replay counts them (sim/global_sectors.hpp), carried by the record; runs before
   // 2026-11-21 15:00 UTC do not carry them and get the rule of their time (one per sector when scattered,
   // else one per 128 bytes), which the suite's counters showed off by 0.4x-5x for rows of several lines.
-  auto wavefronts = [&](const char* key, double sectors, double inst, double bytes) {
-    const double carried = optional_count(j, key, where);
+  auto wavefronts = [](double carried, double sectors, double inst, double bytes) {
     if (carried > 0 || inst <= 0) return carried;
     return sectors * 32 > bytes * 1.001 ? sectors : std::max(inst, sectors / 4);
   };
-  c.l1_global_wavefronts = wavefronts("l1_wavefronts_ld", l1_ld, ld_inst, c.dram_read_bytes) +
-                           wavefronts("l1_wavefronts_st", l1_st, st_inst, c.dram_write_bytes);
-  // Crossbar slots of the stores: their L2 write requests plus their sectors. Partial stores' requests are
-  // counted above; the other store benchmarks write each line in one L1 pass (lanes of 4 bytes or more, a
-  // line per lane group), so their requests are their L1 wavefronts when the record carries those, else one
-  // per 4 sectors (whole lines).
-  const double st_wavefronts = optional_count(j, "l1_wavefronts_st", where);
-  const double write_requests = partial ? c.partial_store_requests[kLanes4] + c.partial_store_requests[kLanes8] +
-                                              c.partial_store_requests[kLanes16]
-                                        : st_wavefronts > 0 ? st_wavefronts : l1_st / 4;
-  c.l2_write_slots = l1_st + write_requests;
+  c.l1_global_wavefronts = wavefronts(ld_wavefronts, l1_ld, ld_inst, c.dram_read_bytes) +
+                           wavefronts(st_wavefronts, l1_st, st_inst, c.dram_write_bytes);
+  // Crossbar slots of the stores: their L2 write requests plus their sectors.
+  c.l2_write_slots = l1_st + store_requests;
   c.shared_wavefronts = field(j, "shared_wavefronts", where);
   const double shared_inst = field(j, "shared_instructions", where);
   c.shared_conflict_wavefronts = std::max(0.0, c.shared_wavefronts - shared_inst);
