@@ -162,49 +162,45 @@ int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided
   return wrong;
 }
 
+// One strided benchmark (kernel fn(in, out, P), n / 1024 blocks of 256 threads, dyn bytes of dynamic shared
+// memory): checked element by element, timed, and added under `bench` with its parameters and counts.
+template <class T, int K, class Kernel>
+void measure_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed, Kernel fn, size_t dyn,
+                     bool strided_store, const char* bench, const std::string& more_params, const mb::Counts& counts) {
+  const size_t n = size_t(P) * P, bytes = n * sizeof(T);
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  const unsigned blocks = unsigned(n / 1024);
+  auto launch = [&](int i) { fn<<<blocks, 256, dyn>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), P); };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) return;  // --stores-only: one launch each, for Nsight Compute's counters
+  const int64_t wrong = count_wrong_strided<T, K>(ps, n, P, strided_store);
+  const Stats s = mb::time_launches(launch);
+  std::ostringstream p;
+  p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P << more_params;
+  runs.add(bench, p.str(), counts, (const void*)fn, s, wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, dyn));
+}
+
 // cap_blocks > 0: unused dynamic shared memory holds the SM to that many blocks, so fewer lines are partly
 // written at once (the stores' pattern is unchanged).
 template <class T, int K, bool kStore>
 void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true, int cap_blocks = 0) {
   const auto fn = &mb::strided<T, K, kStore>;
-  const size_t n = size_t(P) * P, bytes = n * sizeof(T);
-  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
-  const unsigned blocks = unsigned(n / 1024);
   const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
-  auto launch = [&](int i) { fn<<<blocks, 256, dyn>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), P); };
-  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
-  launch(0);
-  MB_CHECK(cudaDeviceSynchronize());
-  if (!timed) return;  // --stores-only: one launch each, for Nsight Compute's L2 and DRAM counters
-  const int64_t wrong = count_wrong_strided<T, K>(ps, n, P, kStore);
-  const Stats s = mb::time_launches(launch);
-  std::ostringstream p;
-  p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P
-    << ", \"strided\": \"" << (kStore ? "store" : "load") << "\"";
-  if (cap_blocks > 0) p << ", \"cap_blocks_per_sm\": " << cap_blocks;
-  runs.add(kStore ? "strided_store" : "strided_load", p.str(), mb::strided_counts<T, K, kStore>(P, int64_t(dyn)),
-           (const void*)fn, s, wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, dyn));
+  std::string more = std::string(", \"strided\": \"") + (kStore ? "store" : "load") + "\"";
+  if (cap_blocks > 0) more += ", \"cap_blocks_per_sm\": " + std::to_string(cap_blocks);
+  measure_strided<T, K>(runs, pool, dev, P, timed, fn, dyn, kStore, kStore ? "strided_store" : "strided_load", more,
+                        mb::strided_counts<T, K, kStore>(P, int64_t(dyn)));
 }
 
 // strided loads with one load in flight a warp (strided_load_chain): a diagnostic of the latency term.
 template <class T, int K>
 void run_strided_chain(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
-  const auto fn = &mb::strided_load_chain<T, K>;
-  const size_t n = size_t(P) * P, bytes = n * sizeof(T);
-  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
-  const unsigned blocks = unsigned(n / 1024);
-  auto launch = [&](int i) { fn<<<blocks, 256>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), P); };
-  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
-  launch(0);
-  MB_CHECK(cudaDeviceSynchronize());
-  if (!timed) return;  // --stores-only: one launch each, for Nsight Compute
-  const int64_t wrong = count_wrong_strided<T, K>(ps, n, P, false);
-  const Stats s = mb::time_launches(launch);
-  std::ostringstream p;
-  p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P;
   mb::Counts c = mb::strided_counts<T, K, false>(P);
   c.loads_in_flight_per_warp = 1;
-  runs.add("strided_load_chain", p.str(), c, (const void*)fn, s, wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+  measure_strided<T, K>(runs, pool, dev, P, timed, &mb::strided_load_chain<T, K>, 0, false, "strided_load_chain", "",
+                        c);
 }
 
 template <class T>
