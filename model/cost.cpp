@@ -62,7 +62,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   }
   if (uncharged)
     pr.caveats.push_back("about " + std::to_string(int64_t(std::llround(pr.open_partial_lines))) +
-                         " lines are partly written at once (" + std::to_string(int64_t(std::llround(c.partial_lines_per_block))) +
+                         " lines are partly written at once (" +
+                         std::to_string(int64_t(std::llround(c.partial_lines_per_block))) +
                          " a block): the L2 reads back part of such lines before it writes them, and this "
                          "profile has no cost for that at the lane width of this kernel's partial stores: the "
                          "time above leaves it out");

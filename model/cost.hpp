@@ -78,8 +78,9 @@ struct Prediction {
   double instructions = 0;         // warp instructions the issue term charges
   std::string instructions_basis;  // one of the kBasis* above
   // Lines partly written at once: lines a block writes in partial pieces from two or more warps (each by the
-  // share of the block's warps writing it) x the blocks resident at once; the fraction of the partial stores' bytes the L2 reads back for them, and its time
-  // (part of the partial-store term). Caveats: what the time leaves out.
+  // share of the block's warps writing it) x the blocks resident at once; the fraction of the partial stores'
+  // bytes the L2 reads back for them, and its time (part of the partial-store term). Caveats: what the time
+  // leaves out, or where it is known to run low.
   double open_partial_lines = 0;
   double read_back_fraction = 0;
   double read_back_us = 0;
