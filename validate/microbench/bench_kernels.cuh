@@ -382,21 +382,31 @@ __host__ __device__ inline size_t half_sector_index(int rows, int sectors_per_ro
   return row * sectors_per_row + sector;
 }
 
-template <int K>
+// J > 1: each thread does the work of J such blocks (virtual blocks b J .. b J + J - 1), all 2J loads before
+// its 2J stores, as the suite's reg4x4 stores a thread's four 4 x f64 output rows one after another.
+template <int K, int J = 1>
 __global__ void half_sector_store(const uint4* __restrict__ in, uint4* __restrict__ out, int rows, int sectors_per_row) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const size_t lin = blockIdx.x * size_t(256) + threadIdx.x;  // this thread's sector of the input
-  const uint4 lo = in[2 * lin], hi = in[2 * lin + 1];
-  const size_t s = half_sector_index<K>(rows, sectors_per_row, blockIdx.x, warp, lane);
-  out[2 * s] = lo;
-  out[2 * s + 1] = hi;
+  uint4 lo[J], hi[J];
+#pragma unroll
+  for (int q = 0; q < J; ++q) {
+    const size_t lin = (blockIdx.x * size_t(J) + q) * 256 + threadIdx.x;  // this thread's q-th sector of the input
+    lo[q] = in[2 * lin];
+    hi[q] = in[2 * lin + 1];
+  }
+#pragma unroll
+  for (int q = 0; q < J; ++q) {
+    const size_t s = half_sector_index<K>(rows, sectors_per_row, int(blockIdx.x) * J + q, warp, lane);
+    out[2 * s] = lo[q];
+    out[2 * s + 1] = hi[q];
+  }
 }
 
-template <int K>
+template <int K, int J = 1>
 Counts half_sector_counts(int rows, int sectors_per_row) {
   Counts c;
   const double sectors = double(rows) * sectors_per_row, bytes = sectors * 32;
-  c.blocks = int64_t(sectors / 256);
+  c.blocks = int64_t(sectors / (256 * J));
   c.threads_per_block = 256;
   c.useful_bytes = 2 * bytes;
   c.dram_read_bytes = c.dram_write_bytes = bytes;
@@ -411,12 +421,12 @@ Counts half_sector_counts(int rows, int sectors_per_row) {
   // a store's 8 lanes hold 8 / m rows of one line each, 32 / m = K passes a request.
   c.l1_wavefronts_ld = c.global_ld_instructions * 8;
   c.l1_wavefronts_st = c.global_st_instructions * K;
-  c.loads_in_flight_per_warp = 2;
-  // A block's 256 sectors lie in 64 lines; a warp writes m neighbouring sectors of a row, so a line's 4
-  // sectors come from 4 / m of the 8 warps (one warp alone for K = 8: not counted), each line weighted by
-  // that share as the replay weighs the suite's (sim/partial_lines.hpp).
+  c.loads_in_flight_per_warp = 2 * J;
+  // A virtual block's 256 sectors lie in 64 lines; a warp writes m neighbouring sectors of a row, so a line's
+  // 4 sectors come from 4 / m of the 8 warps (one warp alone for K = 8: not counted), each line weighted by
+  // that share as the replay weighs the suite's (sim/partial_lines.hpp); J virtual blocks a block.
   constexpr int m = 32 / K;
-  c.partial_lines_per_block = m < 4 ? 64.0 * (4 / m) / 8 : 0;
+  c.partial_lines_per_block = m < 4 ? J * 64.0 * (4 / m) / 8 : 0;
   return c;
 }
 

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_kernels.cuh"
@@ -326,15 +327,18 @@ void run_block_cost(Runs& runs, const mb::Pool& pool, const Device& dev, bool qu
 
 // ---- half-sector stores: partial sectors per line ------------------------------------------------------
 
-template <int K>
-void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed = true) {
-  const int rows = 4096, per_row = 1024;  // 128 MiB a side
+// rows x per_row sectors (128 MiB a side by default); J sectors a thread, cap_blocks > 0 holds the SM to that
+// many blocks (run_half_sector_bursts).
+template <int K, int J = 1>
+void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed = true, int rows = 4096,
+                     int per_row = 1024, int cap_blocks = 0) {
   const size_t sectors = size_t(rows) * per_row, bytes = sectors * 32;
-  const auto fn = &mb::half_sector_store<K>;
+  const auto fn = &mb::half_sector_store<K, J>;
+  const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
-  const unsigned blocks = unsigned(sectors / 256);
+  const unsigned blocks = unsigned(sectors / (256 * J));
   auto launch = [&](int i) {
-    fn<<<blocks, 256>>>(static_cast<const uint4*>(ps.in(i)), static_cast<uint4*>(ps.out(i)), rows, per_row);
+    fn<<<blocks, 256, dyn>>>(static_cast<const uint4*>(ps.in(i)), static_cast<uint4*>(ps.out(i)), rows, per_row);
   };
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
@@ -342,16 +346,32 @@ void run_half_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool t
   if (!timed) return;  // --stores-only
   const std::vector<uint4> hin = download<uint4>(ps.in(0), 2 * sectors), hout = download<uint4>(ps.out(0), 2 * sectors);
   int64_t wrong = 0;
-  for (unsigned b = 0; b < blocks; ++b)
+  for (unsigned vb = 0; vb < blocks * J; ++vb)
     for (int t = 0; t < 256; ++t) {
-      const size_t lin = b * size_t(256) + t, s = mb::half_sector_index<K>(rows, per_row, int(b), t / 32, t % 32);
+      const size_t lin = vb * size_t(256) + t, s = mb::half_sector_index<K>(rows, per_row, int(vb), t / 32, t % 32);
       wrong += std::memcmp(&hout[2 * s], &hin[2 * lin], 32) != 0;
     }
   const Stats st = mb::time_launches(launch);
   std::ostringstream p;
   p << "\"rows_per_request\": " << K << ", \"half_sectors_per_line\": " << 32 / K;
-  runs.add("half_sector_store", p.str(), mb::half_sector_counts<K>(rows, per_row), (const void*)fn, st,
-           wrong ? "WRONG" : "ok", occupancy((const void*)fn, 256, 0));
+  if (J > 1 || rows != 4096 || per_row != 1024 || cap_blocks > 0)
+    p << ", \"sectors_per_thread\": " << J << ", \"rows\": " << rows << ", \"sectors_per_row\": " << per_row
+      << ", \"cap_blocks_per_sm\": " << cap_blocks;
+  Counts c = mb::half_sector_counts<K, J>(rows, per_row);
+  c.shared_bytes_per_block = int64_t(dyn);
+  runs.add("half_sector_store", p.str(), c, (const void*)fn, st, wrong ? "WRONG" : "ok",
+           occupancy((const void*)fn, 256, dyn));
+}
+
+// Where the suite's reg4x4 f64 at block 8x32 (8 lines of 4 half sectors a store request, 4 sectors a thread,
+// 5 blocks an SM) is slower than the half-sector benchmark's counts say: the same requests with 1 or 4 sectors
+// a thread, at 128 MiB and at 512 MiB a side (the suite's 8192 x 8192 f64), uncapped and at 5 and 3 blocks/SM.
+void run_half_sector_bursts(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  for (const auto& [rows, per_row] : {std::pair{4096, 1024}, std::pair{8192, 2048}})
+    for (int cap : {0, 5, 3}) {
+      run_half_sector<8, 1>(runs, pool, dev, timed, rows, per_row, cap);
+      run_half_sector<8, 4>(runs, pool, dev, timed, rows, per_row, cap);
+    }
 }
 
 // The store benchmarks the partial-sector costs are fitted to; timed = false (--stores-only) launches each
@@ -510,7 +530,7 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
 
 int main(int argc, char** argv) {
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
-       chain = false;
+       chain = false, bursts = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
@@ -520,6 +540,7 @@ int main(int argc, char** argv) {
     else if (a == "--stores-only") stores_only = true;
     else if (a == "--capped-stores") capped = true, holdout = false;
     else if (a == "--chain-loads") chain = true, holdout = false;
+    else if (a == "--half-sector-bursts") bursts = true, holdout = false;
     else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
     else {
       std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
@@ -527,7 +548,8 @@ int main(int argc, char** argv) {
                            "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n"
                            "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n"
                            "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n"
-                           "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n");
+                           "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n"
+                           "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n");
       return 2;
     }
   }
@@ -556,6 +578,10 @@ int main(int argc, char** argv) {
     run_strided_chain_all<uint64_t>(runs, pool, dev, 8192, false);
     return 0;
   }
+  if (bursts && stores_only) {
+    run_half_sector_bursts(runs, pool, dev, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -570,6 +596,7 @@ int main(int argc, char** argv) {
     runs.add("empty", "\"threads\": 32", c, (const void*)&mb::empty_kernel, s, "ok", 0);
   }
   if (capped) run_partial_stores_capped(runs, pool, dev, true, false);
+  if (bursts) run_half_sector_bursts(runs, pool, dev, true);
   if (chain) {
     run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, true);
     run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, true);
@@ -583,7 +610,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain) {
+  if (!block_only && !capped && !chain && !bursts) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
