@@ -169,7 +169,10 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["caveats"] = p.caveats;
   if (profile) {
     j["calibrated"] = profile->calibrated;
-    if (profile->partitions.assumed) j["partition_mapping"] = "assumed: " + profile->partitions.note;
+    // The shipped profiles' notes open with "assumed:" themselves; say it once.
+    const std::string& note = profile->partitions.note;
+    if (profile->partitions.assumed)
+      j["partition_mapping"] = note.rfind("assumed", 0) == 0 ? note : "assumed: " + note;
   }
   return j;
 }

@@ -328,5 +328,17 @@ TEST(Cost, JsonHasTheReportKeys) {
   EXPECT_NEAR(j["terms_us"][kTermDram].get<double>(), 1000.0, 1e-9);
 }
 
+TEST(Cost, JsonSaysAnAssumedPartitionMappingOnce) {
+  DeviceProfile p = toy();
+  p.partitions.assumed = true;
+  const Prediction pr = predict(base_counts(), p);
+  p.partitions.note = "assumed: no published hash";
+  EXPECT_EQ(to_json(pr, &p)["partition_mapping"], "assumed: no published hash");
+  p.partitions.note = "a stand-in hash";
+  EXPECT_EQ(to_json(pr, &p)["partition_mapping"], "assumed: a stand-in hash");
+  p.partitions.assumed = false;
+  EXPECT_FALSE(to_json(pr, &p).contains("partition_mapping"));
+}
+
 }  // namespace
 }  // namespace memsim
