@@ -44,6 +44,10 @@ MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int 
   return {straddles != 0, falls == 0, changes, line_changes, group_line_changes};
 }
 
+// The lane group the scan counts apart: the L1's group when it splits the warp evenly (a power of two), else
+// none (the whole warp), and the wavefronts come from l1_wavefronts instead.
+int scan_group(int group) { return is_pow2(group) ? group : kWarpSize; }
+
 // L1 wavefronts of any access (inactive lanes, unsorted or straddling lanes): per lane group, the distinct
 // lines its active lanes touch, a lane across a line boundary touching both.
 int l1_wavefronts(const WarpAccess& w, int line_bytes) {
@@ -105,7 +109,7 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
   // Sector sizes are powers of two on every device we model; straddling lanes are rare (misaligned accesses).
   if (is_pow2(sector_bytes) && is_pow2(line_bytes)) {
     const SectorScan scan =
-        scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
+        scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes, scan_group(group));
     if (!scan.straddles) {
       // The packed lanes are the warp's lanes, and its groups, only when every lane is active.
       const int wavefronts = scan.sorted && lanes == kWarpSize && is_pow2(group) ? sorted_warp_wavefronts(scan, group)
@@ -163,7 +167,7 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
   if (w.mask == ~0u && is_pow2(sector_bytes) && is_pow2(line_bytes)) {
     const int group = l1_lane_group(w.width, line_bytes);
     const SectorScan scan =
-        scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes, is_pow2(group) ? group : kWarpSize);
+        scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes, scan_group(group));
     if (!scan.straddles && scan.sorted && is_pow2(group))
       return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes,
                         sorted_warp_wavefronts(scan, group));
