@@ -50,16 +50,20 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   }
 }
 
+// A line one warp writes alone is completed back to back and never held open (the header says why).
+int PartialPieces::warps_if_held_open(const Line& l) {
+  const int warps = __builtin_popcount(l.warps);
+  return warps >= 2 ? warps : 0;
+}
+
 int64_t PartialPieces::lines_from_two_or_more_warps() const {
-  return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return __builtin_popcount(l.warps) >= 2; });
+  return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return warps_if_held_open(l) > 0; });
 }
 
 double PartialPieces::lines_weighted_by_warps(int block_warps) const {
   double sum = 0;
-  for (const Line& l : lines_) {
-    const int warps = __builtin_popcount(l.warps);
-    if (warps >= 2) sum += double(warps) / double(std::max(block_warps, warps));
-  }
+  for (const Line& l : lines_)
+    if (const int warps = warps_if_held_open(l)) sum += double(warps) / double(std::max(block_warps, warps));
   return sum;
 }
 

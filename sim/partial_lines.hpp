@@ -36,6 +36,7 @@ class PartialPieces {
     uint32_t warps;  // bit w: warp w wrote a partial piece of it
   };
   Line* find(uint64_t line);
+  static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
   std::vector<Line> lines_;  // few per block: a linear search is fine
 };
 
