@@ -15,9 +15,10 @@ partial-store cost the profile lacks, or loads over many lines with one in fligh
     validate/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
 """
 import json
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+import memsim_run
 
 INSTRUCTIONS = "smsp__inst_executed.sum"
 
@@ -31,15 +32,13 @@ def judged(cfg):
 
 def memsim_json(binary, cfg, instructions=None, env=None):
     """memsim's JSON report for a validation record's resolved config (run's "config" object)."""
-    args = [binary, "--format", "json", "--kernel", cfg["kernel"], "--dtype", cfg["dtype"],
-            "--matrix", "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]),
-            "--block", "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
-            "--tile", "%dx%d" % (cfg["tile"]["x"], cfg["tile"]["y"]), "--threads", "1"]
+    extra = ["--tile", "%dx%d" % (cfg["tile"]["x"], cfg["tile"]["y"]), "--threads", "1"]
     if cfg.get("shared_bytes_per_block", 0) > 0 and "pad" in cfg:
-        args += ["--pad", str(cfg["pad"])]
+        extra += ["--pad", str(cfg["pad"])]
     if instructions is not None:
-        args += ["--instructions", repr(instructions)]
-    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout)
+        extra += ["--instructions", repr(instructions)]
+    return memsim_run.memsim_json(binary, cfg["kernel"], cfg["dtype"], "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
+                                  "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]), extra, env)
 
 
 def memsim_time(binary, cfg, instructions):

@@ -11,12 +11,12 @@ rule memsim used before (one per sector when a request is scattered, else one pe
 MATRIX: the sweep's (e.g. 8192x8192); RUN: where and when the CSV was measured, printed under the title.
 """
 import csv
-import json
 import re
 import statistics
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+import memsim_run
 
 KERNELS = {"Coalesced": "coalesced", "Coarse": "coarse", "Copy": "copy", "CopyShared": "copy_shared",
            "Diagonal": "diagonal", "Fine": "fine", "Naive": "naive", "NaiveRead": "naive_read", "Padded": "padded",
@@ -45,8 +45,7 @@ def launches(path):
 
 def memsim_sites(binary, matrix, key):
     _, kernel, dtype, block = key
-    args = [binary, "--format", "json", "--kernel", kernel, "--dtype", dtype, "--block", block, "--matrix", matrix]
-    return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["sites"]
+    return memsim_run.memsim_json(binary, kernel, dtype, block, matrix)["sites"]
 
 
 def old_rule(s):
