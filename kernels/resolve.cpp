@@ -1,6 +1,8 @@
 #include "kernels/resolve.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include "kernels/registry.hpp"
@@ -68,15 +70,16 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
     if (s->x <= 0 || s->y <= 0) fail("sizes must be positive, got " + format_size2(*s));
 
   constexpr int64_t kMaxElements = 4294967295LL;  // 2^32 - 1: element counts must fit 32 bits unsigned
-  if (m.x > kMaxElements || m.y > kMaxElements || m.x * m.y > kMaxElements) {
+  // Each side first, then the product by division: W x H of two 32-bit sides can overflow 64 bits.
+  if (m.x > kMaxElements || m.y > kMaxElements || m.x > kMaxElements / m.y) {
     std::ostringstream os;
     os << "matrix " << format_size2(m) << " has more than 2^32-1 elements (" << double(m.x) * double(m.y)
        << "), the largest memsim supports";
     fail(os.str());
   }
-  if (b.x > limits.max_block_x || b.y > limits.max_block_y || b.x * b.y > limits.max_threads_per_block) {
+  if (b.x > limits.max_block_x || b.y > limits.max_block_y || b.x > limits.max_threads_per_block / b.y) {
     std::ostringstream os;
-    os << "block " << format_size2(b) << " has " << b.x * b.y << " threads; at most "
+    os << "block " << format_size2(b) << " has " << double(b.x) * double(b.y) << " threads; at most "
        << limits.max_threads_per_block << " per block (" << limits.max_block_x << " along x, "
        << limits.max_block_y << " along y)";
     fail(os.str());
@@ -87,6 +90,9 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   cfg.dtype = user.dtype;
   cfg.tile_defaulted = !user.tile.has_value();
   const Size2 t = user.tile ? *user.tile : default_tile(*k, b);
+  // Errors about the tile say where it came from: a user who gave no --tile gets the block's default.
+  const std::string tile_text =
+      "tile " + format_size2(t) + (user.tile ? std::string() : " (the default for block " + format_size2(b) + "; --tile sets another)");
   if (t.x <= 0 || t.y <= 0) fail("tile sizes must be positive, got " + format_size2(t));
   if (t.x > 65536 || t.y > 65536) fail("tile " + format_size2(t) + " is too large (at most 65536 a side)");
 
@@ -95,19 +101,19 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   const int fy = k->footprint == Footprint::Reg4x4 ? 4 : 1;
   if (t.x % (fx * b.x) != 0 || t.y % (fy * b.y) != 0) {
     std::ostringstream os;
-    os << "tile " << format_size2(t) << " is not a multiple of what block " << format_size2(b) << " covers in one step ("
+    os << tile_text << " is not a multiple of what block " << format_size2(b) << " covers in one step ("
        << fx * b.x << "x" << fy * b.y << ") for kernel " << k->name;
     fail(os.str());
   }
   if (k->square_tile_only) {
-    if (t.x != t.y) fail(std::string("kernel ") + k->name + " needs a square tile, got " + format_size2(t));
+    if (t.x != t.y) fail(std::string("kernel ") + k->name + " needs a square tile, got " + tile_text);
     if (m.x % t.x != 0 || m.y % t.y != 0)
       fail(std::string("kernel ") + k->name + " is defined only on matrices made of whole tiles: " +
-           format_size2(m) + " is not a multiple of tile " + format_size2(t));
+           format_size2(m) + " is not a multiple of " + tile_text);
   }
   if (k->pow2_tile_x && !is_pow2(t.x))
     fail(std::string("kernel ") + k->name + " swizzles within a tile row, so tile width must be a power of two, got " +
-         std::to_string(t.x));
+         tile_text);
   if (m.x % k->width_multiple != 0 || m.y % k->height_multiple != 0) {
     std::ostringstream os;
     os << "kernel " << k->name << " makes " << k->width_multiple * dtype_bytes(user.dtype)
@@ -142,22 +148,39 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   const int64_t gx = k->tile_over_output ? ceil_div(m.y, t.x) : ceil_div(m.x, t.x);
   const int64_t gy = k->tile_over_output ? ceil_div(m.x, t.y) : ceil_div(m.y, t.y);
   if (gx > limits.max_grid_x || gy > limits.max_grid_y) {
+    // The grid's x follows the tile's width, its y the tile's height (for naive_read too, over the output).
+    const bool x_over = gx > limits.max_grid_x, y_over = gy > limits.max_grid_y;
+    const char* side = x_over && y_over ? "larger" : x_over ? "wider" : "taller";
     std::ostringstream os;
     os << "grid " << gx << "x" << gy << " exceeds the device's " << limits.max_grid_x << "x" << limits.max_grid_y
-       << " blocks; use a taller tile";
+       << " blocks; use a " << side << " tile (--tile)";
     fail(os.str());
   }
   s.grid_x = int(gx);
   s.grid_y = int(gy);
-  // The replay visits every lane of every step of every block, so its work is the area the tiles cover, not
-  // the matrix's. A tile far from the matrix's shape (a 32x32 tile over a 4294967295x1 matrix covers 32 times
-  // the matrix) would replay for hours: refuse it with the reason instead.
-  constexpr int64_t kMaxCoveredElements = int64_t(1) << 34;
+  // The replay visits every warp of every step of every block, so its work is the area the tiles cover, not
+  // the matrix's, in warps: a tile far from the matrix's shape (a 32x32 tile over a 4294967295x1 matrix covers
+  // 32 times the matrix), or blocks of a few threads (one lane a warp: 32 times the warps), would replay for
+  // hours: refuse it with the reason instead. 2^29 warp steps take a few minutes; the suite's largest
+  // (65536 x 65535 f32 with 32x8 blocks) is 2^27.
+  constexpr double kMaxWarpSteps = double(int64_t(1) << 29);
   const double covered = double(gx) * double(gy) * double(t.x) * double(t.y);
-  if (covered > double(kMaxCoveredElements)) {
+  const double threads = double(b.x) * double(b.y);
+  const double warp_steps = covered / threads * std::ceil(threads / 32.0);
+  if (warp_steps > kMaxWarpSteps) {
     std::ostringstream os;
-    os << "the tiles of this launch cover " << covered << " elements (" << covered / double(m.x * m.y)
-       << " times the matrix), more than memsim replays (2^34); choose a tile and block closer to the matrix's shape";
+    os << "this launch replays " << warp_steps << " warp steps (its tiles cover " << covered << " elements, "
+       << covered / double(m.x * m.y) << " times the matrix, in warps of " << std::min(threads, 32.0)
+       << (threads == 1 ? " thread" : " threads") << "), more than memsim replays (2^29); choose a larger block, or a tile closer to the matrix's shape";
+    fail(os.str());
+  }
+  // Tiles far larger than a matrix of some size mostly replay lanes outside it: refuse those too (a 65536x65536
+  // tile over a 1x1 matrix would take half a minute to say nothing).
+  constexpr double kMaxOvercover = 64, kSmallCover = double(int64_t(1) << 24);
+  if (covered > kSmallCover && covered > kMaxOvercover * double(m.x * m.y)) {
+    std::ostringstream os;
+    os << "the tiles of this launch cover " << covered << " elements, " << covered / double(m.x * m.y)
+       << " times the matrix; choose a tile closer to the matrix's shape";
     fail(os.str());
   }
 
@@ -165,7 +188,8 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
     cfg.shared_bytes = int64_t(s.tile_y) * s.smem_row * dtype_bytes(user.dtype);
     if (cfg.shared_bytes > limits.max_shared_per_block) {
       std::ostringstream os;
-      os << "shared tile " << s.tile_y << "x" << s.smem_row << " " << dtype_name(user.dtype) << " needs "
+      os << "the shared copy of " << tile_text << " with " << pad << " padding element" << (pad == 1 ? "" : "s")
+         << " a row (" << s.tile_y << " rows of " << s.smem_row << " " << dtype_name(user.dtype) << ") needs "
          << cfg.shared_bytes << " bytes per block; the device allows " << limits.max_shared_per_block;
       fail(os.str());
     }

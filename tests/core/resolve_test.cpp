@@ -2,6 +2,7 @@
 // every bad input, with a positive control beside each limit so the limits are where they should be.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -201,7 +202,54 @@ TEST(Resolve, RejectsBadLaunches) {
 
   // Grid y over 65535 blocks: 8 x 1,000,000 with 8x8 tiles is 125,000 rows of blocks.
   expect_bad(cfg("naive", {8, 1000000}, {8, 8}), "grid y 125000");
+}
 
+std::string message_of(const UserConfig& u) {
+  try {
+    resolve_launch(u);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for " << u.kernel;
+  return {};
+}
+
+TEST(Resolve, SaysWhatToChange) {
+  // 2^32 - 1 by 2^32 - 2^16: each side fits, the product (about 1.8e19) overflows int64 if multiplied first.
+  EXPECT_NE(message_of(cfg("copy", {4294967295LL, 4294901760LL})).find("more than 2^32-1 elements"), std::string::npos);
+  // 2^63 - 1 threads a side: the count is said, not wrapped to a small number.
+  const std::string big = message_of(cfg("copy", {64, 64}, {INT64_MAX, INT64_MAX}));
+  EXPECT_NE(big.find("e+37 threads"), std::string::npos) << big;
+  // A grid too wide needs a wider tile (its x follows the tile's width), too tall a taller one.
+  EXPECT_NE(message_of(cfg("copy", {4294967295LL, 1}, {1, 1})).find("wider tile"), std::string::npos);
+  EXPECT_NE(message_of(cfg("naive", {8, 1000000}, {8, 8})).find("taller tile"), std::string::npos);
+  // A tile the user did not give is said to be the block's default.
+  const std::string coarse = message_of(cfg("coarse", {2048, 2048}, {8, 32}));
+  EXPECT_NE(coarse.find("the default for block 8x32"), std::string::npos) << coarse;
+  UserConfig given = cfg("coarse");
+  given.tile = Size2{32, 64};
+  EXPECT_EQ(message_of(given).find("default"), std::string::npos);
+}
+
+TEST(Resolve, BoundsTheReplaysWork) {
+  // One-thread blocks: one lane a warp, so 65537 x 65535 (2^32 - 1 elements) is 2^32 warp steps, over 2^29.
+  const std::string msg = message_of(cfg("copy", {65537, 65535}, {1, 1}));
+  EXPECT_NE(msg.find("warp steps"), std::string::npos) << msg;
+  // 8192^2 with one-thread blocks is 2^26 warp steps: replayed.
+  EXPECT_NO_THROW(resolve_launch(cfg("copy", {8192, 8192}, {1, 1})));
+  // The same elements in 32x8 blocks: 2^32 / 32 = 2^27 warp steps: replayed.
+  EXPECT_NO_THROW(resolve_launch(cfg("copy", {65537, 65535}, {32, 8})));
+  // A 65536^2 tile over a 1x1 matrix covers 2^32 elements, 2^32 times the matrix: refused. A 32x32 default
+  // tile over it (1024 times, but 1024 elements) is fine, as are ragged edges of ordinary sizes.
+  UserConfig huge = cfg("naive", {1, 1}, {32, 32});
+  huge.tile = Size2{65536, 65536};
+  EXPECT_NE(message_of(huge).find("times the matrix"), std::string::npos);
+  EXPECT_NO_THROW(resolve_launch(cfg("naive", {1, 1}, {32, 32})));
+  EXPECT_NO_THROW(resolve_launch(cfg("naive", {1001, 777}, {32, 8})));
+}
+
+TEST(Resolve, RejectsBadKernelTiles) {
+  UserConfig u;
   // swizzle: tile width must be a power of two.
   expect_bad(cfg("swizzle", {2048, 2048}, {24, 8}), "swizzle 24x24");
   u = cfg("swizzle");
