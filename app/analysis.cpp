@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "app/partition_report.hpp"
@@ -12,31 +13,70 @@
 namespace memsim {
 namespace {
 
-// R, the blocks resident at once: every SM holds as many blocks as occupancy allows, capped by the launch.
-int64_t resident_for(const DeviceProfile& device, const LaunchConfig& cfg, int regs) {
+BlockResources resources_of(const LaunchConfig& cfg, int regs) {
   BlockResources br;
   br.threads = cfg.threads_per_block();
   br.shared_bytes = cfg.shared_bytes;
   if (regs > 0) br.regs_per_thread = regs;
-  return resident_blocks(device.sms, occupancy(device, br).blocks_per_sm, cfg.blocks());
+  return br;
+}
+
+// R, the blocks resident at once: every SM holds as many blocks as occupancy allows, capped by the launch.
+int64_t resident_for(const DeviceProfile& device, const LaunchConfig& cfg, int regs) {
+  return resident_blocks(device.sms, occupancy(device, resources_of(cfg, regs)).blocks_per_sm, cfg.blocks());
+}
+
+// A launch no SM can hold fails on the GPU ("too many resources requested"): say which resource, with the
+// figures, instead of predicting a time for it.
+void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, int regs, bool regs_given) {
+  const BlockResources br = resources_of(cfg, regs);
+  const Occupancy o = occupancy(device, br);
+  if (o.blocks_per_sm > 0) return;
+  std::ostringstream os;
+  os << "a block of " << br.threads << " threads";
+  if (o.limiter == "registers") {
+    const int64_t warps = (br.threads + 31) / 32;
+    os << " with " << br.regs_per_thread << " registers a thread"
+       << (regs_given ? "" : regs > 0 ? " (this kernel's, from the profile)" : " (assumed: the profile has no count for this kernel)")
+       << " does not fit on an SM of " << device.name << ": ";
+    if (br.regs_per_thread > device.max_regs_per_thread)
+      os << "at most " << device.max_regs_per_thread << " registers a thread";
+    else
+      os << "it needs about " << int64_t(br.regs_per_thread) * 32 * warps << " registers, a block may have "
+         << std::min(device.max_regs_per_block, device.regs_per_sm);
+    os << " (--regs sets the count; a smaller block needs fewer)";
+  } else if (o.limiter == "shared memory") {
+    os << " with " << br.shared_bytes << " bytes of shared memory does not fit on an SM of " << device.name
+       << " (" << device.shared_per_sm << " bytes, " << device.reserved_shared_per_block << " reserved a block)";
+  } else {
+    os << " does not fit on an SM of " << device.name << " (" << o.limiter << ")";
+  }
+  throw ConfigError(os.str());
 }
 
 }  // namespace
 
 Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
-  if (options.regs && (*options.regs < 1 || *options.regs > 255))
-    throw ConfigError("--regs must be between 1 and 255");
+  if (options.regs && (*options.regs < 1 || *options.regs > device.max_regs_per_thread))
+    throw ConfigError("--regs must be between 1 and " + std::to_string(device.max_regs_per_thread) + " (" +
+                      device.name + "'s registers a thread)");
   if (options.window_step < 0) throw ConfigError("--window-step must be 0 (waves) or positive");
   if (options.max_windows < 1) throw ConfigError("--max-windows must be at least 1");
   // !(x > 0) also refuses NaN.
-  if (options.instructions && (!(*options.instructions > 0) || !std::isfinite(*options.instructions)))
-    throw ConfigError("--instructions must be a positive number of warp instructions");
-  if (options.resident_blocks && *options.resident_blocks < 1)
-    throw ConfigError("--resident-blocks must be at least 1");
+  // At least one warp instruction, and fewer than 10^15 (days of issue on any GPU): above that the time is
+  // no longer a number a user meant.
+  if (options.instructions && (!(*options.instructions >= 1) || !(*options.instructions <= 1e15)))
+    throw ConfigError("--instructions must be a number of warp instructions from 1 to 1e15");
+  const int64_t most_resident = int64_t(device.sms) * device.max_blocks_per_sm;
+  if (options.resident_blocks && (*options.resident_blocks < 1 || *options.resident_blocks > most_resident))
+    throw ConfigError("--resident-blocks must be between 1 and " + std::to_string(most_resident) + " (" + device.name +
+                      ": " + std::to_string(device.sms) + " SMs x " + std::to_string(device.max_blocks_per_sm) +
+                      " blocks)");
 
   Analysis a;
   a.config = resolve_launch(user, launch_limits(device));
   const int regs = options.regs ? *options.regs : kernel_registers(device, a.config.kernel->name, a.config.dtype);
+  require_fit(device, a.config, regs, options.regs.has_value());
 
   ReplayOptions ropts;
   ropts.threads = options.threads;
@@ -44,7 +84,11 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   // Partition traffic costs replay time; it is counted when asked for, or when the device's mapping is public
   // (GT200, G80), where camping is a real effect rather than an assumption.
   std::unique_ptr<PartitionTrafficSink> counter;
-  if (options.partitions || options.resident_blocks || !device.partitions.assumed) {
+  const bool count_partitions = options.partitions || options.resident_blocks || !device.partitions.assumed;
+  if (options.window_options_given && !count_partitions)
+    throw ConfigError("--window-step and --max-windows shape the partition windows, which " + device.name +
+                      " counts only with --partitions (its partition mapping is assumed)");
+  if (count_partitions) {
     if (const std::string why = check_partition_spec(device.partitions); !why.empty())
       throw ConfigError("device " + device.name + ": " + why);
     const int64_t resident = options.resident_blocks ? *options.resident_blocks : resident_for(device, a.config, regs);

@@ -24,6 +24,7 @@ struct AnalysisOptions {
   std::optional<int64_t> resident_blocks;   // R for the partition windows (default: SMs x occupancy)
   int64_t window_step = 0;                  // retirements between windows (0: non-overlapping waves)
   int64_t max_windows = 256;                // windows kept in the JSON
+  bool window_options_given = false;        // --window-step or --max-windows on the command line
   bool predict_copy = true;                 // also predict the copy kernel, for fraction_of_copy
 };
 

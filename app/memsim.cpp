@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "app/analysis.hpp"
 #include "app/report.hpp"
@@ -28,12 +29,31 @@ void list_kernels(std::ostream& os) {
     os << std::left << std::setw(13) << k.name << " " << k.summary << "  [" << k.seed << "]\n";
 }
 
-void list_devices(std::ostream& os) {
-  for (const std::string& n : list_profiles()) {
-    const DeviceProfile p = load_profile(n);
-    os << std::left << std::setw(9) << n << " " << p.display_name << " (cc " << p.compute_capability << ")"
-       << (p.calibrated ? "  calibrated" : "  data-sheet stand-ins") << "\n";
+// Every profile of the directory; one that does not load is listed with its error (on stderr too) rather than
+// hiding the others. No profile at all is an error: memsim cannot run without one.
+int list_devices(std::ostream& os) {
+  const std::vector<std::string> names = list_profiles();
+  if (names.empty()) return usage_error("no device profiles (*.json) in " + device_dir() + " (MEMSIM_DEVICE_DIR)");
+  for (const std::string& n : names) {
+    os << std::left << std::setw(9) << n << " ";
+    try {
+      const DeviceProfile p = load_profile(n);
+      os << p.display_name << " (cc " << p.compute_capability << ")"
+         << (p.calibrated ? "  calibrated" : "  data-sheet stand-ins") << "\n";
+    } catch (const ProfileError& e) {
+      os << "(not usable: see the error)\n";
+      std::cerr << "memsim: " << e.what() << "\n";
+    }
   }
+  return 0;
+}
+
+// A full disk or a closed pipe must not pass for a report written.
+int flushed_output() {
+  std::cout.flush();
+  if (std::cout) return 0;
+  std::cerr << "memsim: cannot write the output\n";
+  return 1;
 }
 
 }  // namespace
@@ -61,15 +81,26 @@ int main(int argc, char** argv) {
       ("list-kernels", "list the kernel suite and exit")
       ("list-devices", "list the device profiles and exit");
   // clang-format on
+  // Bare words land here, to be named in the error: memsim takes options only (a forgotten --kernel is not
+  // silently ignored).
+  po::options_description hidden;
+  hidden.add_options()("stray", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
 
   po::variables_map vm;
   try {
-    // No positional arguments: a bare word (a forgotten --kernel) must be an error, not silently ignored.
-    const po::positional_options_description no_positional;
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(no_positional).run(), vm);
+    po::positional_options_description stray;
+    stray.add("stray", -1);
+    po::store(po::command_line_parser(argc, argv).options(all).positional(stray).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     return usage_error(std::string(e.what()) + " (memsim --help lists the options)");
+  }
+  if (vm.count("stray")) {
+    const std::string word = vm["stray"].as<std::vector<std::string>>().front();
+    return usage_error("unexpected argument '" + word + "': memsim takes options only (e.g. --kernel " + word +
+                       "; memsim --help lists them)");
   }
   if (vm.count("help")) {
     std::cout << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n\n" << opts << "\n";
@@ -79,11 +110,11 @@ int main(int argc, char** argv) {
   try {
     if (vm.count("list-kernels")) {
       list_kernels(std::cout);
-      return 0;
+      return flushed_output();
     }
     if (vm.count("list-devices")) {
-      list_devices(std::cout);
-      return 0;
+      if (const int rc = list_devices(std::cout); rc != 0) return rc;
+      return flushed_output();
     }
     UserConfig user;
     user.kernel = vm["kernel"].as<std::string>();
@@ -106,6 +137,7 @@ int main(int argc, char** argv) {
     if (vm.count("resident-blocks")) aopts.resident_blocks = vm["resident-blocks"].as<int64_t>();
     aopts.window_step = vm["window-step"].as<int64_t>();
     aopts.max_windows = vm["max-windows"].as<int64_t>();
+    aopts.window_options_given = !vm["window-step"].defaulted() || !vm["max-windows"].defaulted();
     const Analysis analysis = analyze(user, load_profile(vm["device"].as<std::string>()), aopts);
     const nlohmann::ordered_json& report = analysis.report;
 
@@ -122,6 +154,10 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::cerr << "memsim: out of memory\n";
     return 1;
+  } catch (const std::exception& e) {
+    // A bug, not a user's mistake: say so rather than abort.
+    std::cerr << "memsim: internal error: " << e.what() << "\n";
+    return 1;
   }
-  return 0;
+  return flushed_output();
 }

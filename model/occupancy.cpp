@@ -12,9 +12,10 @@ int64_t round_up(int64_t v, int64_t unit) { return unit > 0 ? (v + unit - 1) / u
 
 Occupancy occupancy(const DeviceProfile& p, const BlockResources& b) {
   Occupancy o;
-  if (b.threads <= 0 || b.threads > p.max_threads_per_block || b.regs_per_thread > p.max_regs_per_thread ||
-      b.shared_bytes > p.shared_per_block_optin)
-    return o;
+  // A block past a per-block limit never launches: none resident, and the limit named.
+  if (b.threads <= 0 || b.threads > p.max_threads_per_block) return o.limiter = "threads", o;
+  if (b.regs_per_thread > p.max_regs_per_thread) return o.limiter = "registers", o;
+  if (b.shared_bytes > p.shared_per_block_optin) return o.limiter = "shared memory", o;
   o.warps_per_block = (b.threads + 31) / 32;
 
   // Warps: the SM's warp slots (max threads / 32); the calculator rounds a block's warps to the warp

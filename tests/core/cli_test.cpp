@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,6 +19,7 @@
 #include "app/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
+#include "model/profile.hpp"
 #include "sim/replay.hpp"
 
 #ifndef MEMSIM_BIN
@@ -138,6 +140,15 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--instructions", "-3e6"},
       {"--instructions", "nan"},
       {"--instructions", "abc"},
+      {"--instructions", "1e308"},                           // beyond 1e15: no time a user meant
+      {"--instructions", "1e-9"},                            // less than one instruction
+      {"--block", "32x32", "--regs", "255"},                 // 1024 x 255 registers > the H100's 65536 a block
+      {"--device", "8800gtx", "--block", "16x32"},           // 512 threads x 32 registers > G80's 8192
+      {"--device", "gtx280", "--regs", "200"},               // GT200: at most 124 registers a thread
+      {"--resident-blocks", "1000000"},                      // more than 132 SMs x 32 blocks
+      {"--window-step", "3"},                                // partition windows are not counted on h100
+      {"--block", "1x1", "--matrix", "65537x65535"},         // 2^32 one-lane warps: over the replay's bound
+      {"--kernel", "naive", "--matrix", "1x1", "--tile", "65536x65536", "--block", "32x32"},
   };
   for (const auto& args : bad) {
     const Cli r = run_cli(args);
@@ -151,11 +162,8 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
   }
 }
 
-// A word without an option (a forgotten --kernel: `memsim naive`) must be refused, not ignored.
+// A word without an option (a forgotten --kernel: `memsim naive`) must be refused, not ignored, and named.
 TEST(Cli, StrayPositionalArgumentIsRefused) {
-  // BUG B3 (app/memsim.cpp): po::parse_command_line without a positional_options_description lets Boost
-  // ignore unregistered positional tokens, so `memsim naive` exits 0 after replaying the default kernel
-  // (padded). Remove this skip once fixed.
   for (const std::vector<std::string>& args : {std::vector<std::string>{"naive"},
                                                std::vector<std::string>{"--kernel", "naive", "extra"}}) {
     const Cli r = run_cli(args);
@@ -163,7 +171,46 @@ TEST(Cli, StrayPositionalArgumentIsRefused) {
     EXPECT_EQ(r.out, "") << join(args);
     EXPECT_EQ(r.err.rfind("memsim: ", 0), 0u) << join(args);
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << join(args);
+    EXPECT_NE(r.err.find("'" + args.back() + "'"), std::string::npos) << r.err;
   }
+}
+
+// A launch no SM can hold is refused with the resource and its figures, not given a time.
+TEST(Cli, BlockThatDoesNotFitNamesTheRegisters) {
+  // 1024 threads x 255 registers = 261,120 registers; an H100 block may have 65,536.
+  const Cli r = run_cli({"--block", "32x32", "--regs", "255"});
+  EXPECT_NE(r.err.find("261120 registers"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("65536"), std::string::npos) << r.err;
+  // The same block with the kernel's 32 registers (32,768) fits.
+  EXPECT_EQ(run_cli({"--block", "32x32", "--matrix", "256x256"}).code, 0);
+}
+
+// One broken profile does not hide the others from --list-devices; an empty directory is an error.
+TEST(Cli, ListDevicesSurvivesABrokenProfile) {
+  const std::string dir = ::testing::TempDir() + "memsim_devices_" + std::to_string(getpid());
+  ASSERT_EQ(std::system(("mkdir -p " + quote(dir)).c_str()), 0);
+  std::ofstream(dir + "/broken.json") << "{\"display_name\": 3}";
+  ASSERT_EQ(std::system(("cp " + quote(device_dir() + "/h100.json") + " " + quote(dir)).c_str()), 0);
+  setenv("MEMSIM_DEVICE_DIR", dir.c_str(), 1);
+  const Cli listed = run_cli({"--list-devices"});
+  setenv("MEMSIM_DEVICE_DIR", (dir + "/none").c_str(), 1);
+  const Cli empty = run_cli({"--list-devices"});
+  unsetenv("MEMSIM_DEVICE_DIR");
+  std::system(("rm -rf " + quote(dir)).c_str());
+  EXPECT_EQ(listed.code, 0);
+  EXPECT_NE(listed.out.find("h100"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("broken"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.err.find("'display_name'"), std::string::npos) << listed.err;
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("no device profiles"), std::string::npos) << empty.err;
+}
+
+// A report that cannot be written is a failure, not a success.
+TEST(Cli, UnwritableOutputFails) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full";
+  const int rc = std::system((std::string(MEMSIM_BIN) + " --matrix 64x64 > /dev/full 2> /dev/null").c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 1);
 }
 
 TEST(Cli, HelpMentionsEveryOptionAndDefault) {

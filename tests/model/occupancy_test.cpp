@@ -64,6 +64,20 @@ TEST(Occupancy, Gtx280PerBlockRegistersAndSharedGranularity) {
 
 TEST(Occupancy, BlockTooLargeForDevice) {
   EXPECT_EQ(occupancy(load_profile("8800gtx"), {1024, 0, 16}).blocks_per_sm, 0);
+  // Each per-block limit alone leaves none resident and is named: 1024 threads over G80's 512, 255 registers
+  // over the H100's 255 (256), 232449 bytes over its 232448 opt-in.
+  EXPECT_EQ(occupancy(load_profile("8800gtx"), {1024, 0, 16}).limiter, "threads");
+  const DeviceProfile h100 = load_profile("h100");
+  const Occupancy regs = occupancy(h100, {32, 0, 256});
+  EXPECT_EQ(regs.blocks_per_sm, 0);
+  EXPECT_EQ(regs.limiter, "registers");
+  const Occupancy shared = occupancy(h100, {32, 232449, 32});
+  EXPECT_EQ(shared.blocks_per_sm, 0);
+  EXPECT_EQ(shared.limiter, "shared memory");
+  // 1024 threads x 255 registers: within each per-thread limit, but 261,120 registers > 65,536 a block.
+  const Occupancy many = occupancy(h100, {1024, 0, 255});
+  EXPECT_EQ(many.blocks_per_sm, 0);
+  EXPECT_EQ(many.limiter, "registers");
 }
 
 TEST(Occupancy, Waves) {
