@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 namespace memsim {
 namespace {
@@ -110,18 +111,23 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
 
   pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},           {kTermPartial, partial}, {kTermWrites, writes},
                  {kTermL1, l1},       {kTermIssue, issue},     {kTermLatency, latency}, {kTermBlock, block}};
-  double sum = 0, largest = 0;
+  // Instruction issue overlaps the memory terms the way they overlap each other: one more p-norm term; latency
+  // and block scheduling are two parts of one residency: they add, then overlap the others.
+  std::vector<double> overlapped;
+  double largest = 0;
   std::string top = kTermLaunch;
   for (const auto& [name, t] : pr.terms_us) {
     if (name == kTermLatency || name == kTermBlock) continue;
-    // Instruction issue overlaps the memory terms the way they overlap each other: one more p-norm term.
-    sum += std::pow(t, k.overlap_p);
+    overlapped.push_back(t);
     if (t > largest) largest = t, top = name;
   }
-  // Latency and block scheduling are two parts of one residency: they add, then overlap the others.
-  sum += std::pow(latency + block, k.overlap_p);
+  overlapped.push_back(latency + block);
   if (latency + block > largest) largest = latency + block, top = latency >= block ? kTermLatency : kTermBlock;
-  const double body = std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
+  // The p-norm over the terms scaled by the largest: t^p itself overflows a double for large terms or p.
+  double sum = 0;
+  if (largest > 0)
+    for (double t : overlapped) sum += std::pow(t / largest, k.overlap_p);
+  const double body = largest * std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
   // Where the fixed latency is known to fall short (model/profile.hpp, long_wait_lines): an L1-bound kernel
   // waits in L1's queue anyway, and with several loads in flight a warp the waits overlap.
   if (k.long_wait_lines > 0 && top != kTermL1 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2) {

@@ -306,6 +306,18 @@ TEST(Cost, TermsCombineAsPNorm) {
   EXPECT_EQ(pr.bottleneck, kTermL2);
 }
 
+// The p-norm stays finite where t^p alone would overflow a double: 1e6 us terms at p = 200 (1e1200).
+TEST(Cost, LargeTermsAndLargePStayFinite) {
+  DeviceProfile p = toy();
+  p.cost.overlap_p = 200;
+  KernelCounts k = base_counts();
+  k.dram_read_bytes = 1e12;    // 1e6 us
+  k.l2_load_sectors = 5e11;    // 1e6 us
+  const Prediction pr = predict(k, p);
+  ASSERT_TRUE(std::isfinite(pr.time_us));
+  EXPECT_NEAR(pr.time_us, 3.0 + 1e6 * std::pow(2.0, 1.0 / 200), 1e-3);  // launch + 2^(1/p) x the term
+}
+
 TEST(Cost, LaunchOverheadNamedWhenItDominates) {
   KernelCounts k = base_counts();
   k.dram_read_bytes = 1e6;  // 1 us < 3 us launch
