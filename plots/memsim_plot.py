@@ -13,11 +13,21 @@ The script only draws what the report holds; every number comes from the simulat
 
   memsim_plot.py report.json [more.json ...] [--out DIR] [--what banks,partitions] [--compare NAME] [--dpi N]
 
-Writes DIR/<report stem>_banks.png and DIR/<report stem>_partitions.png for every report, and with --compare,
-DIR/NAME_banks.png and DIR/NAME_partitions.png with the reports side by side on one colour scale.
+Writes DIR/<name>_banks.png and DIR/<name>_partitions.png for every report, and with --compare,
+DIR/NAME_banks.png and DIR/NAME_partitions.png with the reports side by side on one colour scale. <name> is the
+report's file name without its extension. Where different files share it, no figure overwrites another: they
+get the file name with its extension if that differs (r.json r.txt: r.json_*, r.txt_*), else their parent
+directories in front until the names differ (a/r.json b/r.json: a_r_*, b_r_*); the names written are printed.
+The same file given twice is drawn once. A --compare NAME that is also a report's <name> is refused.
+
+Anything a user can get wrong (a missing or unreadable file, a file that is not a memsim JSON report or has
+malformed "sites" or "partitions", a bad option value, an --out that is not a directory) prints one line on
+stderr and exits with code 2; a figure beyond matplotlib's 65535 pixels a side is refused the same way, before
+anything is written. Nothing to draw (no shared sites with bank words, no partition results) exits with 1.
 """
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -26,33 +36,124 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
+PROG = "memsim_plot"
+MIN_DPI, MAX_DPI = 20, 1200  # FreeType refuses the 6-point labels below about 6 dpi; under 20 nothing is legible
+MAX_PIXELS = 65535  # matplotlib's Agg renderer refuses a figure of 2^16 pixels or more a side
+
+
+class InputError(Exception):
+    """A mistake in the command line or in a report: one line on stderr, exit 2."""
+
+
+class Malformed(Exception):
+    """A report section that is not what memsim writes; the message names the field."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would print its usage too: one line, like every other error
+        raise InputError(f"{message} (see --help)")
+
 
 def load(path):
-    with open(path) as f:
-        report = json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not JSON (not UTF-8 text); memsim writes its report with --format json")
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path} is not JSON ({e.msg} at line {e.lineno} column {e.colno}); memsim writes its "
+                         "report with --format json")
+    except RecursionError:
+        raise InputError(f"{path} nests JSON arrays or objects too deeply to be a memsim report")
+    except ValueError:  # an integer of more digits than Python converts
+        raise InputError(f"{path} holds a number too long to be a memsim report's")
     if not isinstance(report, dict) or "sites" not in report:
-        raise SystemExit(f"memsim_plot: {path} is not a memsim JSON report (no 'sites')")
+        raise InputError(f"{path} is not a memsim JSON report (no 'sites')")
+    try:
+        bank_panels(report)
+        partition_panels(report)
+    except Malformed as e:
+        raise InputError(f"{path} is not a well-formed memsim JSON report: {e}")
     return report
 
 
+def is_number(x):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer beyond any float
+        return False
+
+
+def field(obj, key, where, kind=None):
+    """obj[key], which must exist; kind: "number", "object", "text" or None (any value)."""
+    if key not in obj:
+        raise Malformed(f"{where} has no '{key}'")
+    v = obj[key]
+    if kind == "number" and not is_number(v):
+        raise Malformed(f"{where}.{key} is not a number")
+    if kind == "object" and not isinstance(v, dict):
+        raise Malformed(f"{where}.{key} is not an object")
+    if kind == "text" and not isinstance(v, str):
+        raise Malformed(f"{where}.{key} is not a string")
+    return v
+
+
+def table(rows, where):
+    """rows must be a list of equally long, non-empty lists of finite numbers >= 0 (a heatmap's cells)."""
+    if not isinstance(rows, list):
+        raise Malformed(f"{where} is not a list of rows")
+    for i, r in enumerate(rows):
+        if not isinstance(r, list) or not r:
+            raise Malformed(f"{where}[{i}] is not a non-empty list of numbers")
+        if len(r) != len(rows[0]):
+            raise Malformed(f"{where}[{i}] has {len(r)} values where row 0 has {len(rows[0])}")
+        for j, v in enumerate(r):
+            if not is_number(v) or v < 0:
+                raise Malformed(f"{where}[{i}][{j}] is not a finite number >= 0")
+    return rows
+
+
+def plain(text):
+    """Text drawn as it is: matplotlib would parse $...$ as mathematics (and fail on what it cannot)."""
+    return str(text).replace("$", r"\$")
+
+
 def label_of(report, path):
-    cfg = report.get("config", {})
-    m = cfg.get("matrix", {})
-    label = report.get("kernel", os.path.basename(path))
-    if m:
+    cfg = report.get("config")
+    cfg = cfg if isinstance(cfg, dict) else {}
+    m = cfg.get("matrix")
+    kernel = report.get("kernel")
+    label = kernel if isinstance(kernel, str) and kernel else os.path.basename(path)
+    if isinstance(m, dict) and m:
         label += f" {m.get('width')}x{m.get('height')} {cfg.get('dtype', '')}"
     return label
 
 
 def bank_panels(report):
     """(title, rows) for every shared site that carries first-block bank words."""
+    sites = report["sites"]
+    if not isinstance(sites, list):
+        raise Malformed("'sites' is not a list")
     panels = []
-    for s in report["sites"]:
+    for i, s in enumerate(sites):
+        where = f"sites[{i}]"
+        if not isinstance(s, dict):
+            raise Malformed(f"{where} is not an object")
         rows = s.get("first_block_bank_words")
-        if s.get("space") != "shared" or not rows:
+        if s.get("space") != "shared" or rows is None or rows == []:
             continue
-        title = f"{s['name']}  {s.get('expr', '')}\n{s.get('wavefronts_per_instruction', 0):.2f} wavefronts/inst, " \
-                f"{s.get('bank_conflicts', 0):,} conflicts"
+        table(rows, f"{where}.first_block_bank_words")
+        name = field(s, "name", where, "text")
+        wpi = s.get("wavefronts_per_instruction", 0)
+        conflicts = s.get("bank_conflicts", 0)
+        for key, v in (("wavefronts_per_instruction", wpi), ("bank_conflicts", conflicts)):
+            if not is_number(v):
+                raise Malformed(f"{where}.{key} is not a number")
+        title = f"{name}  {s.get('expr', '')}\n{wpi:.2f} wavefronts/inst, {conflicts:,} conflicts"
         panels.append((title, rows))
     return panels
 
@@ -60,27 +161,44 @@ def bank_panels(report):
 def partition_panels(report):
     """(title, rows, row labels) for loads and stores, or [] when the report has no partition results."""
     p = report.get("partitions")
-    if not p:
+    if p is None:
         return []
-    w = p["windows"]
-    mapping = p["mapping"]
-    imb = p["imbalance"]
-    labels = [f"{a}-{b - 1}" for a, b in zip(w["first_block"], w["last_block"])]
+    if not isinstance(p, dict):
+        raise Malformed("'partitions' is not an object")
+    w = field(p, "windows", "partitions", "object")
+    mapping = field(p, "mapping", "partitions", "object")
+    imb = field(p, "imbalance", "partitions", "object")
+    schedule = field(p, "schedule", "partitions", "object")
+    bounds = []
+    for key in ("first_block", "last_block"):
+        v = field(w, key, "partitions.windows")
+        if not isinstance(v, list) or not all(isinstance(b, int) and not isinstance(b, bool) for b in v):
+            raise Malformed(f"partitions.windows.{key} is not a list of integers")
+        bounds.append(v)
+    if not bounds[0]:
+        raise Malformed("partitions.windows holds no windows")
+    labels = [f"{a}-{b - 1}" for a, b in zip(*bounds)]
     out = []
     for key, name in (("ld", "loads"), ("st", "stores")):
-        title = f"{name}: imbalance {imb[key]:.2f}"
-        out.append((title, w[f"{key}_bytes"], labels))
-    sub = f"{mapping['partitions']} x {mapping['granularity_bytes']} B {mapping['policy']}" + \
-          (" (ASSUMED mapping)" if mapping.get("assumed") else "") + \
-          f"\nR = {p['schedule']['resident_blocks']} resident, step {p['schedule']['window_step']}"
+        rows = table(field(w, f"{key}_bytes", "partitions.windows"), f"partitions.windows.{key}_bytes")
+        for other, n in (("first_block", len(bounds[0])), ("last_block", len(bounds[1]))):
+            if len(rows) != n:
+                raise Malformed(f"partitions.windows.{key}_bytes has {len(rows)} rows but {other} {n} windows")
+        title = f"{name}: imbalance {field(imb, key, 'partitions.imbalance', 'number'):.2f}"
+        out.append((title, rows, labels))
+    m = [field(mapping, k, "partitions.mapping") for k in ("partitions", "granularity_bytes", "policy")]
+    sub = f"{m[0]} x {m[1]} B {m[2]}" + (" (ASSUMED mapping)" if mapping.get("assumed") else "") + \
+          f"\nR = {field(schedule, 'resident_blocks', 'partitions.schedule')} resident, " \
+          f"step {field(schedule, 'window_step', 'partitions.schedule')}"
     if w.get("downsampled"):
-        sub += f"\n{w['shown']} of {w['total']} windows shown (1 in {w['every']})"
+        shown, total, every = (field(w, k, "partitions.windows") for k in ("shown", "total", "every"))
+        sub += f"\n{shown} of {total} windows shown (1 in {every})"
     return out, sub
 
 
 def heat(ax, rows, vmax, xlabel, ylabel, title, ylabels=None):
     im = ax.imshow(rows, aspect="auto", interpolation="nearest", cmap="viridis", vmin=0, vmax=vmax or 1)
-    ax.set_title(title, fontsize=8)
+    ax.set_title(plain(title), fontsize=8)
     ax.set_xlabel(xlabel, fontsize=8)
     ax.set_ylabel(ylabel, fontsize=8)
     ncols = len(rows[0]) if rows else 0
@@ -99,16 +217,25 @@ def row_max(rows):
     return max((max(r) for r in rows if r), default=0)
 
 
-def draw_banks(reports, out_path, dpi):
-    """reports: [(label, report)]; one column per report, one row per shared site."""
+def bank_figure(reports):
+    """(columns, figure size in inches) for draw_banks, or None when no report has bank words."""
     columns = [(label, bank_panels(r)) for label, r in reports]
     columns = [(label, panels) for label, panels in columns if panels]
     if not columns:
+        return None
+    nrows = max(len(p) for _, p in columns)
+    return columns, (5.2 * len(columns) + 1.0, 3.8 * nrows)
+
+
+def draw_banks(reports, out_path, dpi):
+    """reports: [(label, report)]; one column per report, one row per shared site."""
+    got = bank_figure(reports)
+    if not got:
         return False
+    columns, size = got
     nrows = max(len(p) for _, p in columns)
     vmax = max(row_max(rows) for _, panels in columns for _, rows in panels)
-    fig, axes = plt.subplots(nrows, len(columns), figsize=(5.2 * len(columns) + 1.0, 3.8 * nrows), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(nrows, len(columns), figsize=size, squeeze=False, layout="constrained")
     im = None
     for c, (label, panels) in enumerate(columns):
         for r in range(nrows):
@@ -121,22 +248,29 @@ def draw_banks(reports, out_path, dpi):
     fig.colorbar(im, ax=axes, shrink=0.8, label="distinct words delivered")
     fig.suptitle("Shared-memory bank usage of block 0\na conflict is a hot bank: one cell holding many words, the "
                  "rest of its row empty", fontsize=9)
-    fig.savefig(out_path, dpi=dpi)
-    plt.close(fig)
+    save(fig, out_path, dpi)
     return True
 
 
-def draw_partitions(reports, out_path, dpi):
+def partition_figure(reports):
+    """(columns, figure size in inches) for draw_partitions, or None when no report has partition results."""
     columns = []
     for label, r in reports:
         got = partition_panels(r)
         if got:
             columns.append((label, got[0], got[1]))
     if not columns:
+        return None
+    return columns, (3.4 * 2 * len(columns) + 1.0, 6.5)
+
+
+def draw_partitions(reports, out_path, dpi):
+    got = partition_figure(reports)
+    if not got:
         return False
+    columns, size = got
     vmax = max(row_max(rows) for _, panels, _ in columns for _, rows, _ in panels) / 1024.0
-    fig, axes = plt.subplots(1, 2 * len(columns), figsize=(3.4 * 2 * len(columns) + 1.0, 6.5), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(1, 2 * len(columns), figsize=size, squeeze=False, layout="constrained")
     im = None
     for c, (label, panels, sub) in enumerate(columns):
         for d, (title, rows, ylabels) in enumerate(panels):
@@ -144,52 +278,138 @@ def draw_partitions(reports, out_path, dpi):
             kib = [[b / 1024.0 for b in row] for row in rows]
             ylabel = "window: resident blocks (linear ids)" if d == 0 else ""
             im = heat(ax, kib, vmax, "partition", ylabel, f"{label}\n{title}", ylabels)
-            ax.set_xlabel("partition\n" + sub if d == 0 else "partition", fontsize=7)
+            ax.set_xlabel("partition\n" + plain(sub) if d == 0 else "partition", fontsize=7)
     fig.colorbar(im, ax=axes, shrink=0.8, label="KiB served in the window")
     fig.suptitle("DRAM partition usage per window of resident blocks\ncamping: hot cells, the rest of the row idle; "
                  "imbalance = max/mean, traffic-weighted", fontsize=9)
-    fig.savefig(out_path, dpi=dpi)
-    plt.close(fig)
+    save(fig, out_path, dpi)
     return True
 
 
+def save(fig, out_path, dpi):
+    try:
+        fig.savefig(out_path, dpi=dpi)
+    except OSError as e:
+        raise InputError(f"cannot write {out_path}: {e.strerror or e}")
+    finally:
+        plt.close(fig)
+
+
+def output_names(paths):
+    """The <name> of every report file: its file name without the extension; while different files share it,
+    the file name with its extension ("r.txt"), then parent directories put in front ("a_r", "a_r.txt", ...)."""
+    cands = []
+    for p in paths:
+        *dirs, base = [c for c in os.path.abspath(p).split(os.sep) if c]
+        stem = os.path.splitext(base)[0]
+        seq = []
+        for k in range(len(dirs) + 1):
+            for last in (stem, base):
+                name = "_".join(dirs[len(dirs) - k:] + [last])
+                if name not in seq:
+                    seq.append(name)
+        cands.append(seq)
+    step = [0] * len(paths)
+    while True:
+        names = [c[i] for c, i in zip(cands, step)]
+        clash = [i for i, n in enumerate(names) if names.count(n) > 1]
+        grow = [i for i in clash if step[i] + 1 < len(cands[i])]
+        if not grow:
+            break
+        for i in grow:
+            step[i] += 1
+    if clash:  # only where "_" joins differently split paths alike (a_b/r.json, a/b_r.json)
+        a, b = [paths[i] for i in clash if names[i] == names[clash[0]]][:2]
+        raise InputError(f"{a} and {b} get no distinct figure names (both {names[clash[0]]}); rename one")
+    return names
+
+
+def same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(description="Bank and partition heatmaps from memsim JSON reports.")
+    try:
+        return run(argv)
+    except InputError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+
+
+def run(argv):
+    ap = Parser(description="Bank and partition heatmaps from memsim JSON reports. Writes OUT/<name>_banks.png "
+                            "and OUT/<name>_partitions.png per report, <name> being the file name without its "
+                            "extension; where different files share it, the file name with its extension if that "
+                            "differs, else the parent directories put in front (a/r.json b/r.json: a_r_*.png, "
+                            "b_r_*.png). Input and option errors: one line on stderr, exit 2.")
     ap.add_argument("reports", nargs="+", help="memsim --format json output files")
-    ap.add_argument("--out", default=".", help="output directory (default: current)")
+    ap.add_argument("--out", default=".", help="output directory, created if missing (default: current)")
     ap.add_argument("--what", default="banks,partitions", help="comma list of banks, partitions")
-    ap.add_argument("--compare", metavar="NAME", help="also draw the reports side by side as NAME_*.png")
-    ap.add_argument("--dpi", type=int, default=110, help="resolution of the PNGs (default 110)")
+    ap.add_argument("--compare", metavar="NAME", help="also draw the reports side by side as NAME_*.png (a plain "
+                                                      "file name, not one of the reports' <name>s)")
+    ap.add_argument("--dpi", type=int, default=110,
+                    help=f"resolution of the PNGs, {MIN_DPI} to {MAX_DPI} (default 110)")
     args = ap.parse_args(argv)
     what = {w.strip() for w in args.what.split(",") if w.strip()}
+    if not what:
+        raise InputError("--what is empty: give banks, partitions or banks,partitions")
     unknown = what - {"banks", "partitions"}
     if unknown:
-        ap.error(f"unknown --what entries: {', '.join(sorted(unknown))}")
-    os.makedirs(args.out, exist_ok=True)
+        raise InputError(f"unknown --what entries: {', '.join(sorted(unknown))} (expected banks, partitions)")
+    if not MIN_DPI <= args.dpi <= MAX_DPI:
+        raise InputError(f"--dpi {args.dpi} is out of range ({MIN_DPI} to {MAX_DPI})")
+    if args.compare is not None:
+        name = args.compare
+        if not name.strip() or name in (".", "..") or os.sep in name or (os.altsep and os.altsep in name):
+            raise InputError(f"--compare {name!r} is not a plain file name (NAME_banks.png is written into --out)")
+    if not args.out:
+        raise InputError("--out is empty: give a directory")
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise InputError(f"--out {args.out} exists and is not a directory")
 
     loaded = [(p, load(p)) for p in args.reports]
-    written = []
-    groups = []
+    distinct = []
     for p, r in loaded:
-        stem = os.path.splitext(os.path.basename(p))[0]
-        if stem not in [g[1] for g in groups]:  # the same report given twice is drawn once
-            groups.append(([(label_of(r, p), r)], stem))
-    if args.compare:
+        if not any(same_file(p, q) for q, _ in distinct):  # the same report given twice is drawn once
+            distinct.append((p, r))
+    names = output_names([p for p, _ in distinct])
+    groups = [([(label_of(r, p), r)], name) for (p, r), name in zip(distinct, names)]
+    if args.compare is not None:
+        if args.compare in names:
+            p = distinct[names.index(args.compare)][0]
+            raise InputError(f"--compare {args.compare} would overwrite the figures of {p}; choose another NAME")
         groups.append(([(label_of(r, p), r) for p, r in loaded], args.compare))
+    jobs = []  # everything is checked before the first figure is written
     for reports, stem in groups:
-        if "banks" in what:
-            path = os.path.join(args.out, f"{stem}_banks.png")
-            if draw_banks(reports, path, args.dpi):
-                written.append(path)
-        if "partitions" in what:
-            path = os.path.join(args.out, f"{stem}_partitions.png")
-            if draw_partitions(reports, path, args.dpi):
-                written.append(path)
-    for path in written:
-        print(path)
-    if not written:
+        for kind, figure, draw in (("banks", bank_figure, draw_banks),
+                                   ("partitions", partition_figure, draw_partitions)):
+            if kind not in what:
+                continue
+            got = figure(reports)
+            if not got:
+                continue
+            w, h = (round(x * args.dpi) for x in got[1])
+            path = os.path.join(args.out, f"{stem}_{kind}.png")
+            if max(w, h) > MAX_PIXELS:
+                raise InputError(f"{path} would be {w}x{h} pixels at --dpi {args.dpi}, more than matplotlib's "
+                                 f"{MAX_PIXELS} a side; lower --dpi or draw fewer reports")
+            jobs.append((draw, reports, path))
+    if not jobs:
         print("memsim_plot: nothing to draw (no shared sites with bank words, no 'partitions')", file=sys.stderr)
         return 1
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create --out {args.out}: {e.strerror or e}")
+    written = []
+    for draw, reports, path in jobs:
+        draw(reports, path, args.dpi)
+        written.append(path)
+    for path in written:
+        print(path)
     return 0
 
 
