@@ -1,6 +1,7 @@
 #include "model/profile.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -51,8 +52,23 @@ class Reader {
   }
   int64_t count(const std::string& path) const {
     const json& n = need(path);
+    // An unsigned value past 2^63 - 1 would wrap to a negative (or small) int64: out of range, not accepted.
+    if (n.is_number_unsigned() && n.get<uint64_t>() > uint64_t(INT64_MAX)) fail(path, "is out of range");
     if (!n.is_number_integer() || n.get<int64_t>() <= 0) fail(path, "must be a positive integer");
     return n.get<int64_t>();
+  }
+  // A positive integer in [1, hi].
+  int64_t count_to(const std::string& path, int64_t hi) const {
+    const int64_t v = count(path);
+    if (v > hi) fail(path, "must be at most " + std::to_string(hi));
+    return v;
+  }
+  // A power of two in [lo, hi]: the sizes the counting code shifts and masks by.
+  int power_of_two(const std::string& path, int lo, int hi) const {
+    const int64_t v = count(path);
+    if (v < lo || v > hi || (v & (v - 1)) != 0)
+      fail(path, "must be a power of two from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return int(v);
   }
   int small(const std::string& path) const {
     const int64_t v = count(path);
@@ -101,12 +117,12 @@ PartitionSpec read_partitions(const Reader& r) {
   if (policy == "linear") p.policy = PartitionSpec::Policy::Linear;
   else if (policy == "xor_hash") p.policy = PartitionSpec::Policy::XorHash;
   else r.fail("dram.partitions.policy", "must be \"linear\" or \"xor_hash\", got \"" + policy + "\"");
-  p.count = r.small("dram.partitions.count");
-  p.granularity_bytes = r.small("dram.partitions.granularity_bytes");
+  p.count = int(r.count_to("dram.partitions.count", 4096));
+  p.granularity_bytes = r.power_of_two("dram.partitions.granularity_bytes", 1, 1 << 30);
   if (const json* bits = r.find("dram.partitions.xor_bits")) {
     if (!bits->is_array()) r.fail("dram.partitions.xor_bits", "must be an array of bit positions");
     for (const json& b : *bits) {
-      if (!b.is_number_integer() || b.get<int>() < 0 || b.get<int>() > 63)
+      if (!b.is_number_integer() || b.get<int64_t>() < 0 || b.get<int64_t>() > 63)
         r.fail("dram.partitions.xor_bits", "must hold bit positions 0..63");
       p.xor_bits.push_back(b.get<int>());
     }
@@ -198,7 +214,7 @@ DeviceProfile load_profile_file(const std::string& path) {
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number past a double's range (1e400)
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
     throw ProfileError("device profile " + path + ": not valid JSON (" + what + ")");
@@ -232,29 +248,37 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   p.shared_per_sm = r.count("shared.per_sm");
   p.shared_per_block = r.count("shared.per_block");
   p.shared_per_block_optin = r.find("shared.per_block_optin") ? r.count("shared.per_block_optin") : p.shared_per_block;
-  p.reserved_shared_per_block = int64_t(r.number_or("shared.reserved_per_block", 0));
+  if (const json* reserved = r.find("shared.reserved_per_block")) {
+    if (!reserved->is_number_integer() || reserved->get<int64_t>() < 0 || reserved->get<int64_t>() > (1 << 30))
+      r.fail("shared.reserved_per_block", "must be an integer from 0 to 2^30");
+    p.reserved_shared_per_block = reserved->get<int64_t>();
+  }
   p.shared_alloc_granularity = r.small("shared.allocation_granularity");
-  p.banks = r.small("shared.banks");
-  p.bank_bytes = r.small("shared.bank_bytes");
-  p.bank_phase_lanes = r.small("shared.phase_lanes");
+  // The bank model works in powers of two, a warp's lanes at most, banks of at most 16 bytes.
+  p.banks = r.power_of_two("shared.banks", 1, 64);
+  p.bank_bytes = r.power_of_two("shared.bank_bytes", 1, 16);
+  p.bank_phase_lanes = r.power_of_two("shared.phase_lanes", 1, 32);
   if (p.shared_per_block_optin < p.shared_per_block) r.fail("shared.per_block_optin", "must be at least shared.per_block");
 
   p.max_threads_per_block = r.small("launch.max_threads_per_block");
   p.max_block_x = r.small("launch.max_block_x");
   p.max_block_y = r.small("launch.max_block_y");
-  p.max_grid_x = r.count("launch.max_grid_x");
-  p.max_grid_y = r.count("launch.max_grid_y");
+  // A launch's grid is held in ints (as CUDA's gridDim is 32-bit).
+  p.max_grid_x = r.count_to("launch.max_grid_x", INT32_MAX);
+  p.max_grid_y = r.count_to("launch.max_grid_y", INT32_MAX);
 
-  p.sector_bytes = r.small("global.sector_bytes");
-  p.line_bytes = r.small("global.line_bytes");
+  // Sectors of 16 bytes or more (a 16-byte lane touches at most two), lines of at most 1 KiB.
+  p.sector_bytes = r.power_of_two("global.sector_bytes", 16, 128);
+  p.line_bytes = r.power_of_two("global.line_bytes", 16, 1024);
   if (p.sector_bytes > 0 && (p.line_bytes < p.sector_bytes || p.line_bytes % p.sector_bytes != 0))
     r.fail("global.line_bytes", "must be a multiple of global.sector_bytes (" + std::to_string(p.sector_bytes) + ")");
   p.coalescing = r.text("global.coalescing");
   if (p.coalescing != "sectors32" && p.coalescing != "cc12_segments" && p.coalescing != "cc10_strict")
     r.fail("global.coalescing", "must be \"sectors32\", \"cc12_segments\" or \"cc10_strict\"");
 
-  p.l2_bytes = int64_t(r.number("l2_bytes"));
-  if (p.l2_bytes < 0) r.fail("l2_bytes", "must not be negative");
+  const double l2 = r.number("l2_bytes");
+  if (!(l2 >= 0 && l2 <= double(int64_t(1) << 50))) r.fail("l2_bytes", "must be from 0 to 2^50");
+  p.l2_bytes = int64_t(l2);
   p.dram_peak_gbs = r.positive("dram.peak_gbs");
   p.mem_clock_mhz = r.positive("dram.clock_mhz");
   p.partitions = read_partitions(r);
@@ -263,8 +287,10 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   if (const json* regs = r.find("kernel_registers")) {
     if (!regs->is_object()) r.fail("kernel_registers", "must map \"kernel/dtype\" to registers");
     for (const auto& [key, v] : regs->items()) {
-      if (!v.is_number_integer() || v.get<int>() <= 0) r.fail("kernel_registers." + key, "must be a positive integer");
-      p.kernel_registers[key] = v.get<int>();
+      if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > p.max_regs_per_thread)
+        r.fail("kernel_registers." + key, "must be an integer from 1 to sm.max_registers_per_thread (" +
+                                              std::to_string(p.max_regs_per_thread) + ")");
+      p.kernel_registers[key] = int(v.get<int64_t>());
     }
   }
   if (const json* c = r.find("calibration")) {

@@ -142,6 +142,54 @@ TEST_F(ScratchDir, WrongTypesAreNamed) {
   EXPECT_THROW(load_profile("h100y"), ProfileError);
 }
 
+// Values the counting code cannot take are refused with the field named, not met later by an abort, a
+// division by zero or a wrapped integer.
+TEST_F(ScratchDir, OutOfRangeValuesAreNamed) {
+  const std::vector<std::pair<std::string, nlohmann::json>> bad = {
+      {"shared.banks", 3},                               // not a power of two
+      {"shared.banks", 1073741824},                      // 2^30 banks
+      {"shared.bank_bytes", 3},
+      {"shared.bank_bytes", 1073741824},                 // divided by, shifted by
+      {"shared.phase_lanes", 64},                        // more than a warp
+      {"shared.reserved_per_block", -1},
+      {"shared.reserved_per_block", 1.5},
+      {"global.sector_bytes", 8},                        // below 16: a 16-byte lane spans three
+      {"global.sector_bytes", 1073741824},
+      {"dram.partitions.count", 1073741824},
+      {"launch.max_grid_x", 1000000000000LL},            // past a 32-bit grid
+      {"kernel_registers.copy/f32", 4294967297LL},       // 2^32 + 1 would read as 1
+      {"kernel_registers.copy/f32", 1000},               // past the H100's 255
+      {"sm.count", 18446744073709551615ULL},             // 2^64 - 1 would read as -1
+      {"l2_bytes", 1e30},
+  };
+  for (const auto& [path, value] : bad) {
+    nlohmann::json j = shipped_h100();
+    nlohmann::json* node = &j;
+    for (size_t start = 0;;) {
+      const size_t dot = path.find('.', start);
+      node = &(*node)[path.substr(start, dot == std::string::npos ? std::string::npos : dot - start)];
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    *node = value;
+    write("bad", j.dump());
+    try {
+      load_profile("bad");
+      ADD_FAILURE() << path << " = " << value.dump() << " accepted";
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + path + "'"), std::string::npos) << path << ": " << e.what();
+    }
+  }
+  // A number past a double's range is a JSON error, reported as one (it escaped as an exception before).
+  write("huge", R"({"display_name": 1e400})");
+  try {
+    load_profile("huge");
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
 // The read-back constants are optional (absent: no read-back), else all three, ps_per_byte 3 numbers.
 TEST_F(ScratchDir, ReadBackConstants) {
   nlohmann::json j = shipped_h100();
