@@ -21,6 +21,7 @@
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
 #include "sim/replay.hpp"
+#include "tests/support/run_command.hpp"
 
 #ifndef MEMSIM_BIN
 #error "MEMSIM_BIN (path of the memsim binary) must be defined by the build"
@@ -29,39 +30,14 @@
 namespace memsim {
 namespace {
 
-struct Cli {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream os;
-  os << f.rdbuf();
-  return os.str();
-}
+using Cli = test::CommandResult;
+using test::quote;
+using test::slurp;
 
 Cli run_cli(const std::vector<std::string>& args) {
   static int counter = 0;
-  const std::string stem = ::testing::TempDir() + "memsim_cli_" + std::to_string(getpid()) + "_" +
-                           std::to_string(counter++);
-  std::string cmd = quote(MEMSIM_BIN);
-  for (const std::string& a : args) cmd += " " + quote(a);
-  cmd += " >" + quote(stem + ".out") + " 2>" + quote(stem + ".err") + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  Cli r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(stem + ".out");
-  r.err = slurp(stem + ".err");
-  std::remove((stem + ".out").c_str());
-  std::remove((stem + ".err").c_str());
-  return r;
+  return test::run_command(MEMSIM_BIN, args, ::testing::TempDir() + "memsim_cli_" + std::to_string(getpid()) + "_" +
+                                                 std::to_string(counter++));
 }
 
 std::string join(const std::vector<std::string>& args) {
