@@ -13,13 +13,22 @@
 // names, and prints MAPE, max APE and Spearman per (matrix, dtype, block) group and for the judged set.
 //
 //   memsim-calibrate --base h100 --holdout-validate validate/results/suite_f32.json validate/results/suite_f16_f64.json
+//
+// Exit status: 0; 2 for anything the user gave wrong (an option, a field of a document or profile: one line on
+// stderr naming the file, the record and the field, before any report or file is written where it can be
+// told then); 1 for a failure of the tool itself.
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "model/cost.hpp"
 #include "model/fit.hpp"
@@ -33,37 +42,68 @@ using nlohmann::ordered_json;
 
 namespace {
 
+// As memsim: 2 for what the user got wrong (options, documents, profiles), 1 for a failure of the tool itself.
+constexpr int kExitInput = 2;
+constexpr int kExitInternal = 1;
+
 int usage() {
   std::cerr << "usage: memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json [--out PROFILE.json]\n"
                "                        [--holdout] [--threads N]\n"
                "       memsim-calibrate --base DEVICE|PROFILE.json --holdout-validate SUITE.json [SUITE.json...]\n"
                "                        [--threads N]\n"
                "       memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json --predict-only\n";
-  return 2;
+  return kExitInput;
 }
 
-ordered_json read_ordered(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ProfileError(path + ": cannot be read");
-  return ordered_json::parse(in);
+int usage_error(const std::string& msg) {
+  std::cerr << "memsim-calibrate: " << msg << "\n";
+  return usage();
 }
 
+// What the user gave is wrong: one line, exit 2 (main catches it).
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// --threads as memsim takes it: 0 (one per hardware thread) to 256, a whole number and nothing else.
+int parse_threads(const std::string& text) {
+  int v = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > 256)
+    throw InputError("--threads must be an integer from 0 to 256 (0: one per hardware thread), got '" + text + "'");
+  return v;
+}
+
+// A base given as a path must be a file: a directory opens as a stream and fails only when read, with a
+// message that names no path.
 std::string base_path(const std::string& base) {
-  if (base.find('/') != std::string::npos || (base.size() > 5 && base.substr(base.size() - 5) == ".json")) return base;
+  if (base.find('/') != std::string::npos || (base.size() > 5 && base.substr(base.size() - 5) == ".json")) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(base, ec)) throw InputError("device profile " + base + ": is a directory, not a JSON file");
+    return base;
+  }
   load_profile(base);  // the clear error for an unknown name
   return device_dir() + "/" + base + ".json";
 }
 
-// The device facts the run measured replace the data sheet's.
+// The profile as written, its keys in their order; load_profile_file has read it already, so it parses.
+ordered_json read_ordered(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ProfileError("device profile " + path + ": cannot be read");
+  return ordered_json::parse(in);
+}
+
+// The device facts the run measured replace the data sheet's (read_microbench checked each: a positive
+// number, whole where the profile wants an integer).
 void take_measured(ordered_json& prof, const json& dev) {
-  auto set = [&](const char* a, const char* b, const char* key) {
-    if (dev.contains(key) && dev[key].is_number()) {
-      if (b) prof[a][b] = dev[key];
-      else prof[a] = dev[key];
-    }
+  auto set = [&](const char* a, const char* b, const char* key, bool integer = true) {
+    if (!dev.contains(key)) return;
+    const ordered_json v = integer ? ordered_json(int64_t(dev[key].get<double>())) : ordered_json(dev[key]);
+    if (b) prof[a][b] = v;
+    else prof[a] = v;
   };
   set("sm", "count", "sm_count");
-  set("sm", "clock_mhz", "sm_clock_mhz");
+  set("sm", "clock_mhz", "sm_clock_mhz", false);
   set("sm", "max_threads", "max_threads_per_sm");
   set("sm", "max_blocks", "max_blocks_per_sm");
   set("sm", "registers", "regs_per_sm");
@@ -72,9 +112,52 @@ void take_measured(ordered_json& prof, const json& dev) {
   set("shared", "per_block_optin", "shared_per_block_optin");
   set("shared", "reserved_per_block", "reserved_shared_per_block");
   set("l2_bytes", nullptr, "l2_bytes");
-  set("dram", "clock_mhz", "mem_clock_mhz");
+  set("dram", "clock_mhz", "mem_clock_mhz", false);
   if (dev.contains("mem_clock_mhz") && dev.contains("bus_width_bits"))
     prof["dram"]["peak_gbs"] = std::round(dev["mem_clock_mhz"].get<double>() * 2 * dev["bus_width_bits"].get<double>() / 8 / 1e3);
+}
+
+// Every run must be one the profile can predict: a block the device cannot hold (more threads, registers or
+// shared memory than an SM has) has no occupancy, and its time would come out infinite.
+void check_runs(const MicrobenchRun& run, const DeviceProfile& prof) {
+  for (const Measurement& m : run.runs) {
+    const Prediction p = predict(m.counts, prof);
+    if (p.occupancy.blocks_per_sm <= 0)
+      throw InputError(m.where + ": a block of " + std::to_string(m.counts.threads_per_block) + " threads, " +
+                       std::to_string(m.counts.regs_per_thread) + " registers a thread and " +
+                       std::to_string(m.counts.shared_bytes_per_block) + " bytes of shared memory cannot be resident on " +
+                       prof.name + " (limit: " + p.occupancy.limiter + ")");
+    if (!std::isfinite(p.time_us) || !(p.time_us > 0))
+      throw InputError(m.where + ": its counts give no finite positive time on " + prof.name);
+  }
+}
+
+// The hold-out records' launches, resolved before anything is fitted or written: a record the device cannot
+// launch is an error in the run document, not a failure half-way through the report.
+std::vector<LaunchConfig> holdout_launches(const MicrobenchRun& run, const DeviceProfile& prof) {
+  std::vector<LaunchConfig> out;
+  for (const HoldoutRecord& h : run.holdout) {
+    UserConfig u;
+    u.kernel = h.kernel;
+    try {
+      u.matrix = parse_size2(h.matrix, "matrix");
+      u.block = parse_size2(h.block, "block");
+      u.dtype = parse_dtype(h.dtype);
+      out.push_back(resolve_launch(u, launch_limits(prof)));
+    } catch (const ConfigError& e) {
+      throw InputError(h.where + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+// Spearman's rho where a summary has 2 pairs or more; one pair has no rank order to correlate.
+std::string rho_text(const std::vector<double>& pred, const std::vector<double>& meas) {
+  const std::optional<double> rho = spearman_or_none(pred, meas);
+  if (!rho) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", *rho);
+  return buf;
 }
 
 std::string short_params(const json& p) {
@@ -86,25 +169,21 @@ std::string short_params(const json& p) {
   return os.str();
 }
 
-void print_holdout(const MicrobenchRun& run, const DeviceProfile& prof, int threads) {
+void print_holdout(const MicrobenchRun& run, const std::vector<LaunchConfig>& launches, const DeviceProfile& prof,
+                   int threads) {
   std::printf("\nHold-out: the suite's kernels as the run timed them (never fitted)\n");
   std::printf("  %-12s %-10s %-4s %-6s %10s %10s %8s  %s\n", "kernel", "matrix", "type", "block", "measured", "predicted",
               "error", "bottleneck");
   std::vector<double> pred, meas;
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
-  for (const HoldoutRecord& h : run.holdout) {
-    UserConfig u;
-    u.kernel = h.kernel;
-    u.matrix = parse_size2(h.matrix, "matrix");
-    u.block = parse_size2(h.block, "block");
-    u.dtype = parse_dtype(h.dtype);
-    const LaunchConfig cfg = resolve_launch(u, launch_limits(prof));
+  for (size_t i = 0; i < run.holdout.size(); ++i) {
+    const HoldoutRecord& h = run.holdout[i];
     ReplayOptions ro;
     ro.threads = threads;
     ro.rules = memory_rules(prof);
     PredictOptions po;
     po.regs_per_thread = h.regs_per_thread;
-    const Prediction p = predict(replay(cfg, ro), prof, po);
+    const Prediction p = predict(replay(launches[i], ro), prof, po);
     const double err = 100 * (p.time_us - h.time_us) / h.time_us;
     std::printf("  %-12s %-10s %-4s %-6s %10.1f %10.1f %+7.1f%%  %s\n", h.kernel.c_str(), h.matrix.c_str(),
                 h.dtype.c_str(), h.block.c_str(), h.time_us, p.time_us, err, p.bottleneck.c_str());
@@ -116,22 +195,23 @@ void print_holdout(const MicrobenchRun& run, const DeviceProfile& prof, int thre
   }
   if (pred.empty()) return;
   for (const auto& [name, g] : groups)
-    std::printf("  %-28s n=%-3zu MAPE %5.1f%%  max %5.1f%%  Spearman %.3f\n", name.c_str(), g.first.size(),
-                mape(g.first, g.second), max_ape(g.first, g.second), g.first.size() > 1 ? spearman(g.first, g.second) : 1.0);
-  std::printf("  %-28s n=%-3zu MAPE %5.1f%%  max %5.1f%%  Spearman %.3f\n", "all", pred.size(), mape(pred, meas),
-              max_ape(pred, meas), spearman(pred, meas));
+    std::printf("  %-28s n=%-3zu MAPE %5.1f%%  max %5.1f%%  Spearman %s\n", name.c_str(), g.first.size(),
+                mape(g.first, g.second), max_ape(g.first, g.second), rho_text(g.first, g.second).c_str());
+  std::printf("  %-28s n=%-3zu MAPE %5.1f%%  max %5.1f%%  Spearman %s\n", "all", pred.size(), mape(pred, meas),
+              max_ape(pred, meas), rho_text(pred, meas).c_str());
 }
 
 
 struct Stat3 {
   size_t n;
-  double mape, max, rho;
+  double mape, max;
+  std::string rho;
 };
 Stat3 stat3(const std::vector<double>& p, const std::vector<double>& m) {
-  return {p.size(), mape(p, m), max_ape(p, m), p.size() > 1 ? spearman(p, m) : 1.0};
+  return {p.size(), mape(p, m), max_ape(p, m), rho_text(p, m)};
 }
 void print_stat(const std::string& name, const Stat3& s) {
-  std::printf("  %-34s n=%-4zu MAPE %5.1f%%  max %5.1f%%  Spearman %.3f\n", name.c_str(), s.n, s.mape, s.max, s.rho);
+  std::printf("  %-34s n=%-4zu MAPE %5.1f%%  max %5.1f%%  Spearman %s\n", name.c_str(), s.n, s.mape, s.max, s.rho.c_str());
 }
 
 // The judged set: f32 at 4096x4096 and larger (8192x2048 included), f16 and f64 at 8192x8192.
@@ -142,6 +222,7 @@ bool judged(int64_t w, int64_t h, const std::string& dtype) {
 
 // A run's microbenchmarks against the profile as it is (no fit): how a new benchmark or a new run fits it.
 int predict_only(const MicrobenchRun& run, const DeviceProfile& prof) {
+  check_runs(run, prof);
   std::printf("Prediction by %s (no fit) of %s (%s), %zu microbenchmark runs\n", prof.name.c_str(),
               run.device.value("name", "?").c_str(), run.date.c_str(), run.runs.size());
   std::printf("  %-18s %-44s %10s %10s %8s  %s\n", "bench", "params", "measured", "predicted", "error", "bottleneck");
@@ -153,7 +234,7 @@ int predict_only(const MicrobenchRun& run, const DeviceProfile& prof) {
     std::printf("  %-18s %-44s %10.2f %10.2f %+7.1f%%  %s\n", m.bench.c_str(), short_params(m.params).c_str(),
                 m.time_us, p.time_us, 100 * (p.time_us - m.time_us) / m.time_us, p.bottleneck.c_str());
   }
-  if (!meas.empty()) std::printf("MAPE %.1f%%, max %.1f%%\n", mape(pred, meas), max_ape(pred, meas));
+  std::printf("MAPE %.1f%%, max %.1f%%\n", mape(pred, meas), max_ape(pred, meas));
   return 0;
 }
 
@@ -163,48 +244,45 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
     bool judged;
     double pred, meas;
   };
+  // Every file read and every record's launch resolved before the first replay: a bad record stops the run
+  // at once, not after minutes of report.
+  struct Launch {
+    SuiteRecord rec;
+    LaunchConfig cfg;
+  };
+  std::vector<Launch> launches;
+  for (const std::string& f : files) {
+    for (SuiteRecord& r : read_suite_file(f)) {
+      try {
+        const LaunchConfig cfg = resolve_launch(r.config, launch_limits(prof));
+        launches.push_back({std::move(r), cfg});
+      } catch (const ConfigError& e) {
+        throw InputError(r.where + ": config: " + e.what());
+      }
+    }
+  }
+  if (launches.empty()) throw InputError("no timed records in the hold-out files");
   std::vector<Row> rows;
   std::printf("Hold-out validation of profile %s (%s) against measured suite times\n", prof.name.c_str(),
               prof.calibrated ? "calibrated" : "not calibrated");
   std::printf("  %-12s %-10s %-4s %-6s %-6s %-4s %10s %10s %8s  %s\n", "kernel", "matrix", "type", "block", "tile", "pad",
               "measured", "predicted", "error", "bottleneck");
-  for (const std::string& f : files) {
-    const json doc = [&] {
-      std::ifstream in(f);
-      if (!in) throw ProfileError(f + ": cannot be read");
-      return json::parse(in);
-    }();
-    if (!doc.contains("records") || !doc["records"].is_array()) throw ProfileError(f + ": no \"records\" array");
-    for (const json& r : doc["records"]) {
-      if (!r.contains("config") || !r.contains("measured")) continue;
-      const json& c = r["config"];
-      const json& t = r["measured"]["time_us"];
-      if (!t.contains("median") || !t["median"].is_number()) continue;
-      UserConfig u;
-      u.kernel = c["kernel"].get<std::string>();
-      u.matrix = {c["matrix"]["width"].get<int64_t>(), c["matrix"]["height"].get<int64_t>()};
-      u.block = {c["block"]["x"].get<int64_t>(), c["block"]["y"].get<int64_t>()};
-      u.tile = Size2{c["tile"]["x"].get<int64_t>(), c["tile"]["y"].get<int64_t>()};
-      if (c.contains("shared_bytes_per_block") && c["shared_bytes_per_block"].get<int64_t>() > 0 && c.contains("pad"))
-        u.pad = c["pad"].get<int>();
-      u.dtype = parse_dtype(c["dtype"].get<std::string>());
-      const LaunchConfig cfg = resolve_launch(u, launch_limits(prof));
-      ReplayOptions ro;
-      ro.threads = threads;
-      ro.rules = memory_rules(prof);
-      PredictOptions po;
-      po.regs_per_thread = kernel_registers(prof, u.kernel, u.dtype);
-      const Prediction p = predict(replay(cfg, ro), prof, po);
-      const double meas = t["median"].get<double>();
-      const std::string matrix = format_size2(u.matrix), dtype = c["dtype"].get<std::string>(),
-                        block = format_size2(u.block), tile = format_size2(*u.tile);
-      std::printf("  %-12s %-10s %-4s %-6s %-6s %-4d %10.1f %10.1f %+7.1f%%  %s\n", u.kernel.c_str(), matrix.c_str(),
-                  dtype.c_str(), block.c_str(), tile.c_str(), u.pad.value_or(0), meas, p.time_us,
-                  100 * (p.time_us - meas) / meas, p.bottleneck.c_str());
-      rows.push_back({matrix + " " + dtype + " " + block, dtype, block, judged(u.matrix.x, u.matrix.y, dtype), p.time_us, meas});
-    }
+  for (const Launch& l : launches) {
+    const UserConfig& u = l.rec.config;
+    ReplayOptions ro;
+    ro.threads = threads;
+    ro.rules = memory_rules(prof);
+    PredictOptions po;
+    po.regs_per_thread = kernel_registers(prof, u.kernel, u.dtype);
+    const Prediction p = predict(replay(l.cfg, ro), prof, po);
+    const double meas = l.rec.time_us;
+    const std::string matrix = format_size2(u.matrix), dtype = dtype_name(u.dtype), block = format_size2(u.block),
+                      tile = format_size2(*u.tile);
+    std::printf("  %-12s %-10s %-4s %-6s %-6s %-4d %10.1f %10.1f %+7.1f%%  %s\n", u.kernel.c_str(), matrix.c_str(),
+                dtype.c_str(), block.c_str(), tile.c_str(), u.pad.value_or(0), meas, p.time_us,
+                100 * (p.time_us - meas) / meas, p.bottleneck.c_str());
+    rows.push_back({matrix + " " + dtype + " " + block, dtype, block, judged(u.matrix.x, u.matrix.y, dtype), p.time_us, meas});
   }
-  if (rows.empty()) throw ProfileError("no measured records in the hold-out files");
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
   std::pair<std::vector<double>, std::vector<double>> j32x8, jall, a32x8, aall;
   for (const Row& r : rows) {
@@ -231,124 +309,180 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
   return 0;
 }
 
+// One fit, its report and the profile it writes (--out).
+int calibrate(const std::string& bench_path, const std::string& base, const std::string& out, bool holdout,
+              int threads) {
+  const MicrobenchRun run = [&] {
+    MicrobenchRun r = read_microbench_file(bench_path);
+    leave_4_byte_read_back_out(r.runs);
+    return r;
+  }();
+  // A fit needs runs: a document whose runs are all marked WRONG (or has none) has nothing to fit.
+  if (run.runs.empty()) throw InputError(bench_path + ": no usable runs (none, or every one marked WRONG)");
+  // An output that cannot be a file is said before the fit, not after its report.
+  std::error_code ec;
+  if (!out.empty() && std::filesystem::is_directory(out, ec)) throw InputError(out + ": is a directory, not a file to write");
+  const std::string bp = base_path(base);
+  const DeviceProfile base_prof = load_profile_file(bp);  // every error in the profile itself, named as such
+  ordered_json prof_json = read_ordered(bp);
+  take_measured(prof_json, run.device);
+  // What the base profile accepts alone and refuses with the run's device facts is the run's doing.
+  DeviceProfile prof = [&] {
+    try {
+      return profile_from_json(json::parse(prof_json.dump()), base_prof.name, bp);
+    } catch (const ProfileError& e) {
+      throw InputError(bench_path + ": the device facts it measured (field 'device') do not fit the base profile: " +
+                       e.what());
+    }
+  }();
+  check_runs(run, prof);
+  const std::vector<LaunchConfig> launches = holdout ? holdout_launches(run, prof) : std::vector<LaunchConfig>{};
+
+  const FitResult fit = [&] {
+    try {
+      return fit_constants(prof, run.runs);
+    } catch (const FitError& e) {
+      throw InputError(bench_path + ": the fit is refused: " + e.what());
+    }
+  }();
+  prof.cost = fit.constants;
+  std::vector<double> pred = fit.predicted_us, meas;
+  std::printf("Calibration of %s on %s (%s), %zu microbenchmark runs\n", prof.name.c_str(),
+              run.device.value("name", "?").c_str(), run.date.c_str(), run.runs.size());
+  std::printf("  %-16s %-44s %10s %10s %8s\n", "bench", "params", "measured", "fitted", "error");
+  for (size_t i = 0; i < run.runs.size(); ++i) {
+    const Measurement& m = run.runs[i];
+    meas.push_back(m.time_us);
+    std::printf("  %-16s %-44s %10.2f %10.2f %+7.1f%%\n", m.bench.c_str(), short_params(m.params).c_str(), m.time_us,
+                pred[i], 100 * (pred[i] - m.time_us) / m.time_us);
+  }
+  const CostConstants& c = fit.constants;
+  std::printf("Fitted (rms log error %.3f, MAPE %.1f%%, %d iterations): dram_gbs %.0f, partial_store_ps %.2f/%.2f/%.2f, "
+              "read_back ps_per_byte %.2f/%.2f/%.2f, l1_cycles_per_wavefront %.3f, latency_us %.3f, block_us %.4f, barrier_us %.4f, launch_us %.2f, overlap_p %.2f\n",
+              fit.rms_log_error, mape(pred, meas), fit.iterations, c.dram_gbs, c.partial_store_ps[0],
+              c.partial_store_ps[1], c.partial_store_ps[2], c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
+              c.read_back_ps_per_byte[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.barrier_us, c.launch_us,
+              c.overlap_p);
+  for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
+  // A constant the runs hardly determine is written (the fit is still the least-squares answer), but said on
+  // stderr and in the profile's calibration block, so that no one reads it as measured.
+  for (const std::string& w : fit.warnings) std::cerr << "memsim-calibrate: warning: " << bench_path << ": " << w << "\n";
+  for (const HoldoutRecord& h : run.holdout)
+    if (h.regs_per_thread > 0) prof_json["kernel_registers"][h.kernel + "/" + h.dtype] = h.regs_per_thread;
+  ordered_json cost = prof_json["cost"];
+  cost["note"] = "fitted by memsim-calibrate to the microbenchmarks (see calibration); held as the profile gave "
+                 "them: l2_sector_ps (whole-sector L2 traffic never limits a microbenchmark), issue_per_cycle "
+                 "(4 schedulers: the issue microbenchmarks reach 3.7-3.9 a cycle, and fitted freely it comes out "
+                 "above 4, so it stays at the data sheet's peak), instructions_per_memory_op (the suite's bodies "
+                 "as ncu counts them on sm_90); "
+                 "instructions_per_warp and instructions_per_source_op: least squares of the copy kernel's "
+                 "instruction counts (ncu smsp__inst_executed.sum, 18 configurations) on warps and the replay's "
+                 "operations, model/calibration/fit_instruction_estimate.py; instructions_per_division: nvcc "
+                 "13.0's sm_90 sequences for a warp-uniform division by a kernel argument, counted in the SASS "
+                 "(32-bit: 17; 64-bit operands with values below 2^32: 25, the 32-bit sequence behind a check "
+                 "of the high words); read_back: from_lines, per_log_lines and ps_per_byte[0] (4-byte lanes) by "
+                 "model/calibration/fit_read_back.py on memsim-partial-lines' runs (validate/results/"
+                 "partial_lines.json and .ncu.csv), ps_per_byte[1] and [2] (8- and 16-byte lanes) fitted here "
+                 "with the partial-store costs, on the strided stores at 1, 2, 4 and 8 blocks an SM "
+                 "(validate/results/l2_partial_lines.md)";
+  cost["dram_gbs"] = c.dram_gbs;
+  cost["l2_sector_ps"] = c.l2_sector_ps;
+  cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};
+  cost["read_back"]["ps_per_byte"] = {c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
+                                      c.read_back_ps_per_byte[2]};
+  cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
+  if (c.l2_write_slot_ps > 0) cost["l2_write_slot_ps"] = c.l2_write_slot_ps;
+  cost["latency_us"] = c.latency_us;
+  cost["block_us"] = c.block_us;
+  cost["barrier_us"] = c.barrier_us;
+  cost["issue_per_cycle"] = c.issue_per_cycle;
+  cost["instructions_per_memory_op"] = c.instructions_per_memory_op;
+  cost["launch_us"] = c.launch_us;
+  cost["overlap_p"] = c.overlap_p;
+  prof_json["cost"] = cost;
+  prof_json["calibration"] = ordered_json{
+      {"measurements", bench_path},
+      {"date", run.date},
+      {"device", run.device.value("name", "")},
+      {"driver_version", run.device.value("driver_version", 0)},
+      {"runtime_version", run.device.value("runtime_version", 0)},
+      {"method", "Levenberg-Marquardt least squares (Eigen) on log(predicted/measured time) over the "
+                 "microbenchmark runs; the suite's hold-out times are not used"},
+      {"runs", run.runs.size()},
+      {"fitted", fit.fitted},
+      {"held", fit.held},
+      {"rms_log_error", fit.rms_log_error},
+      {"mape_pct", mape(pred, meas)},
+      {"max_error_pct", max_ape(pred, meas)},
+  };
+  if (!fit.warnings.empty()) prof_json["calibration"]["warnings"] = fit.warnings;
+  // The profile as written must read back (fit_constants refused anything non-finite or degenerate; this is
+  // the last guard before a file others will predict with).
+  prof = profile_from_json(json::parse(prof_json.dump()), prof.name, bp);
+  if (!out.empty()) {
+    std::ofstream o(out);
+    o << prof_json.dump(2) << "\n";
+    if (!o) throw InputError(out + ": cannot be written");
+    std::printf("wrote %s\n", out.c_str());
+  }
+  if (holdout) print_holdout(run, launches, prof, threads);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string bench_path, base, out;
+  std::optional<std::string> threads_text;  // as given: "" is not "not given"
   bool holdout = false, only_predict = false;
-  int threads = 0;
   std::vector<std::string> validate_files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--microbench" && i + 1 < argc) bench_path = argv[++i];
-    else if (a == "--base" && i + 1 < argc) base = argv[++i];
-    else if (a == "--out" && i + 1 < argc) out = argv[++i];
+    const bool takes_value = a == "--microbench" || a == "--base" || a == "--out" || a == "--threads";
+    if (takes_value && i + 1 >= argc) return usage_error("option " + a + " needs a value");
+    if (a == "--microbench") bench_path = argv[++i];
+    else if (a == "--base") base = argv[++i];
+    else if (a == "--out") out = argv[++i];
+    else if (a == "--threads") threads_text = argv[++i];
     else if (a == "--holdout") holdout = true;
     else if (a == "--predict-only") only_predict = true;
-    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-    else if (a == "--holdout-validate" && i + 1 < argc) {
+    else if (a == "--holdout-validate") {
       while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) validate_files.push_back(argv[++i]);
-    } else return usage();
+      if (validate_files.empty()) return usage_error("option --holdout-validate needs at least one file");
+    } else return usage_error("unknown option '" + a + "'");
   }
-  if (!validate_files.empty()) {
-    if (base.empty() || !bench_path.empty()) return usage();
-    try {
-      return holdout_validate(validate_files, load_profile_file(base_path(base)), threads);
-    } catch (const std::exception& e) {
-      std::cerr << "memsim-calibrate: " << e.what() << "\n";
-      return 1;
-    }
-  }
-  if (bench_path.empty() || base.empty()) return usage();
   try {
-    MicrobenchRun run = read_microbench_file(bench_path);
-    leave_4_byte_read_back_out(run.runs);
-    if (only_predict) return predict_only(run, load_profile_file(base_path(base)));
-    const std::string bp = base_path(base);
-    ordered_json prof_json = read_ordered(bp);
-    take_measured(prof_json, run.device);
-    DeviceProfile prof = profile_from_json(json::parse(prof_json.dump()), load_profile_file(bp).name, bp);
-
-    const FitResult fit = fit_constants(prof, run.runs);
-    prof.cost = fit.constants;
-    std::vector<double> pred = fit.predicted_us, meas;
-    std::printf("Calibration of %s on %s (%s), %zu microbenchmark runs\n", prof.name.c_str(),
-                run.device.value("name", "?").c_str(), run.date.c_str(), run.runs.size());
-    std::printf("  %-16s %-44s %10s %10s %8s\n", "bench", "params", "measured", "fitted", "error");
-    for (size_t i = 0; i < run.runs.size(); ++i) {
-      const Measurement& m = run.runs[i];
-      meas.push_back(m.time_us);
-      std::printf("  %-16s %-44s %10.2f %10.2f %+7.1f%%\n", m.bench.c_str(), short_params(m.params).c_str(), m.time_us,
-                  pred[i], 100 * (pred[i] - m.time_us) / m.time_us);
+    const int threads = threads_text ? parse_threads(*threads_text) : 0;
+    if (!validate_files.empty()) {
+      if (base.empty() || !bench_path.empty()) return usage_error("--holdout-validate takes --base and no --microbench");
+      if (!out.empty() || holdout || only_predict)
+        return usage_error("--out, --holdout and --predict-only go with --microbench, not --holdout-validate");
+      return holdout_validate(validate_files, load_profile_file(base_path(base)), threads);
     }
-    const CostConstants& c = fit.constants;
-    std::printf("Fitted (rms log error %.3f, MAPE %.1f%%, %d iterations): dram_gbs %.0f, partial_store_ps %.2f/%.2f/%.2f, "
-                "read_back ps_per_byte %.2f/%.2f/%.2f, l1_cycles_per_wavefront %.3f, latency_us %.3f, block_us %.4f, barrier_us %.4f, launch_us %.2f, overlap_p %.2f\n",
-                fit.rms_log_error, mape(pred, meas), fit.iterations, c.dram_gbs, c.partial_store_ps[0],
-                c.partial_store_ps[1], c.partial_store_ps[2], c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
-                c.read_back_ps_per_byte[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.barrier_us, c.launch_us,
-                c.overlap_p);
-    for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
-
-    for (const HoldoutRecord& h : run.holdout)
-      if (h.regs_per_thread > 0) prof_json["kernel_registers"][h.kernel + "/" + h.dtype] = h.regs_per_thread;
-    ordered_json cost = prof_json["cost"];
-    cost["note"] = "fitted by memsim-calibrate to the microbenchmarks (see calibration); held as the profile gave "
-                   "them: l2_sector_ps (whole-sector L2 traffic never limits a microbenchmark), issue_per_cycle "
-                   "(4 schedulers: the issue microbenchmarks reach 3.7-3.9 a cycle, and fitted freely it comes out "
-                   "above 4, so it stays at the data sheet's peak), instructions_per_memory_op (the suite's bodies "
-                   "as ncu counts them on sm_90); "
-                   "instructions_per_warp and instructions_per_source_op: least squares of the copy kernel's "
-                   "instruction counts (ncu smsp__inst_executed.sum, 18 configurations) on warps and the replay's "
-                   "operations, model/calibration/fit_instruction_estimate.py; instructions_per_division: nvcc "
-                   "13.0's sm_90 sequences for a warp-uniform division by a kernel argument, counted in the SASS "
-                   "(32-bit: 17; 64-bit operands with values below 2^32: 25, the 32-bit sequence behind a check "
-                   "of the high words); read_back: from_lines, per_log_lines and ps_per_byte[0] (4-byte lanes) by "
-                   "model/calibration/fit_read_back.py on memsim-partial-lines' runs (validate/results/"
-                   "partial_lines.json and .ncu.csv), ps_per_byte[1] and [2] (8- and 16-byte lanes) fitted here "
-                   "with the partial-store costs, on the strided stores at 1, 2, 4 and 8 blocks an SM "
-                   "(validate/results/l2_partial_lines.md)";
-    cost["dram_gbs"] = c.dram_gbs;
-    cost["l2_sector_ps"] = c.l2_sector_ps;
-    cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};
-    cost["read_back"]["ps_per_byte"] = {c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
-                                        c.read_back_ps_per_byte[2]};
-    cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
-    if (c.l2_write_slot_ps > 0) cost["l2_write_slot_ps"] = c.l2_write_slot_ps;
-    cost["latency_us"] = c.latency_us;
-    cost["block_us"] = c.block_us;
-    cost["barrier_us"] = c.barrier_us;
-    cost["issue_per_cycle"] = c.issue_per_cycle;
-    cost["instructions_per_memory_op"] = c.instructions_per_memory_op;
-    cost["launch_us"] = c.launch_us;
-    cost["overlap_p"] = c.overlap_p;
-    prof_json["cost"] = cost;
-    prof_json["calibration"] = ordered_json{
-        {"measurements", bench_path},
-        {"date", run.date},
-        {"device", run.device.value("name", "")},
-        {"driver_version", run.device.value("driver_version", 0)},
-        {"runtime_version", run.device.value("runtime_version", 0)},
-        {"method", "Levenberg-Marquardt least squares (Eigen) on log(predicted/measured time) over the "
-                   "microbenchmark runs; the suite's hold-out times are not used"},
-        {"runs", run.runs.size()},
-        {"fitted", fit.fitted},
-        {"held", fit.held},
-        {"rms_log_error", fit.rms_log_error},
-        {"mape_pct", mape(pred, meas)},
-        {"max_error_pct", max_ape(pred, meas)},
-    };
-    if (!out.empty()) {
-      std::ofstream o(out);
-      o << prof_json.dump(2) << "\n";
-      if (!o) throw ProfileError(out + ": cannot be written");
-      std::printf("wrote %s\n", out.c_str());
+    if (bench_path.empty() || base.empty()) return usage();
+    if (only_predict) {
+      if (!out.empty() || holdout) return usage_error("--predict-only fits nothing: --out and --holdout do not apply");
+      MicrobenchRun run = read_microbench_file(bench_path);
+      leave_4_byte_read_back_out(run.runs);
+      if (run.runs.empty()) throw InputError(bench_path + ": no usable runs (none, or every one marked WRONG)");
+      return predict_only(run, load_profile_file(base_path(base)));
     }
-    prof = profile_from_json(json::parse(prof_json.dump()), prof.name, bp);
-    if (holdout) print_holdout(run, prof, threads);
-  } catch (const std::exception& e) {
+    return calibrate(bench_path, base, out, holdout, threads);
+  } catch (const InputError& e) {
     std::cerr << "memsim-calibrate: " << e.what() << "\n";
-    return 1;
+    return kExitInput;
+  } catch (const ProfileError& e) {  // a document or profile that is malformed, named with its field
+    std::cerr << "memsim-calibrate: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const ConfigError& e) {
+    std::cerr << "memsim-calibrate: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "memsim-calibrate: out of memory\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    // A bug, not a user's mistake: every input was checked before use. Say so rather than abort.
+    std::cerr << "memsim-calibrate: internal error: " << e.what() << "\n";
+    return kExitInternal;
   }
-  return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "model/cost.hpp"
 
@@ -19,6 +21,40 @@ Eigen::VectorXd residuals(DeviceProfile& prof, const std::vector<FitParameter>& 
   for (size_t i = 0; i < data.size(); ++i)
     r[Eigen::Index(i)] = std::log(predict(data[i].counts, prof).time_us / data[i].time_us);
   return r;
+}
+
+std::string shown(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// Nothing degenerate leaves the fit: a constant the profile would carry (and every later prediction use)
+// must be finite, and positive where its prior is. A prior of 0 (a cost the profile did not charge; the fit
+// starts it at 1) may come back as 0 (exp underflows on the way), which is the profile's own "not charged",
+// and has no scale to compare with. One more than kMaxFactorFromPrior from a positive prior is kept but said:
+// the runs may not exercise it (a launch cost next to milliseconds of stores), and the caller decides.
+// overlap_p lives on [1, inf) and both ends mean something.
+void check_fitted(const CostConstants& prior, FitResult& out, const std::vector<FitParameter>& ps,
+                  const std::vector<Measurement>& data) {
+  for (const FitParameter& p : ps) {
+    const double v = get_parameter(out.constants, p), p0 = get_parameter(prior, p);
+    const std::string what = std::string("fitted ") + p.name + " = " + shown(v);
+    if (!std::isfinite(v) || v < 0 || (p0 > 0 && v == 0))
+      throw FitError(what + " is not a positive number: the runs do not determine it");
+    if (p.scalar == &CostConstants::overlap_p || !(p0 > 0)) continue;
+    if (v > p0 * kMaxFactorFromPrior || v < p0 / kMaxFactorFromPrior)
+      out.warnings.push_back(what + " is more than " + shown(kMaxFactorFromPrior) + " times " +
+                             (v > p0 ? "above" : "below") + " the profile's " + shown(p0) +
+                             ": the profile's value is far off, or the runs hardly exercise it");
+  }
+  for (size_t i = 0; i < data.size(); ++i) {
+    const double t = out.predicted_us[i];
+    if (!std::isfinite(t) || !(t > 0))
+      throw FitError("the fitted constants predict " + shown(t) + " us for " +
+                     (data[i].where.empty() ? "run " + std::to_string(i) : data[i].where));
+  }
+  if (!std::isfinite(out.rms_log_error)) throw FitError("the fit's rms log error is not finite");
 }
 
 }  // namespace
@@ -61,6 +97,16 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
     out.constants = base.cost;
     return out;
   }
+  // The residual is the log of a ratio: a measured time or a starting prediction that is not positive and
+  // finite makes every residual after it NaN (read_microbench refuses such records; this is the fit's own
+  // guard for other callers).
+  for (size_t i = 0; i < data.size(); ++i) {
+    const std::string run = data[i].where.empty() ? "run " + std::to_string(i) : data[i].where;
+    if (!std::isfinite(data[i].time_us) || !(data[i].time_us > 0))
+      throw FitError(run + ": the measured time must be positive and finite, got " + shown(data[i].time_us));
+    const double t = predict(data[i].counts, base).time_us;
+    if (!std::isfinite(t) || !(t > 0)) throw FitError(run + ": the profile predicts " + shown(t) + " us for it");
+  }
   // A parameter no measurement is sensitive to is held at its prior (e.g. no 16-byte partial stores). A prior
   // of 0 (a cost the profile does not charge yet) starts from 1 instead: in log space 0 would never move.
   Eigen::VectorXd x0(all.size());
@@ -85,6 +131,15 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
       }
     }
     prof.cost = base.cost;  // back to the priors, 0 included, for the held ones
+  }
+  // Fewer residuals than unknowns: the least-squares problem has a family of exact solutions, and LM walks
+  // to any one of them (one run fitted l1_cycles_per_wavefront = 1.9e-11).
+  if (data.size() < ps.size()) {
+    std::string names;
+    for (const FitParameter& p : ps) names += (names.empty() ? "" : ", ") + std::string(p.name);
+    throw FitError(std::to_string(data.size()) + " usable run" + (data.size() == 1 ? "" : "s") + " for " +
+                   std::to_string(ps.size()) + " constants to fit (" + names + "): a fit needs at least as many runs "
+                   "as constants");
   }
 
   Eigen::VectorXd x = Eigen::Map<Eigen::VectorXd>(xs.data(), Eigen::Index(xs.size()));
@@ -126,6 +181,7 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
   out.constants = prof.cost;
   out.rms_log_error = std::sqrt(r.squaredNorm() / double(r.size()));
   for (const Measurement& m : data) out.predicted_us.push_back(predict(m.counts, prof).time_us);
+  check_fitted(base.cost, out, ps, data);
   return out;
 }
 

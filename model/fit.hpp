@@ -3,6 +3,7 @@
 // The residual of a measurement is log(predicted / measured), so every kernel weighs by its relative error
 // whatever its length; Levenberg-Marquardt (Eigen) minimises their sum of squares over the constants in
 // log space (positive by construction).
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,27 @@ struct FitResult {
   std::vector<double> predicted_us;    // per measurement, with the fitted constants
   double rms_log_error = 0;            // sqrt(mean(residual^2))
   int iterations = 0;
+  // Fitted constants more than kMaxFactorFromPrior from a positive prior, one line each: the measurements
+  // hardly determine them (kept, since a constant the runs do not exercise may be right for them, but said).
+  std::vector<std::string> warnings;
 };
 
+// A fit the measurements cannot support: fewer measurements than the constants they move, or a fitted
+// constant that is not a positive finite number. The message says which constants; the caller names the
+// document.
+struct FitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A fitted constant this many times above or below a positive prior gets a warning: no data sheet or earlier
+// calibration is that far off, so the measurements hardly determine it (one run fitted
+// l1_cycles_per_wavefront = 1.9e-11).
+constexpr double kMaxFactorFromPrior = 1e6;
+
+// No data: the profile's constants, nothing fitted. Throws FitError for a measured time that is not positive
+// and finite, for fewer measurements than the constants they move, for a fitted constant that is not finite
+// or is not positive where its prior is, and for a prediction that is not finite and positive. A constant more than kMaxFactorFromPrior from a positive prior is kept
+// with a line in FitResult::warnings (overlap_p, on [1, inf) by construction, is only checked for finiteness).
 FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement>& data, int max_iterations = 200);
 
 }  // namespace memsim

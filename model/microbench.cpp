@@ -1,8 +1,14 @@
 #include "model/microbench.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 
+#include "kernels/registry.hpp"
+#include "kernels/resolve.hpp"
 #include "model/profile.hpp"
 
 namespace memsim {
@@ -10,48 +16,130 @@ namespace {
 
 using nlohmann::json;
 
-double field(const json& j, const char* key, const std::string& where) {
-  if (!j.contains(key) || !j[key].is_number()) throw ProfileError(where + ": field '" + key + "' missing or not a number");
-  return j[key].get<double>();
-}
+// Reads the fields of one JSON object so that every error names the document, the record and the field (by
+// its path from the record: "counts.blocks"). Never operator[] on a key that may be missing: on a const json
+// that reads out of bounds.
+class Fields {
+ public:
+  Fields(const json& obj, std::string where, std::string prefix = "")
+      : obj_(obj), where_(std::move(where)), prefix_(std::move(prefix)) {}
 
-// A field older runs do not carry: 0 when absent (or not a number), never negative.
-double optional_count(const json& j, const char* key, const std::string& where) {
-  const double v = j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
-  if (v < 0) throw ProfileError(where + ": field '" + key + "' is negative");
-  return v;
-}
+  const json* find(const std::string& key) const {
+    if (!obj_.is_object()) return nullptr;
+    const auto it = obj_.find(key);
+    return it == obj_.end() ? nullptr : &*it;
+  }
+  const json& need(const std::string& key) const {
+    const json* v = find(key);
+    if (!v) fail(key, "is missing");
+    return *v;
+  }
+  // A finite number: JSON has no NaN, but 1e999 reads as infinity.
+  double number(const std::string& key) const { return finite(key, need(key)); }
+  double non_negative(const std::string& key) const {
+    const double v = number(key);
+    if (v < 0) fail(key, "must not be negative, got " + need(key).dump());
+    return v;
+  }
+  double positive(const std::string& key) const {
+    const double v = number(key);
+    if (!(v > 0)) fail(key, "must be positive, got " + need(key).dump());
+    return v;
+  }
+  double at_least(const std::string& key, double lo) const {
+    const double v = number(key);
+    if (v < lo) fail(key, "must be at least " + json(lo).dump() + ", got " + need(key).dump());
+    return v;
+  }
+  // A whole number in [lo, hi] (256.0 is 256).
+  int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
+    const double v = number(key);
+    if (v != std::floor(v) || v < double(lo) || v > double(hi))
+      fail(key, "must be an integer from " + bound(lo) + " to " + bound(hi) + ", got " + need(key).dump());
+    return int64_t(v);
+  }
+  // A field older documents do not carry: `fallback` when absent; when present, checked like non_negative.
+  double non_negative_or(const std::string& key, double fallback) const {
+    return find(key) ? non_negative(key) : fallback;
+  }
+  std::string text(const std::string& key) const {
+    const json& v = need(key);
+    if (!v.is_string() || v.get<std::string>().empty()) fail(key, "must be a non-empty string, got " + v.dump());
+    return v.get<std::string>();
+  }
+  std::string text_or(const std::string& key, const std::string& fallback) const {
+    return find(key) ? text(key) : fallback;
+  }
+  // A nested object, whose fields' paths carry this one's ("time_us.median").
+  Fields object(const std::string& key) const {
+    const json& v = need(key);
+    if (!v.is_object()) fail(key, "must be a JSON object, got " + type_of(v));
+    return Fields(v, where_, prefix_ + key + ".");
+  }
+  const json& self() const { return obj_; }
+  const std::string& where() const { return where_; }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& why) const {
+    throw ProfileError(where_ + ": field '" + prefix_ + key + "' " + why);
+  }
+  // 1073741824 reads better as 2^30.
+  static std::string bound(int64_t v) {
+    if (v >= (1 << 20) && (v & (v - 1)) == 0) {
+      int k = 0;
+      while ((int64_t(1) << k) < v) ++k;
+      return "2^" + std::to_string(k);
+    }
+    return std::to_string(v);
+  }
+  static std::string type_of(const json& v) { return std::string(v.type_name()) + (v.is_primitive() ? " " + v.dump() : ""); }
+
+ private:
+  double finite(const std::string& key, const json& v) const {
+    if (!v.is_number()) fail(key, "must be a number, got " + type_of(v));
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) fail(key, std::string("must be finite, got ") + (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"));
+    return x;
+  }
+
+  const json& obj_;
+  std::string where_, prefix_;
+};
 
 // Instructions per memory instruction in the microbenchmarks' loops (address arithmetic, loop control):
 // the shared-memory loop is LDS + FADD, the others a few integer operations per access.
 double instructions_per_memory_op(const std::string& bench) { return bench == "shared_conflict" ? 2.0 : 6.0; }
 
-}  // namespace
+// The largest grid CUDA launches is (2^31-1) x 65535 x 65535 blocks; 2^53 is beyond any run and still exact
+// in the double the cost model divides by.
+constexpr int64_t kMaxBlocks = int64_t(1) << 53;
 
-KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
-  const std::string where = "microbenchmark '" + bench + "' counts";
+KernelCounts counts_from(const std::string& bench, const Fields& f) {
   KernelCounts c;
-  c.blocks = int64_t(field(j, "blocks", where));
-  c.threads_per_block = int(field(j, "threads_per_block", where));
-  c.shared_bytes_per_block = int64_t(field(j, "shared_bytes_per_block", where));
-  c.regs_per_thread = int(field(j, "regs_per_thread", where));
-  c.useful_bytes = field(j, "useful_bytes", where);
-  c.dram_read_bytes = field(j, "dram_read_bytes", where);
-  c.dram_write_bytes = field(j, "dram_write_bytes", where);
-  const double l1_ld = field(j, "l1_sectors_ld", where), l1_st = field(j, "l1_sectors_st", where);
-  const double ld_inst = field(j, "global_ld_instructions", where), st_inst = field(j, "global_st_instructions", where);
-  c.l2_load_sectors = field(j, "l2_sectors_ld", where);
-  const double l2_st = field(j, "l2_sectors_st", where);
+  // The launch's shape bounds what occupancy and the per-SM share read: a block of 0 threads or none at all
+  // would divide by zero there.
+  c.blocks = f.integer("blocks", 1, kMaxBlocks);
+  c.threads_per_block = int(f.integer("threads_per_block", 1, 1024));
+  c.shared_bytes_per_block = f.integer("shared_bytes_per_block", 0, std::numeric_limits<int32_t>::max());
+  c.regs_per_thread = int(f.integer("regs_per_thread", 0, 255));  // 0: not known
+  // Counts are finite and not negative: a negative one makes a negative time, whose log is NaN in the fit.
+  c.useful_bytes = f.non_negative("useful_bytes");
+  c.dram_read_bytes = f.non_negative("dram_read_bytes");
+  c.dram_write_bytes = f.non_negative("dram_write_bytes");
+  const double l1_ld = f.non_negative("l1_sectors_ld"), l1_st = f.non_negative("l1_sectors_st");
+  const double ld_inst = f.non_negative("global_ld_instructions"), st_inst = f.non_negative("global_st_instructions");
+  c.l2_load_sectors = f.non_negative("l2_sectors_ld");
+  const double l2_st = f.non_negative("l2_sectors_st");
   // Sectors beyond the bytes they carry are partial (every byte is stored once).
   const bool partial = l2_st * 32 > c.dram_write_bytes * 1.001;
-  const double ld_wavefronts = optional_count(j, "l1_wavefronts_ld", where);
-  const double st_wavefronts = optional_count(j, "l1_wavefronts_st", where);
+  // Fields older runs do not carry: 0 when absent.
+  const double ld_wavefronts = f.non_negative_or("l1_wavefronts_ld", 0);
+  const double st_wavefronts = f.non_negative_or("l1_wavefronts_st", 0);
   double store_requests = 0;  // L2 write requests of the stores
   if (partial) {
     const double lane_bytes = st_inst > 0 ? c.dram_write_bytes / st_inst / 32 : 4;
     // L2 write requests, one per line a request writes; a record without them (an older run, whose
     // partial stores all wrote one sector of each line) has one per sector.
-    const double requests = optional_count(j, "l2_requests_st", where);
+    const double requests = f.non_negative_or("l2_requests_st", 0);
     const int cls = partial_store_class(lane_bytes, c.dram_write_bytes / l2_st);
     store_requests = requests > 0 ? requests : l2_st;
     c.partial_store_requests[cls] = store_requests;
@@ -73,21 +161,93 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j) {
                            wavefronts(st_wavefronts, l1_st, st_inst, c.dram_write_bytes);
   // Crossbar slots of the stores: their L2 write requests plus their sectors.
   c.l2_write_slots = l1_st + store_requests;
-  c.shared_wavefronts = field(j, "shared_wavefronts", where);
-  const double shared_inst = field(j, "shared_instructions", where);
+  c.shared_wavefronts = f.non_negative("shared_wavefronts");
+  const double shared_inst = f.non_negative("shared_instructions");
   c.shared_conflict_wavefronts = std::max(0.0, c.shared_wavefronts - shared_inst);
   c.global_load_instructions = ld_inst;
   c.memory_instructions = ld_inst + st_inst + shared_inst;
   // Issue-bound benchmarks carry their measured count (validate/microbench/add_instructions.py); the others
-  // are estimated from their loops.
-  const double counted = optional_count(j, "instructions", where);
+  // are estimated from their loops (0: not measured).
+  const double counted = f.non_negative_or("instructions", 0);
   c.instructions = counted > 0 ? counted : c.memory_instructions * instructions_per_memory_op(bench);
-  c.loads_in_flight_per_warp = field(j, "loads_in_flight_per_warp", where);
+  // memsim-microbench writes 1 or more (a warp with no load has one "in flight" in the model's terms);
+  // less would be read as 1 by the cost model, a number the record did not mean.
+  c.loads_in_flight_per_warp = f.at_least("loads_in_flight_per_warp", 1);
   // Older runs do not say: their barrier-free reading is what the model assumed then.
-  c.barriers_per_block = optional_count(j, "barriers", where);
+  c.barriers_per_block = f.non_negative_or("barriers", 0);
   // Older runs do not carry it: no read-back is charged for them.
-  c.partial_lines_per_block = optional_count(j, "partial_lines_per_block", where);
+  c.partial_lines_per_block = f.non_negative_or("partial_lines_per_block", 0);
   return c;
+}
+
+// The time a record measured: its median, positive and finite (the fit takes its log, MAPE divides by it).
+double median_time(const Fields& r) {
+  const Fields t = r.object("time_us");
+  const double v = t.number("median");
+  if (!(v > 0)) t.fail("median", "must be positive, got " + t.need("median").dump());
+  return v;
+}
+
+// The device facts memsim-calibrate takes into the profile it writes (calibrate_main.cpp, take_measured):
+// checked here, so that a wrong one is blamed on the run document, not on the profile it lands in. Each is
+// optional (the profile's own value stays), and a whole number where the profile wants one.
+struct DeviceFact {
+  const char* key;
+  bool integer;
+  int64_t lo, hi;  // bounds of an integer; a number that is not must be positive
+};
+const DeviceFact kDeviceFacts[] = {
+    {"sm_count", true, 1, 1 << 30},
+    {"sm_clock_mhz", false, 0, 0},
+    {"max_threads_per_sm", true, 1, 1 << 30},
+    {"max_blocks_per_sm", true, 1, 1 << 30},
+    {"regs_per_sm", true, 1, 1 << 30},
+    {"shared_per_sm", true, 1, int64_t(1) << 40},
+    {"shared_per_block", true, 1, int64_t(1) << 40},
+    {"shared_per_block_optin", true, 1, int64_t(1) << 40},
+    {"reserved_shared_per_block", true, 0, 1 << 30},
+    {"l2_bytes", true, 0, int64_t(1) << 50},
+    {"mem_clock_mhz", false, 0, 0},
+    {"bus_width_bits", true, 1, 1 << 20},
+    {"driver_version", true, 0, std::numeric_limits<int32_t>::max()},
+    {"runtime_version", true, 0, std::numeric_limits<int32_t>::max()},
+};
+
+void check_device(const Fields& d) {
+  for (const DeviceFact& f : kDeviceFacts) {
+    if (!d.find(f.key)) continue;
+    if (f.integer) d.integer(f.key, f.lo, f.hi);
+    else d.positive(f.key);
+  }
+  d.text_or("name", "?");
+}
+
+// A document a user names, parsed: every failure names the path. A directory opens as a stream on Linux and
+// fails only when read, with a message that names no file.
+json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ProfileError(path + ": is a directory, not a JSON file");
+  std::ifstream in(path);
+  if (!in) throw ProfileError(path + ": cannot be read");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    // nlohmann's own tag ("[json.exception.parse_error.101] ") says nothing to a user: the rest does.
+    std::string what = e.what();
+    if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) what.erase(0, what.find("] ") + 2);
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw ProfileError(path + ": not valid JSON (" + what + ")");
+  } catch (const std::ios_base::failure& e) {
+    throw ProfileError(path + ": cannot be read (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+KernelCounts counts_from_microbench(const std::string& bench, const json& j, const std::string& where) {
+  const std::string at = where.empty() ? "microbenchmark '" + bench + "' counts" : where;
+  if (!j.is_object()) throw ProfileError(at + ": counts must be a JSON object");
+  return counts_from(bench, Fields(j, at));
 }
 
 void leave_4_byte_read_back_out(std::vector<Measurement>& runs) {
@@ -96,48 +256,110 @@ void leave_4_byte_read_back_out(std::vector<Measurement>& runs) {
 }
 
 MicrobenchRun read_microbench(const json& doc, const std::string& where) {
-  if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array() || !doc.contains("device"))
+  if (!doc.is_object() || !doc.contains("runs") || !doc.contains("device"))
     throw ProfileError(where + ": not a memsim-microbench document (no \"runs\" array or \"device\")");
+  const Fields top(doc, where);
   MicrobenchRun run;
-  run.device = doc["device"];
-  run.date = doc.value("date", "");
-  for (size_t i = 0; i < doc["runs"].size(); ++i) {
-    const json& r = doc["runs"][i];
-    const std::string at = where + ": runs[" + std::to_string(i) + "]";
-    if (!r.contains("bench") || !r.contains("counts") || !r.contains("time_us"))
-      throw ProfileError(at + " lacks bench, counts or time_us");
+  const Fields device = top.object("device");
+  check_device(device);
+  run.device = device.self();
+  if (const json* date = top.find("date")) {
+    if (!date->is_string()) top.fail("date", "must be a string, got " + Fields::type_of(*date));
+    run.date = date->get<std::string>();
+  }
+  const json& runs = top.need("runs");
+  if (!runs.is_array()) top.fail("runs", "must be an array, got " + Fields::type_of(runs));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string index = where + ": runs[" + std::to_string(i) + "]";
+    if (!runs[i].is_object()) throw ProfileError(index + " must be a JSON object, got " + Fields::type_of(runs[i]));
     Measurement m;
-    m.bench = r["bench"].get<std::string>();
-    m.params = r.value("params", json::object());
-    m.counts = counts_from_microbench(m.bench, r["counts"]);
-    m.time_us = field(r["time_us"], "median", at);
-    if (r.value("check", "ok").rfind("WRONG", 0) == 0) continue;  // a wrong result is no measurement
+    m.bench = Fields(runs[i], index).text("bench");
+    m.where = index + " (" + m.bench + ")";
+    const Fields r(runs[i], m.where);
+    m.params = r.find("params") ? r.need("params") : json::object();
+    if (!m.params.is_object()) r.fail("params", "must be a JSON object, got " + Fields::type_of(m.params));
+    m.counts = counts_from(m.bench, r.object("counts"));
+    m.time_us = median_time(r);
+    if (r.text_or("check", "ok").rfind("WRONG", 0) == 0) continue;  // a wrong result is no measurement
     run.runs.push_back(std::move(m));
   }
-  if (doc.contains("holdout") && doc["holdout"].is_array()) {
-    for (const json& h : doc["holdout"]) {
-      if (h.value("check", "ok") != "ok") continue;
+  if (const json* holdout = top.find("holdout")) {
+    if (!holdout->is_array()) top.fail("holdout", "must be an array, got " + Fields::type_of(*holdout));
+    for (size_t i = 0; i < holdout->size(); ++i) {
+      const json& h = (*holdout)[i];
+      const std::string index = where + ": holdout[" + std::to_string(i) + "]";
+      if (!h.is_object()) throw ProfileError(index + " must be a JSON object, got " + Fields::type_of(h));
+      if (Fields(h, index).text_or("check", "ok") != "ok") continue;  // not a measurement to compare with
       HoldoutRecord rec;
-      rec.kernel = h.value("kernel", "");
-      rec.matrix = h.value("matrix", "");
-      rec.dtype = h.value("dtype", "f32");
-      rec.block = h.value("block", "32x8");
-      rec.regs_per_thread = h.value("regs_per_thread", 0);
-      rec.time_us = field(h["time_us"], "median", where + ": holdout " + rec.kernel);
+      rec.kernel = Fields(h, index).text("kernel");
+      rec.where = index + " (" + rec.kernel + ")";
+      const Fields f(h, rec.where);
+      // memsim-calibrate --holdout replays the record; the kernel and dtype also key the profile's register
+      // table: each must be what memsim reads.
+      if (!find_kernel(rec.kernel)) f.fail("kernel", "names no kernel of the suite ('" + rec.kernel + "'; memsim --list-kernels lists them)");
+      rec.matrix = f.text("matrix");
+      rec.dtype = f.text_or("dtype", "f32");
+      rec.block = f.text_or("block", "32x8");
+      for (const char* key : {"matrix", "block"}) {
+        if (!f.find(key)) continue;
+        try {
+          parse_size2(f.need(key).get<std::string>(), key);
+        } catch (const ConfigError&) {
+          f.fail(key, "must be WxH with positive integers (e.g. 32x8), got " + f.need(key).dump());
+        }
+      }
+      if (rec.dtype != "f16" && rec.dtype != "f32" && rec.dtype != "f64")
+        f.fail("dtype", "must be f16, f32 or f64, got " + f.need("dtype").dump());
+      rec.regs_per_thread = f.find("regs_per_thread") ? int(f.integer("regs_per_thread", 0, 255)) : 0;
+      rec.time_us = median_time(f);
       run.holdout.push_back(rec);
     }
   }
   return run;
 }
 
-MicrobenchRun read_microbench_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ProfileError(path + ": cannot be read");
-  try {
-    return read_microbench(json::parse(in), path);
-  } catch (const json::exception& e) {
-    throw ProfileError(path + ": " + e.what());
+MicrobenchRun read_microbench_file(const std::string& path) { return read_microbench(read_json_file(path), path); }
+
+std::vector<SuiteRecord> read_suite_records(const json& doc, const std::string& where) {
+  const Fields top(doc, where);
+  if (!doc.is_object()) throw ProfileError(where + ": not a memsim-validate result document (not a JSON object)");
+  const json& records = top.need("records");
+  if (!records.is_array()) top.fail("records", "must be an array, got " + Fields::type_of(records));
+  std::vector<SuiteRecord> out;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string index = where + ": records[" + std::to_string(i) + "]";
+    if (!records[i].is_object()) throw ProfileError(index + " must be a JSON object, got " + Fields::type_of(records[i]));
+    SuiteRecord rec;
+    const std::string id = Fields(records[i], index).text_or("id", "");
+    rec.where = id.empty() ? index : index + " (" + id + ")";
+    const Fields r(records[i], rec.where);
+    // An untimed record (memsim-validate without timing) says so with a null time: not a measurement.
+    const Fields measured = r.object("measured");
+    if (measured.need("time_us").is_null()) continue;
+    rec.time_us = median_time(measured);
+    const Fields c = r.object("config");
+    UserConfig& u = rec.config;
+    u.kernel = c.text("kernel");
+    if (!find_kernel(u.kernel)) c.fail("kernel", "names no kernel of the suite ('" + u.kernel + "'; memsim --list-kernels lists them)");
+    // Sizes bounded as memsim's own options are (kernels/resolve.cpp); resolve_launch checks the rest.
+    const Fields m = c.object("matrix"), b = c.object("block"), t = c.object("tile");
+    u.matrix = {m.integer("width", 1, 4294967295LL), m.integer("height", 1, 4294967295LL)};
+    u.block = {b.integer("x", 1, 1024), b.integer("y", 1, 1024)};
+    u.tile = Size2{t.integer("x", 1, 65536), t.integer("y", 1, 65536)};
+    const std::string dtype = c.text("dtype");
+    if (dtype != "f16" && dtype != "f32" && dtype != "f64") c.fail("dtype", "must be f16, f32 or f64, got \"" + dtype + "\"");
+    u.dtype = parse_dtype(dtype);
+    // The pad is the record's own only where its kernel stages a tile in shared memory.
+    const int64_t shared = c.find("shared_bytes_per_block") ? c.integer("shared_bytes_per_block", 0, int64_t(1) << 40) : 0;
+    if (c.find("pad")) {
+      const int pad = int(c.integer("pad", 0, 64));
+      if (shared > 0) u.pad = pad;
+    }
+    out.push_back(std::move(rec));
   }
+  return out;
 }
+
+std::vector<SuiteRecord> read_suite_file(const std::string& path) { return read_suite_records(read_json_file(path), path); }
 
 }  // namespace memsim

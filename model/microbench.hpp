@@ -1,11 +1,13 @@
 #pragma once
 // Reads the JSON memsim-microbench prints (validate/microbench): its device block, its calibration runs as
-// (counts, measured time) pairs, and its hold-out records (the suite's kernels, never fitted).
+// (counts, measured time) pairs, and its hold-out records (the suite's kernels, never fitted); and the timed
+// records of a memsim-validate result document, for memsim-calibrate --holdout-validate.
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/resolve.hpp"
 #include "model/counts.hpp"
 
 namespace memsim {
@@ -15,12 +17,14 @@ struct Measurement {
   nlohmann::json params;  // as the microbenchmark wrote them
   KernelCounts counts;
   double time_us = 0;     // median
+  std::string where;      // "FILE: runs[i] (bench)", for messages about this run
 };
 
 struct HoldoutRecord {
   std::string kernel, matrix, dtype, block;
   int regs_per_thread = 0;
   double time_us = 0;
+  std::string where;  // "FILE: holdout[i] (kernel)", for messages about this record
 };
 
 struct MicrobenchRun {
@@ -30,13 +34,32 @@ struct MicrobenchRun {
   std::vector<HoldoutRecord> holdout;
 };
 
-// Throws ProfileError (model/profile.hpp) naming the file and the record for anything malformed.
+// One configuration a memsim-validate result document measured (records[i].config and
+// records[i].measured.time_us.median): what memsim-calibrate --holdout-validate replays.
+struct SuiteRecord {
+  UserConfig config;
+  double time_us = 0;  // median
+  std::string where;   // "FILE: records[i] (id)", for messages about this record
+};
+
+// The timed records of a memsim-validate result document; a record whose measured.time_us is null (not
+// timed) is left out. Throws ProfileError naming the file, the record and the field for anything malformed
+// (the launch itself is checked by resolve_launch, against the device).
+std::vector<SuiteRecord> read_suite_records(const nlohmann::json& doc, const std::string& where);
+std::vector<SuiteRecord> read_suite_file(const std::string& path);
+
+// Throws ProfileError (model/profile.hpp) naming the file, the record and the field for anything malformed:
+// every field read must be present (or optional and absent), of its type, finite and in its range, so that
+// nothing the cost model or the fit reads can turn into a NaN or a silently wrong constant. The device
+// block's fields that memsim-calibrate takes into a profile are checked here too (device.sm_count, ...).
 MicrobenchRun read_microbench(const nlohmann::json& doc, const std::string& where);
 MicrobenchRun read_microbench_file(const std::string& path);
 
 // The microbenchmark's own counts in the cost model's terms: which sectors are partial, how many
-// instructions the lean kernels issue (they do little besides their memory instructions).
-KernelCounts counts_from_microbench(const std::string& bench, const nlohmann::json& counts);
+// instructions the lean kernels issue (they do little besides their memory instructions). `where` opens
+// every error message (empty: "microbenchmark 'BENCH' counts").
+KernelCounts counts_from_microbench(const std::string& bench, const nlohmann::json& counts,
+                                    const std::string& where = "");
 
 // The read-back of 4-byte lanes is calibrated apart: its cost per byte on memsim-partial-lines' launch-order
 // pairs (model/calibration/fit_read_back.py), the per-request cost on the strided stores here, their own

@@ -11,8 +11,11 @@ namespace {
 void check_pairs(const std::vector<double>& p, const std::vector<double>& m) {
   if (p.size() != m.size()) throw std::invalid_argument("mape: predicted and measured differ in length");
   if (p.empty()) throw std::invalid_argument("mape: no pairs");
+  // A NaN or an infinity would come out as the statistic itself: "MAPE nan%" is no answer.
   for (double v : m)
-    if (!(v > 0)) throw std::invalid_argument("mape: measured values must be positive");
+    if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument("mape: measured values must be positive and finite");
+  for (double v : p)
+    if (!std::isfinite(v)) throw std::invalid_argument("mape: predicted values must be finite");
 }
 
 }  // namespace
@@ -33,6 +36,9 @@ double max_ape(const std::vector<double>& predicted, const std::vector<double>& 
 }
 
 std::vector<double> ranks(const std::vector<double>& v) {
+  // NaN breaks the strict weak order the sort needs (undefined behaviour), and has no rank anyway.
+  for (double x : v)
+    if (std::isnan(x)) throw std::invalid_argument("ranks: NaN has no rank");
   std::vector<size_t> order(v.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
@@ -59,6 +65,12 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
     sbb += (rb[i] - mean) * (rb[i] - mean);
   }
   return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
+}
+
+std::optional<double> spearman_or_none(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) throw std::invalid_argument("spearman: the two series differ in length");
+  if (a.size() < 2) return std::nullopt;
+  return spearman(a, b);
 }
 
 }  // namespace memsim

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "model/cost.hpp"
 #include "model/fit.hpp"
@@ -147,6 +148,58 @@ TEST(Fit, RecoversBarrierCost) {
   EXPECT_NEAR(f.constants.block_us, 0.08, 0.08e-3);
   EXPECT_NEAR(f.constants.barrier_us, 0.03, 0.03e-3);
   EXPECT_LT(f.rms_log_error, 1e-4);
+}
+
+// One run cannot tell bandwidth from launch cost (and whatever else it moves): every split of its time fits
+// it exactly, and the fit would write whichever it stopped at. Refused, naming the constants.
+TEST(Fit, RefusesFewerRunsThanConstants) {
+  try {
+    fit_constants(prior(), {dram_only(64e6)});
+    FAIL() << "a fit of one run was accepted";
+  } catch (const FitError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("1 usable run"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("dram_gbs"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("launch_us"), std::string::npos) << msg;
+  }
+  // Two runs still leave dram_gbs, launch_us and block_us (which the blocks move) underdetermined.
+  EXPECT_THROW(fit_constants(prior(), {dram_only(1e6), dram_only(64e6)}), FitError);
+}
+
+// The same syntheses as RecoversBandwidthLaunchAndWavefrontCost, from a prior a million times too low in
+// bandwidth: the fit finds 2500 GB/s, 2.5e6 times the prior, past kMaxFactorFromPrior. No data sheet is that
+// far off, so the fit says so (this is what an undetermined constant looks like: one run fitted
+// l1_cycles_per_wavefront = 1.9e-11); the constants themselves are the least-squares answer.
+TEST(Fit, WarnsOfAConstantFarFromItsPrior) {
+  std::vector<Measurement> data;
+  for (double mb : {1.0, 8.0, 64.0, 256.0, 1024.0}) data.push_back(dram_only(mb * 1e6));
+  for (double w : {1e6, 1e7, 1e8}) data.push_back(shared_only(w));
+  for (double mb : {64.0, 256.0}) data.push_back(dram_and_shared(mb * 1e6, mb * 1e6 / 2500e3 * 1980.0 / 1.25 * 132));
+  DeviceProfile start = prior();
+  start.cost.dram_gbs = 1e-3;
+  const FitResult far = fit_constants(start, data);
+  ASSERT_EQ(far.warnings.size(), 1u);
+  EXPECT_NE(far.warnings[0].find("dram_gbs"), std::string::npos) << far.warnings[0];
+  EXPECT_NE(far.warnings[0].find("above"), std::string::npos) << far.warnings[0];
+  EXPECT_GT(far.constants.dram_gbs, 1e3);
+  // The usual prior: no warning.
+  EXPECT_TRUE(fit_constants(prior(), data).warnings.empty());
+}
+
+// A measured time the fit cannot take the log of: refused, naming the run, not a NaN residual.
+TEST(Fit, RefusesANonPositiveOrNonFiniteTime) {
+  std::vector<Measurement> data;
+  for (double mb : {1.0, 8.0, 64.0, 256.0, 1024.0}) data.push_back(dram_only(mb * 1e6));
+  for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    data[2].time_us = bad;
+    data[2].where = "run.json: runs[2] (copy)";
+    try {
+      fit_constants(prior(), data);
+      FAIL() << "time " << bad << " accepted";
+    } catch (const FitError& e) {
+      EXPECT_NE(std::string(e.what()).find("runs[2]"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Fit, NoDataKeepsTheProfile) {

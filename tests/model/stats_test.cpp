@@ -33,5 +33,32 @@ TEST(Stats, Spearman) {
   EXPECT_THROW(spearman({1}, {1}), std::invalid_argument);
 }
 
+// A NaN or an infinity is no statistic: refused, not passed on as "MAPE nan%".
+TEST(Stats, MapeRefusesNonFiniteValues) {
+  const double nan = std::nan(""), inf = HUGE_VAL;
+  EXPECT_THROW(mape({1}, {nan}), std::invalid_argument);
+  EXPECT_THROW(mape({1}, {inf}), std::invalid_argument);
+  EXPECT_THROW(mape({nan}, {1}), std::invalid_argument);
+  EXPECT_THROW(max_ape({1, -inf}, {1, 1}), std::invalid_argument);
+  EXPECT_THROW(mape({1}, {-3}), std::invalid_argument);
+  // A negative prediction is a number (a bad one): |(-1) - 1| / 1 = 200%.
+  EXPECT_NEAR(mape({-1}, {1}), 200.0, 1e-12);
+}
+
+TEST(Stats, RanksRefuseNaN) {
+  EXPECT_THROW(ranks({1, std::nan(""), 2}), std::invalid_argument);
+  EXPECT_THROW(spearman({1, 2, 3}, {1, std::nan(""), 3}), std::invalid_argument);
+}
+
+// Fewer than 2 pairs: no rank order, so nothing (a summary prints it as n/a) rather than a made-up 1.
+TEST(Stats, SpearmanOrNone) {
+  EXPECT_FALSE(spearman_or_none({}, {}).has_value());
+  EXPECT_FALSE(spearman_or_none({5}, {7}).has_value());
+  ASSERT_TRUE(spearman_or_none({1, 2}, {2, 1}).has_value());
+  EXPECT_NEAR(*spearman_or_none({1, 2}, {2, 1}), -1.0, 1e-12);
+  EXPECT_NEAR(*spearman_or_none({1, 2, 3, 4}, {1, 3, 2, 4}), 0.8, 1e-12);
+  EXPECT_THROW(spearman_or_none({1, 2}, {1}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace memsim

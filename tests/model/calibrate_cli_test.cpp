@@ -1,0 +1,497 @@
+// memsim-calibrate as a user runs it, on documents that are wrong in one field each: exit 2 and one line on
+// stderr that names the file, the record and the field; never a crash, a NaN in the report or a profile with
+// a non-finite constant. The documents are the committed H100 microbenchmark run
+// (model/calibration/h100_microbench.json) and suite results (validate/results/suite_f32.json), cut down and
+// broken in one place. The reader tests call read_microbench and read_suite_records directly.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/microbench.hpp"
+#include "model/profile.hpp"
+#include "tests/support/run_command.hpp"
+
+#ifndef MEMSIM_CALIBRATE_BIN
+#error "MEMSIM_CALIBRATE_BIN (path of the memsim-calibrate binary) must be defined by the build"
+#endif
+
+namespace memsim {
+namespace {
+
+using nlohmann::json;
+
+using Cli = test::CommandResult;
+using test::quote;
+using test::slurp;
+
+// A path of this test process's own under the test's temporary directory.
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "memsim_calibrate_" + std::to_string(getpid()) + "_" + name;
+}
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+Cli run_cli(const std::vector<std::string>& args) {
+  static int counter = 0;
+  return test::run_command(MEMSIM_CALIBRATE_BIN, args, temp_path("cli_" + std::to_string(counter++)));
+}
+
+// The documents the tests write, removed when the tests end.
+std::vector<std::string>& written() {
+  static std::vector<std::string> paths;
+  return paths;
+}
+struct RemoveWritten : ::testing::Environment {
+  void TearDown() override {
+    for (const std::string& p : written()) std::remove(p.c_str());
+  }
+};
+const ::testing::Environment* const kRemoveWritten = ::testing::AddGlobalTestEnvironment(new RemoveWritten);
+
+std::string write_doc(const std::string& name, const json& doc) {
+  const std::string path = temp_path(name);
+  std::ofstream(path) << doc.dump();
+  written().push_back(path);
+  return path;
+}
+
+const json& run_doc() {
+  static const json doc = json::parse(slurp(MEMSIM_RUN_DOC));
+  return doc;
+}
+const json& suite_doc() {
+  static const json doc = json::parse(slurp(MEMSIM_SUITE_DOC));
+  return doc;
+}
+
+// The committed run without its hold-out records (which --holdout would replay): still a fit of 132 runs.
+json runs_only() {
+  json d = run_doc();
+  d["holdout"] = json::array();
+  return d;
+}
+
+// The first two suite records (copy f32 2048x2048, blocks 32x8 and 16x16), quick to replay.
+json two_records() { return json{{"records", {suite_doc()["records"][0], suite_doc()["records"][1]}}}; }
+
+// An input error: exit 2, one line on stderr that holds every piece of `named` (the file, the record, the
+// field), and no raw nlohmann message.
+void expect_input_error(const Cli& r, const std::vector<std::string>& named) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("memsim-calibrate: ", 0), 0u) << r.err;
+  for (const std::string& n : named) EXPECT_NE(r.err.find(n), std::string::npos) << "'" << n << "' not in: " << r.err;
+  EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+// --- the command line on valid input ---
+
+TEST(CalibrateCli, FitWritesAProfileOfFiniteConstants) {
+  const std::string run = write_doc("valid.json", runs_only()), out = temp_path("valid_out.json");
+  const Cli r = run_cli({"--microbench", run, "--base", "h100", "--out", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;
+  const DeviceProfile p = load_profile_file(out);  // reads back: every field in range
+  const json j = json::parse(slurp(out));
+  EXPECT_EQ(j["calibration"]["runs"], run_doc()["runs"].size());
+  EXPECT_TRUE(j["calibration"]["rms_log_error"].is_number());
+  EXPECT_LT(j["calibration"]["rms_log_error"].get<double>(), 0.5);
+  for (double v : {p.cost.dram_gbs, p.cost.l1_cycles_per_wavefront, p.cost.latency_us, p.cost.launch_us,
+                   p.cost.block_us, p.cost.barrier_us, p.cost.partial_store_ps[0], p.cost.overlap_p})
+    EXPECT_TRUE(std::isfinite(v) && v > 0) << v;
+  std::remove(out.c_str());
+}
+
+// One hold-out record: its row and a summary of n=1, whose Spearman is not defined (n/a), then exit 0: the
+// --out file written before it is a finished profile, not one written by a run that then failed.
+TEST(CalibrateCli, OneHoldoutRecordHasNoSpearman) {
+  json d = run_doc();
+  d["holdout"] = json::array({run_doc()["holdout"][0]});
+  const std::string run = write_doc("one_holdout.json", d), out = temp_path("one_holdout_out.json");
+  const Cli r = run_cli({"--microbench", run, "--base", "h100", "--holdout", "--out", out});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("  all                          n=1   "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Spearman n/a\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Spearman 1.000"), std::string::npos) << r.out;  // no made-up correlation
+  EXPECT_TRUE(exists(out));
+  std::remove(out.c_str());
+}
+
+TEST(CalibrateCli, HoldoutValidateSkipsUntimedRecords) {
+  json s = two_records();
+  s["records"][1]["measured"]["time_us"] = nullptr;  // memsim-validate's "not timed"
+  const Cli r = run_cli({"--base", "h100", "--holdout-validate", write_doc("untimed.json", s), "--threads", "2"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("all, all blocks                    n=1    "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Spearman n/a"), std::string::npos) << r.out;
+}
+
+// A fitted constant a million times off its prior is written (it is the least-squares answer) but said: on
+// stderr and in the profile's calibration block.
+TEST(CalibrateCli, ConstantFarFromItsPriorIsWarnedOf) {
+  json base = json::parse(slurp(MEMSIM_H100_PROFILE));
+  base["cost"]["dram_gbs"] = 1e-3;  // the runs say about 3300
+  const std::string bp = write_doc("low_bandwidth.json", base), out = temp_path("low_bandwidth_out.json");
+  const Cli r = run_cli({"--microbench", write_doc("warn_run.json", runs_only()), "--base", bp, "--out", out});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dram_gbs"), std::string::npos) << r.err;
+  const json written = json::parse(slurp(out));
+  ASSERT_TRUE(written["calibration"].contains("warnings")) << written["calibration"].dump();
+  ASSERT_EQ(written["calibration"]["warnings"].size(), 1u);
+  EXPECT_NE(written["calibration"]["warnings"][0].get<std::string>().find("dram_gbs"), std::string::npos);
+  EXPECT_GT(written["cost"]["dram_gbs"].get<double>(), 1000);
+  std::remove(out.c_str());
+}
+
+// --- the command line's own options ---
+
+TEST(CalibrateCli, ThreadsMustBeAnIntegerInRange) {
+  const std::string suite = write_doc("threads_suite.json", two_records());
+  for (const char* bad : {"abc", "-5", "100000", "1.5", "", "4x"})
+    expect_input_error(run_cli({"--base", "h100", "--holdout-validate", suite, "--threads", bad}),
+                       {"--threads", std::string("'") + bad + "'"});
+  EXPECT_EQ(run_cli({"--base", "h100", "--holdout-validate", suite, "--threads", "0"}).code, 0);
+  EXPECT_EQ(run_cli({"--base", "h100", "--holdout-validate", suite, "--threads", "256"}).code, 0);
+}
+
+TEST(CalibrateCli, UsageErrorsExit2) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{},
+                                             {"--bogus"},
+                                             {"--microbench"},
+                                             {"--base", "h100", "--holdout-validate"},
+                                             {"--microbench", MEMSIM_RUN_DOC},
+                                             {"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--predict-only", "--out", "x.json"}}) {
+    const Cli r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("usage:"), std::string::npos) << r.err;
+  }
+}
+
+// A directory opens as a stream and fails only when read ("basic_filebuf::underflow ... Is a directory"):
+// the message must name the path.
+TEST(CalibrateCli, DirectoryGivenAsAFileIsNamed) {
+  const std::string dir = temp_path("a_dir");
+  mkdir(dir.c_str(), 0700);
+  expect_input_error(run_cli({"--microbench", dir, "--base", "h100"}), {dir, "directory"});
+  expect_input_error(run_cli({"--microbench", MEMSIM_RUN_DOC, "--base", dir + "/"}), {dir, "directory"});
+  expect_input_error(run_cli({"--base", "h100", "--holdout-validate", dir}), {dir, "directory"});
+  expect_input_error(run_cli({"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--out", dir}), {dir, "directory"});
+  rmdir(dir.c_str());
+}
+
+TEST(CalibrateCli, InvalidJsonIsNamed) {
+  const std::string path = temp_path("truncated.json");
+  std::ofstream(path) << "{\"runs\": [";
+  written().push_back(path);
+  expect_input_error(run_cli({"--microbench", path, "--base", "h100"}), {path, "not valid JSON"});
+  expect_input_error(run_cli({"--base", "h100", "--holdout-validate", path}), {path, "not valid JSON"});
+  // The profile reader (model/profile.cpp) words its own message; it names the file.
+  const Cli base = run_cli({"--microbench", MEMSIM_RUN_DOC, "--base", path});
+  EXPECT_EQ(base.code, 2) << base.err;
+  EXPECT_NE(base.err.find("device profile " + path + ": not valid JSON"), std::string::npos) << base.err;
+}
+
+// --- the microbenchmark run document ---
+
+// Counts are finite and not negative: dram_read_bytes -1e9 made every prediction -nan, "MAPE nan%" and a
+// profile with "rms_log_error": null, with exit 0.
+TEST(CalibrateCli, NegativeCountIsRefusedBeforeAnythingIsWritten) {
+  json d = runs_only();
+  d["runs"][5]["counts"]["dram_read_bytes"] = -1e9;
+  const std::string run = write_doc("negative.json", d), out = temp_path("negative_out.json");
+  const Cli r = run_cli({"--microbench", run, "--base", "h100", "--out", out});
+  expect_input_error(r, {run, "runs[5]", "'counts.dram_read_bytes'", "negative"});
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(exists(out));
+}
+
+TEST(CalibrateCli, CountsOutOfRangeNameTheField) {
+  struct Case {
+    const char* field;
+    json value;
+  };
+  for (const Case& c : {Case{"threads_per_block", 0}, Case{"threads_per_block", 2048}, Case{"threads_per_block", 32.5},
+                        Case{"blocks", 0}, Case{"blocks", -4}, Case{"regs_per_thread", 300},
+                        Case{"shared_bytes_per_block", -1}, Case{"loads_in_flight_per_warp", 0},
+                        Case{"l2_sectors_st", "many"}, Case{"barriers", -1}, Case{"instructions", nullptr}}) {
+    json d = runs_only();
+    d["runs"][3]["counts"][c.field] = c.value;
+    const std::string run = write_doc("count.json", d);
+    expect_input_error(run_cli({"--microbench", run, "--base", "h100"}),
+                       {run, "runs[3] (copy)", std::string("'counts.") + c.field + "'"});
+  }
+  json d = runs_only();
+  d["runs"][3]["counts"].erase("useful_bytes");
+  const std::string run = write_doc("count_missing.json", d);
+  expect_input_error(run_cli({"--microbench", run, "--base", "h100"}), {run, "runs[3]", "'counts.useful_bytes' is missing"});
+}
+
+// A run's median is what the fit takes the log of and MAPE divides by: 0 gave a "+inf%" row and then
+// "mape: measured values must be positive", naming no record.
+TEST(CalibrateCli, MedianMustBePositiveAndFinite) {
+  for (const json& bad : {json(0), json(-2.5), json("fast"), json(nullptr)}) {
+    json d = runs_only();
+    d["runs"][7]["time_us"]["median"] = bad;
+    const std::string run = write_doc("median.json", d);
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--predict-only"}})
+    {
+      std::vector<std::string> args{"--microbench", run, "--base", "h100"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const Cli r = run_cli(args);
+      expect_input_error(r, {run, "runs[7]", "'time_us.median'"});
+      EXPECT_EQ(r.out.find("inf%"), std::string::npos) << r.out;
+    }
+  }
+  json d = runs_only();
+  d["runs"][7].erase("time_us");
+  const std::string run = write_doc("no_time.json", d);
+  expect_input_error(run_cli({"--microbench", run, "--base", "h100"}), {run, "runs[7]", "'time_us' is missing"});
+}
+
+// One run fitted l1_cycles_per_wavefront = 1.9e-11 and wrote it.
+TEST(CalibrateCli, FitOfTooFewRunsIsRefused) {
+  json d = runs_only();
+  d["runs"] = json::array({run_doc()["runs"][4]});
+  const std::string run = write_doc("one_run.json", d), out = temp_path("one_run_out.json");
+  const Cli r = run_cli({"--microbench", run, "--base", "h100", "--out", out});
+  expect_input_error(r, {run, "1 usable run", "at least as many runs"});
+  EXPECT_FALSE(exists(out));
+}
+
+TEST(CalibrateCli, NoUsableRunsIsAnError) {
+  json none = runs_only();
+  none["runs"] = json::array();
+  json wrong = runs_only();
+  for (json& r : wrong["runs"]) r["check"] = "WRONG: 3 mismatches";
+  for (const json& d : {none, wrong}) {
+    const std::string run = write_doc("no_runs.json", d);
+    expect_input_error(run_cli({"--microbench", run, "--base", "h100"}), {run, "no usable runs"});
+    const Cli p = run_cli({"--microbench", run, "--base", "h100", "--predict-only"});
+    expect_input_error(p, {run, "no usable runs"});
+    EXPECT_EQ(p.out, "");  // no empty table
+  }
+}
+
+// sm_count 0 was blamed on the base profile ("device profile .../h100.json: field 'sm.count' ...").
+TEST(CalibrateCli, DeviceFactsAreBlamedOnTheRunDocument) {
+  for (const auto& [field, value] : std::vector<std::pair<std::string, json>>{
+           {"sm_count", 0}, {"sm_count", "132"}, {"sm_clock_mhz", -1980}, {"l2_bytes", 1.5}, {"name", 7}}) {
+    json d = runs_only();
+    d["device"][field] = value;
+    const std::string run = write_doc("device.json", d);
+    const Cli r = run_cli({"--microbench", run, "--base", "h100"});
+    expect_input_error(r, {run, "'device." + field + "'"});
+    EXPECT_EQ(r.err.find("h100.json"), std::string::npos) << r.err;
+  }
+  // Facts each fine alone that the profile cannot take together: the run document and its device block named.
+  json d = runs_only();
+  d["device"]["shared_per_block"] = 300000;  // above its shared_per_block_optin
+  const std::string run = write_doc("device_conflict.json", d);
+  expect_input_error(run_cli({"--microbench", run, "--base", "h100"}), {run, "'device'", "shared.per_block_optin"});
+}
+
+// Raw nlohmann messages ("cannot use value() with array", "type must be string, but is number") named no
+// file and no field.
+TEST(CalibrateCli, WrongTypesNameTheField) {
+  struct Case {
+    const char* pointer;
+    json value;
+    std::vector<std::string> named;
+  };
+  for (const Case& c : std::vector<Case>{{"/device", json::array({1, 2}), {"'device'", "array"}},
+                                         {"/runs/2/bench", 7, {"runs[2]", "'bench'"}},
+                                         {"/runs/2", 5, {"runs[2]", "JSON object"}},
+                                         {"/runs/2/counts", "x", {"runs[2] (copy)", "'counts'"}},
+                                         {"/runs/2/params", json::array({1}), {"runs[2]", "'params'"}},
+                                         {"/runs/2/check", 3, {"runs[2]", "'check'"}},
+                                         {"/date", 20261121, {"'date'"}},
+                                         {"/runs", json::object(), {"'runs'"}}}) {
+    json d = runs_only();
+    d[json::json_pointer(c.pointer)] = c.value;
+    const std::string run = write_doc("types.json", d);
+    std::vector<std::string> named = c.named;
+    named.push_back(run);
+    expect_input_error(run_cli({"--microbench", run, "--base", "h100"}), named);
+  }
+}
+
+// A block the device cannot hold has no occupancy and an infinite time.
+TEST(CalibrateCli, RunTheDeviceCannotHoldIsRefused) {
+  json d = runs_only();
+  d["runs"][4]["counts"]["shared_bytes_per_block"] = 300000;
+  const std::string run = write_doc("too_much_shared.json", d);
+  expect_input_error(run_cli({"--microbench", run, "--base", "h100"}), {run, "runs[4]", "shared memory"});
+}
+
+// A hold-out record without time_us read out of bounds (operator[] on a const json).
+TEST(CalibrateCli, HoldoutRecordFieldsAreChecked) {
+  struct Case {
+    const char* field;
+    json value;  // null: removed
+  };
+  for (const Case& c : {Case{"time_us", nullptr}, Case{"kernel", nullptr}, Case{"kernel", "nope"},
+                        Case{"matrix", "4096"}, Case{"block", 32}, Case{"dtype", "f8"}, Case{"regs_per_thread", -1}}) {
+    json d = run_doc();
+    if (c.value.is_null()) d["holdout"][1].erase(c.field);
+    else d["holdout"][1][c.field] = c.value;
+    const std::string run = write_doc("holdout.json", d), out = temp_path("holdout_out.json");
+    const Cli r = run_cli({"--microbench", run, "--base", "h100", "--holdout", "--out", out});
+    expect_input_error(r, {run, "holdout[1]", std::string("'") + c.field + "'"});
+    EXPECT_FALSE(exists(out));
+  }
+  // A record the device cannot launch: refused before the fit writes anything.
+  json d = run_doc();
+  d["holdout"][1]["block"] = "64x64";
+  const std::string run = write_doc("holdout_block.json", d), out = temp_path("holdout_block_out.json");
+  const Cli r = run_cli({"--microbench", run, "--base", "h100", "--holdout", "--out", out});
+  expect_input_error(r, {run, "holdout[1]", "64x64"});
+  EXPECT_FALSE(exists(out));
+}
+
+// --- the suite documents of --holdout-validate ---
+
+// A missing config.matrix.height, config.kernel, config.block or config.dtype read out of bounds ("type must
+// be number, but is number").
+TEST(CalibrateCli, SuiteRecordFieldsAreChecked) {
+  struct Case {
+    const char* pointer;
+    json value;  // null: removed
+    const char* field;
+  };
+  for (const Case& c : std::vector<Case>{{"/records/1/config/matrix/height", nullptr, "'config.matrix.height'"},
+                                         {"/records/1/config/kernel", nullptr, "'config.kernel'"},
+                                         {"/records/1/config/block", nullptr, "'config.block'"},
+                                         {"/records/1/config/dtype", nullptr, "'config.dtype'"},
+                                         {"/records/1/config/tile/x", "wide", "'config.tile.x'"},
+                                         {"/records/1/config/kernel", "nope", "'config.kernel'"},
+                                         {"/records/1/config/dtype", "f8", "'config.dtype'"},
+                                         {"/records/1/config/pad", 100, "'config.pad'"},
+                                         {"/records/1/measured/time_us/median", nullptr, "'measured.time_us.median'"},
+                                         {"/records/1/measured/time_us/median", -1, "'measured.time_us.median'"},
+                                         {"/records/1/config", nullptr, "'config'"}}) {
+    json s = two_records();
+    const json::json_pointer ptr(c.pointer);
+    if (c.value.is_null()) s[ptr.parent_pointer()].erase(ptr.back());
+    else s[ptr] = c.value;
+    const std::string suite = write_doc("suite.json", s);
+    const Cli r = run_cli({"--base", "h100", "--holdout-validate", suite});
+    expect_input_error(r, {suite, "records[1] (copy f32 2048x2048 block 16x16 tile 16x16)", c.field});
+    EXPECT_EQ(r.out, "");  // refused before the report starts
+  }
+  const std::string suite = write_doc("suite_records.json", json{{"records", 5}});
+  expect_input_error(run_cli({"--base", "h100", "--holdout-validate", suite}), {suite, "'records'"});
+}
+
+// --- the readers, called directly ---
+
+json minimal_counts() {
+  return {{"blocks", 4},           {"threads_per_block", 256}, {"shared_bytes_per_block", 0},
+          {"regs_per_thread", 18}, {"useful_bytes", 32768},    {"dram_read_bytes", 16384},
+          {"dram_write_bytes", 16384}, {"l1_sectors_ld", 512},  {"l1_sectors_st", 512},
+          {"l2_sectors_ld", 512},  {"l2_sectors_st", 512},     {"shared_wavefronts", 0},
+          {"shared_instructions", 0}, {"global_ld_instructions", 128},
+          {"global_st_instructions", 128}, {"loads_in_flight_per_warp", 1}};
+}
+
+json minimal_run() {
+  return {{"device", {{"name", "test"}, {"sm_count", 132.0}}},
+          {"runs", {{{"bench", "copy"}, {"counts", minimal_counts()}, {"time_us", {{"median", 5.0}}}}}}};
+}
+
+std::string error_of(const json& doc) {
+  try {
+    read_microbench(doc, "run.json");
+  } catch (const ProfileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MicrobenchReader, ReadsAMinimalRunAndNamesItsRecords) {
+  json doc = minimal_run();
+  doc["runs"].push_back(doc["runs"][0]);
+  doc["runs"][1]["check"] = "WRONG: 1 mismatch";  // no measurement
+  doc["holdout"] = {{{"kernel", "copy"}, {"check", "skipped"}},  // not compared: nothing else read
+                    {{"kernel", "copy"}, {"matrix", "64x64"}, {"time_us", {{"median", 2.0}}}}};
+  const MicrobenchRun run = read_microbench(doc, "run.json");
+  ASSERT_EQ(run.runs.size(), 1u);
+  EXPECT_EQ(run.runs[0].where, "run.json: runs[0] (copy)");
+  EXPECT_EQ(run.runs[0].time_us, 5.0);
+  EXPECT_EQ(run.runs[0].counts.threads_per_block, 256);
+  ASSERT_EQ(run.holdout.size(), 1u);
+  EXPECT_EQ(run.holdout[0].where, "run.json: holdout[1] (copy)");
+  EXPECT_EQ(run.holdout[0].dtype, "f32");  // the defaults of older runs
+  EXPECT_EQ(run.holdout[0].block, "32x8");
+}
+
+TEST(MicrobenchReader, EveryFieldIsChecked) {
+  auto with = [](const char* pointer, const json& v) {
+    json d = minimal_run();
+    d[json::json_pointer(pointer)] = v;
+    return error_of(d);
+  };
+  EXPECT_EQ(with("/runs/0/counts/dram_write_bytes", -1),
+            "run.json: runs[0] (copy): field 'counts.dram_write_bytes' must not be negative, got -1");
+  EXPECT_EQ(with("/runs/0/counts/threads_per_block", 1025),
+            "run.json: runs[0] (copy): field 'counts.threads_per_block' must be an integer from 1 to 1024, got 1025");
+  EXPECT_EQ(with("/runs/0/time_us/median", 0), "run.json: runs[0] (copy): field 'time_us.median' must be positive, got 0");
+  EXPECT_EQ(with("/device/sm_count", 0),
+            "run.json: field 'device.sm_count' must be an integer from 1 to 2^30, got 0");
+  EXPECT_EQ(with("/device/mem_clock_mhz", "fast"), "run.json: field 'device.mem_clock_mhz' must be a number, got string \"fast\"");
+  EXPECT_EQ(with("/runs/0/bench", ""), "run.json: runs[0]: field 'bench' must be a non-empty string, got \"\"");
+  // JSON has no NaN; a double past its range is what reaches the reader as a non-finite number.
+  EXPECT_EQ(with("/runs/0/counts/useful_bytes", HUGE_VAL),
+            "run.json: runs[0] (copy): field 'counts.useful_bytes' must be finite, got inf");
+  EXPECT_EQ(error_of(json::array()), "run.json: not a memsim-microbench document (no \"runs\" array or \"device\")");
+}
+
+TEST(MicrobenchReader, CountsWithoutWhereKeepTheirOldName) {
+  json c = minimal_counts();
+  c["blocks"] = 0;
+  try {
+    counts_from_microbench("copy", c);
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_EQ(std::string(e.what()), "microbenchmark 'copy' counts: field 'blocks' must be an integer from 1 to 2^53, got 0");
+  }
+}
+
+TEST(SuiteReader, ReadsTimedRecordsAndTheirPad) {
+  json s = two_records();
+  s["records"].push_back(s["records"][0]);
+  s["records"][2]["measured"]["time_us"] = nullptr;  // untimed: left out
+  s["records"][1]["config"]["pad"] = 3;               // no shared tile: the pad is not the record's
+  s["records"][0]["config"]["shared_bytes_per_block"] = 4096;
+  s["records"][0]["config"]["pad"] = 1;
+  const std::vector<SuiteRecord> recs = read_suite_records(s, "suite.json");
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].where, "suite.json: records[0] (copy f32 2048x2048 block 32x8 tile 32x32)");
+  EXPECT_EQ(recs[0].config.kernel, "copy");
+  EXPECT_EQ(recs[0].config.matrix, (Size2{2048, 2048}));
+  EXPECT_EQ(recs[0].config.pad, 1);
+  EXPECT_FALSE(recs[1].config.pad.has_value());
+  EXPECT_EQ(recs[1].config.block, (Size2{16, 16}));
+  EXPECT_DOUBLE_EQ(recs[0].time_us, suite_doc()["records"][0]["measured"]["time_us"]["median"].get<double>());
+}
+
+}  // namespace
+}  // namespace memsim
