@@ -33,7 +33,7 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     if (i == n) touched[n++] = {sector, 0};
     touched[i].bytes |= bits;
   }
-  const uint64_t full = sector_bytes_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << sector_bytes_) - 1;
+  const uint64_t full = full_sector();
   const uint64_t sectors_per_line = uint64_t(line_bytes_ / sector_bytes_);
   // A piece of a line: this request's bytes in it, partial when some sector it touches is not written whole.
   std::vector<uint64_t> partial_lines;
@@ -46,8 +46,23 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   const uint32_t bit = uint32_t(1) << (warp & 31);
   for (uint64_t line : partial_lines) {
     if (Line* l = find(line)) l->warps |= bit;
-    else lines_.push_back({line, bit});
+    else lines_.push_back({line, bit, std::vector<uint64_t>(sectors_per_line, 0)});
   }
+  // The bytes this request writes into the tracked lines, whole sectors included (they may complete a line).
+  for (int i = 0; i < n; ++i)
+    if (Line* l = find(touched[i].sector / sectors_per_line)) l->written[touched[i].sector % sectors_per_line] |= touched[i].bytes;
+}
+
+uint64_t PartialPieces::full_sector() const {
+  return sector_bytes_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << sector_bytes_) - 1;
+}
+
+int64_t PartialPieces::lines_completed_by_one_warp() const {
+  const uint64_t full = full_sector();
+  return std::count_if(lines_.begin(), lines_.end(), [full](const Line& l) {
+    return __builtin_popcount(l.warps) == 1 &&
+           std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) { return w == 0 || w == full; });
+  });
 }
 
 // A line one warp writes alone is completed back to back and never held open (the header says why).
@@ -67,12 +82,13 @@ double PartialPieces::lines_weighted_by_warps(int block_warps) const {
   return sum;
 }
 
-double lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
+PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
   PartialPieces pieces(rules);
   Tally findings(cfg.kernel->num_sites);
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
-  return pieces.lines_weighted_by_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize);
+  return {pieces.lines_weighted_by_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize),
+          pieces.lines_completed_by_one_warp()};
 }
 
 }  // namespace memsim

@@ -28,20 +28,29 @@ class PartialPieces {
   int64_t lines_from_two_or_more_warps() const;
   // Those lines, each weighted by the share of the block's warps that write it (warps it / block_warps).
   double lines_weighted_by_warps(int block_warps) const;
+  // The lines one warp alone writes in partial pieces and completes itself: every sector it touched there
+  // ends up whole (a sector's halves in its next store, as reg4x4 f64 writes 4 x f64 as two 16-byte halves).
+  int64_t lines_completed_by_one_warp() const;
 
  private:
   int sector_bytes_, line_bytes_;
   struct Line {
     uint64_t line;
-    uint32_t warps;  // bit w: warp w wrote a partial piece of it
+    uint32_t warps;                // bit w: warp w wrote a partial piece of it
+    std::vector<uint64_t> written;  // per sector of the line, the bytes written since (bit i: byte i)
   };
+  uint64_t full_sector() const;
   Line* find(uint64_t line);
   static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
   std::vector<Line> lines_;  // few per block: a linear search is fine
 };
 
-// The lines block `block` of the launch writes in partial pieces from two or more of its warps, weighted by
-// the share of its warps that write each (lines_weighted_by_warps).
-double lines_in_partial_pieces(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
+// The lines block `block` of the launch writes in partial pieces: from two or more of its warps, weighted by
+// the share of its warps that write each (lines_weighted_by_warps), and from one warp alone.
+struct PartialLines {
+  double from_warps = 0;
+  int64_t completed_by_one_warp = 0;
+};
+PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 
 }  // namespace memsim

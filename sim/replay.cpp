@@ -204,7 +204,9 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   for (int i = 0; i < 2; ++i) result.runtime_divisions[i] = tallies[0].runtime_divisions[i];
   result.barriers_per_thread = tallies[0].barriers_per_thread;
   // One block in the middle of the grid stands for all: the suite's blocks differ only at ragged edges.
-  result.partial_lines_per_block = lines_in_partial_pieces(cfg, blocks / 2, options.rules);
+  const PartialLines partial = partial_lines_of_block(cfg, blocks / 2, options.rules);
+  result.partial_lines_per_block = partial.from_warps;
+  result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
   return result;
 }
 

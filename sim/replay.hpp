@@ -35,6 +35,8 @@ struct ReplayResult {
   // Lines the middle block writes in partial-sector pieces from two or more warps, each weighted by the share
   // of the block's warps that write it (sim/partial_lines.hpp).
   double partial_lines_per_block = 0;
+  // Lines the middle block writes in partial pieces from one warp alone, which completes their sectors itself.
+  int64_t lines_completed_by_one_warp_per_block = 0;
 };
 
 BufferLayout default_layout(const LaunchConfig& cfg);

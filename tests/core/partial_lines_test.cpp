@@ -61,6 +61,23 @@ TEST(PartialPieces, WholeSectorsLoadsAndSharedStoresDoNotCount) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
 }
 
+// A warp that writes the first halves of 32 sectors (8 lines) and then their second halves completes the 8
+// lines itself; first halves alone complete nothing; the second halves from another warp make the lines
+// two warps' (counted there, not here).
+TEST(PartialPieces, LinesAWarpCompletesItself) {
+  PartialPieces own;
+  own.add(store(0, 32, 16), 0);
+  EXPECT_EQ(own.lines_completed_by_one_warp(), 0);
+  own.add(store(16, 32, 16), 0);
+  EXPECT_EQ(own.lines_completed_by_one_warp(), 8);
+  EXPECT_EQ(own.lines_from_two_or_more_warps(), 0);
+  PartialPieces shared;
+  shared.add(store(0, 32, 16), 0);
+  shared.add(store(16, 32, 16), 1);
+  EXPECT_EQ(shared.lines_completed_by_one_warp(), 0);
+  EXPECT_EQ(shared.lines_from_two_or_more_warps(), 8);
+}
+
 // 16-byte lanes 32 bytes apart: lane i writes the first half of sector i, 4 sectors a line: 8 lines, one
 // piece each; the second halves (base 16), from another warp, are their second pieces.
 TEST(PartialPieces, HalfSectorsAreAPieceEach) {
@@ -71,14 +88,23 @@ TEST(PartialPieces, HalfSectorsAreAPieceEach) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 8);
 }
 
-double suite_lines(const char* kernel, const char* dtype, Size2 block) {
+LaunchConfig suite_config(const char* kernel, const char* dtype, Size2 block) {
   UserConfig u;
   u.kernel = kernel;
   u.dtype = parse_dtype(dtype);
   u.matrix = {1024, 1024};
   u.block = block;
-  const LaunchConfig cfg = resolve_launch(u);
-  return lines_in_partial_pieces(cfg, cfg.blocks() / 2);
+  return resolve_launch(u);
+}
+
+double suite_lines(const char* kernel, const char* dtype, Size2 block) {
+  const LaunchConfig cfg = suite_config(kernel, dtype, block);
+  return partial_lines_of_block(cfg, cfg.blocks() / 2).from_warps;
+}
+
+int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype, Size2 block) {
+  const LaunchConfig cfg = suite_config(kernel, dtype, block);
+  return partial_lines_of_block(cfg, cfg.blocks() / 2).completed_by_one_warp;
 }
 
 // naive f32, 8x32 block (tile 8x32): output rows x (8 of them), each a whole 128-byte line of 32 y, written by
@@ -101,6 +127,18 @@ TEST(PartialPieces, SuiteKernelsByHand) {
   EXPECT_EQ(suite_lines("vec4_shared", "f16", {8, 32}), 0);
   EXPECT_DOUBLE_EQ(suite_lines("reg4x4", "f64", {16, 16}), 64);
   EXPECT_DOUBLE_EQ(suite_lines("reg4x4", "f64", {32, 8}), 128);
+}
+
+// reg4x4 f64 with an 8x32 block (tile 32x128): a warp's lanes are tx 0..7, ty 0..3 (4 of the block's 32 ty);
+// thread (tx, ty) stores output rows 4tx + j (j = 0..3), columns 4ty .. 4ty + 3 as two 16-byte halves, one
+// store after the other: the warp's 4 ty cover 16 columns = 128 bytes = one line of each of its 32 rows, and
+// completes each itself: 8 warps x 32 = 256. With 16x16 (2 ty a warp) a line's 16 columns come from 2 warps:
+// 0; copy f16 8x32 writes 16 bytes of each row's sector, the other half from the next block: 0.
+TEST(PartialPieces, SuiteLinesCompletedByOneWarp) {
+  EXPECT_EQ(suite_lines_completed_by_one_warp("reg4x4", "f64", {8, 32}), 256);
+  EXPECT_EQ(suite_lines_completed_by_one_warp("reg4x4", "f64", {16, 16}), 0);
+  EXPECT_EQ(suite_lines_completed_by_one_warp("copy", "f16", {8, 32}), 0);
+  EXPECT_EQ(suite_lines_completed_by_one_warp("naive", "f32", {32, 8}), 0);
 }
 
 }  // namespace
