@@ -133,13 +133,27 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   if (k.long_wait_lines > 0 && top != kTermL1 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2) {
     const double lines = c.global_load_lines / c.global_load_instructions;
     if (lines >= k.long_wait_lines) {
-      char text[640];
+      char text[400];
       std::snprintf(text, sizeof text,
                     "a load request spreads over %.3g lines (from %.3g on) with one load in flight a warp: such "
                     "loads wait longer than the %.2f us a round trip the latency term charges, so the time above "
-                    "is likely low (%s)",
-                    lines, k.long_wait_lines, k.latency_us, k.long_wait_evidence.c_str());
-      pr.caveats.push_back(text);
+                    "is likely low",
+                    lines, k.long_wait_lines, k.latency_us);
+      // The evidence is the profile's text, of any length: appended, not formatted into a fixed buffer.
+      pr.caveats.push_back(std::string(text) + " (" + k.long_wait_evidence + ")");
+    }
+  }
+  // Where the partial-store costs are known to fall short (model/profile.hpp, store_burst_stores).
+  if (k.store_burst_stores > 0 && c.lines_completed_by_one_warp_per_block > 0 && warps > 0) {
+    const double stores = c.global_store_instructions / warps;
+    if (stores >= k.store_burst_stores) {
+      char text[400];
+      std::snprintf(text, sizeof text,
+                    "each warp writes sectors in parts and completes them itself, in %.3g store instructions (from "
+                    "%.3g on): the L1 merges few such parts into whole sectors, fewer than in the benchmarks the "
+                    "partial-store costs were fitted on, so the time above is likely low",
+                    stores, k.store_burst_stores);
+      pr.caveats.push_back(std::string(text) + " (" + k.store_burst_evidence + ")");
     }
   }
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);

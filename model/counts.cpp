@@ -21,6 +21,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
   c.partial_lines_per_block = double(r.partial_lines_per_block);
+  c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   constexpr double kSector = 32;
   for (int i = 0; i < k.num_sites; ++i) {
     const SiteInfo& site = k.sites[i];
@@ -54,6 +55,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
       }
       c.dram_write_bytes += double(s.ideal_sectors) * kSector;
       c.l2_write_slots += double(s.lines) + double(s.sectors);
+      c.global_store_instructions += double(s.instructions);
     }
   }
   const double warps = c.warps();

@@ -41,6 +41,8 @@ struct KernelCounts {
   double barriers_per_block = 0;        // __syncthreads() the block's threads pass
   double partial_lines_per_block = 0;   // lines a block writes in partial pieces from 2+ warps, weighted by
                                         // the share of its warps writing each (sim/partial_lines.hpp)
+  double lines_completed_by_one_warp_per_block = 0;  // lines a warp alone writes in partial pieces, whole
+  double global_store_instructions = 0;               // warp instructions
   double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }
 };
 

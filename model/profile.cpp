@@ -152,6 +152,11 @@ CostConstants read_cost(const Reader& r) {
     c.long_wait_evidence = r.text_or("cost.long_wait.evidence", "");
     if (c.long_wait_evidence.empty()) r.fail("cost.long_wait.evidence", "must say what the threshold rests on");
   }
+  if (r.find("cost.store_bursts")) {
+    c.store_burst_stores = r.positive("cost.store_bursts.from_stores");
+    c.store_burst_evidence = r.text_or("cost.store_bursts.evidence", "");
+    if (c.store_burst_evidence.empty()) r.fail("cost.store_bursts.evidence", "must say what the threshold rests on");
+  }
   c.block_us = r.non_negative_or_zero("cost.block_us");  // absent: no block cost
   c.barrier_us = r.non_negative_or_zero("cost.barrier_us");  // absent: barriers cost nothing extra
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");
@@ -267,8 +272,9 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   p.max_grid_x = r.count_to("launch.max_grid_x", INT32_MAX);
   p.max_grid_y = r.count_to("launch.max_grid_y", INT32_MAX);
 
-  // Sectors of 16 bytes or more (a 16-byte lane touches at most two), lines of at most 1 KiB.
-  p.sector_bytes = r.power_of_two("global.sector_bytes", 16, 128);
+  // Sectors of 16 bytes or more (a 16-byte lane touches at most two) and at most 64 (the replay holds a
+  // sector's written bytes in 64 bits: sim/partial_lines.cpp), lines of at most 1 KiB.
+  p.sector_bytes = r.power_of_two("global.sector_bytes", 16, 64);
   p.line_bytes = r.power_of_two("global.line_bytes", 16, 1024);
   if (p.sector_bytes > 0 && (p.line_bytes < p.sector_bytes || p.line_bytes % p.sector_bytes != 0))
     r.fail("global.line_bytes", "must be a multiple of global.sector_bytes (" + std::to_string(p.sector_bytes) + ")");

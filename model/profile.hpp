@@ -35,6 +35,12 @@ struct CostConstants {
   // on, a prediction that is not L1-bound says its time is likely low. 0: no such caveat.
   double long_wait_lines = 0;
   std::string long_wait_evidence;      // what the threshold rests on, quoted in the caveat
+  // Not a cost either: partial-sector stores whose sectors the same warp completes in its next stores may be
+  // merged by L1 into whole ones, and the partial-store costs were fitted on benchmarks where up to 42% were
+  // (memsim-microbench --half-sector-bursts); with this many global store instructions a warp or more, the L1
+  // queue is full and merges almost none, so such a prediction says its time is likely low. 0: no such caveat.
+  double store_burst_stores = 0;
+  std::string store_burst_evidence;   // what the threshold rests on, quoted in the caveat
   double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
                                        // prologue index math, barrier, retirement)

@@ -230,6 +230,28 @@ TEST(Cost, LoadsOverManyLinesWithOneInFlightSayTheTimeIsLikelyLow) {
   EXPECT_TRUE(predict(k, p).caveats.empty());  // L1-bound: it waits in L1's queue anyway
 }
 
+// 200 blocks of 8 warps: 1600 warps. 12800 store instructions are 8 a warp; with lines a warp completes
+// itself, that is the store-burst caveat's case; 7 a warp, or no such lines, is not.
+TEST(Cost, WarpsCompletingTheirOwnSectorsInBurstsSayTheTimeIsLikelyLow) {
+  DeviceProfile p = toy();
+  p.cost.store_burst_stores = 8;
+  p.cost.store_burst_evidence = "toy bursts";
+  KernelCounts k = base_counts();
+  k.dram_write_bytes = 1e6;
+  k.global_store_instructions = 12800;
+  k.lines_completed_by_one_warp_per_block = 256;
+  Prediction pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("in 8 store instructions (from 8 on)"), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("(toy bursts)"), std::string::npos) << pr.caveats[0];
+  EXPECT_DOUBLE_EQ(predict(k, toy()).time_us, pr.time_us);  // a caveat, not a cost
+  k.global_store_instructions = 11200;                       // 7 a warp
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+  k.global_store_instructions = 12800;
+  k.lines_completed_by_one_warp_per_block = 0;  // the sectors are completed by other warps or not at all
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+}
+
 TEST(Cost, BlockSchedulingIsPerBlockOverheadInRounds) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.2;

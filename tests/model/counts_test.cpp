@@ -111,6 +111,10 @@ TEST(Counts, PartialStoresAreCountedPerLineRequest) {
   EXPECT_EQ(c.partial_store_requests[kLanes16], 2048);
   EXPECT_EQ(c.partial_store_requests[kLanes4] + c.partial_store_requests[kLanes8], 0);
   EXPECT_EQ(c.dram_write_bytes, 128 * 128 * 8);
+  // Each warp completes its sectors itself (the second piece of a sector is its next store): its 32 output
+  // rows x one line, 8 warps = 256 lines a block, in 8 store instructions a warp.
+  EXPECT_EQ(c.global_store_instructions, 256);
+  EXPECT_EQ(c.lines_completed_by_one_warp_per_block, 256);
 }
 
 TEST(Counts, BarriersPerBlockFromTheBody) {

@@ -221,6 +221,20 @@ TEST_F(ScratchDir, LongWaitCaveatNeedsItsEvidence) {
   EXPECT_EQ(load_profile("plain").cost.long_wait_lines, 0);
 }
 
+// The store-burst caveat likewise: optional, else a positive store count and its evidence.
+TEST_F(ScratchDir, StoreBurstCaveatNeedsItsEvidence) {
+  nlohmann::json j = shipped_h100();
+  write("shipped", j.dump());
+  EXPECT_EQ(load_profile("shipped").cost.store_burst_stores, 8);
+  expect_each_field_required(j, "store_bursts", {"from_stores", "evidence"});
+  j["cost"]["store_bursts"]["from_stores"] = 0;
+  write("zero", j.dump());
+  EXPECT_THROW(load_profile("zero"), ProfileError);
+  j["cost"].erase("store_bursts");
+  write("plain", j.dump());
+  EXPECT_EQ(load_profile("plain").cost.store_burst_stores, 0);
+}
+
 // The crossbar's cost per store slot is optional (absent: no such term), never negative.
 TEST_F(ScratchDir, CrossbarSlotCostIsOptional) {
   nlohmann::json j = shipped_h100();
