@@ -9,101 +9,13 @@
 
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
+#include "model/json_fields.hpp"
 #include "model/profile.hpp"
 
 namespace memsim {
 namespace {
 
 using nlohmann::json;
-
-// Reads the fields of one JSON object so that every error names the document, the record and the field (by
-// its path from the record: "counts.blocks"). Never operator[] on a key that may be missing: on a const json
-// that reads out of bounds.
-class Fields {
- public:
-  Fields(const json& obj, std::string where, std::string prefix = "")
-      : obj_(obj), where_(std::move(where)), prefix_(std::move(prefix)) {}
-
-  const json* find(const std::string& key) const {
-    if (!obj_.is_object()) return nullptr;
-    const auto it = obj_.find(key);
-    return it == obj_.end() ? nullptr : &*it;
-  }
-  const json& need(const std::string& key) const {
-    const json* v = find(key);
-    if (!v) fail(key, "is missing");
-    return *v;
-  }
-  // A finite number: JSON has no NaN, but 1e999 reads as infinity.
-  double number(const std::string& key) const { return finite(key, need(key)); }
-  double non_negative(const std::string& key) const {
-    const double v = number(key);
-    if (v < 0) fail(key, "must not be negative, got " + need(key).dump());
-    return v;
-  }
-  double positive(const std::string& key) const {
-    const double v = number(key);
-    if (!(v > 0)) fail(key, "must be positive, got " + need(key).dump());
-    return v;
-  }
-  double at_least(const std::string& key, double lo) const {
-    const double v = number(key);
-    if (v < lo) fail(key, "must be at least " + json(lo).dump() + ", got " + need(key).dump());
-    return v;
-  }
-  // A whole number in [lo, hi] (256.0 is 256).
-  int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
-    const double v = number(key);
-    if (v != std::floor(v) || v < double(lo) || v > double(hi))
-      fail(key, "must be an integer from " + bound(lo) + " to " + bound(hi) + ", got " + need(key).dump());
-    return int64_t(v);
-  }
-  // A field older documents do not carry: `fallback` when absent; when present, checked like non_negative.
-  double non_negative_or(const std::string& key, double fallback) const {
-    return find(key) ? non_negative(key) : fallback;
-  }
-  std::string text(const std::string& key) const {
-    const json& v = need(key);
-    if (!v.is_string() || v.get<std::string>().empty()) fail(key, "must be a non-empty string, got " + v.dump());
-    return v.get<std::string>();
-  }
-  std::string text_or(const std::string& key, const std::string& fallback) const {
-    return find(key) ? text(key) : fallback;
-  }
-  // A nested object, whose fields' paths carry this one's ("time_us.median").
-  Fields object(const std::string& key) const {
-    const json& v = need(key);
-    if (!v.is_object()) fail(key, "must be a JSON object, got " + type_of(v));
-    return Fields(v, where_, prefix_ + key + ".");
-  }
-  const json& self() const { return obj_; }
-  const std::string& where() const { return where_; }
-
-  [[noreturn]] void fail(const std::string& key, const std::string& why) const {
-    throw ProfileError(where_ + ": field '" + prefix_ + key + "' " + why);
-  }
-  // 1073741824 reads better as 2^30.
-  static std::string bound(int64_t v) {
-    if (v >= (1 << 20) && (v & (v - 1)) == 0) {
-      int k = 0;
-      while ((int64_t(1) << k) < v) ++k;
-      return "2^" + std::to_string(k);
-    }
-    return std::to_string(v);
-  }
-  static std::string type_of(const json& v) { return std::string(v.type_name()) + (v.is_primitive() ? " " + v.dump() : ""); }
-
- private:
-  double finite(const std::string& key, const json& v) const {
-    if (!v.is_number()) fail(key, "must be a number, got " + type_of(v));
-    const double x = v.get<double>();
-    if (!std::isfinite(x)) fail(key, std::string("must be finite, got ") + (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"));
-    return x;
-  }
-
-  const json& obj_;
-  std::string where_, prefix_;
-};
 
 // Instructions per memory instruction in the microbenchmarks' loops (address arithmetic, loop control):
 // the shared-memory loop is LDS + FADD, the others a few integer operations per access.
@@ -113,7 +25,7 @@ double instructions_per_memory_op(const std::string& bench) { return bench == "s
 // in the double the cost model divides by.
 constexpr int64_t kMaxBlocks = int64_t(1) << 53;
 
-KernelCounts counts_from(const std::string& bench, const Fields& f) {
+KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
   KernelCounts c;
   // The launch's shape bounds what occupancy and the per-SM share read: a block of 0 threads or none at all
   // would divide by zero there.
@@ -181,8 +93,8 @@ KernelCounts counts_from(const std::string& bench, const Fields& f) {
 }
 
 // The time a record measured: its median, positive and finite (the fit takes its log, MAPE divides by it).
-double median_time(const Fields& r) {
-  const Fields t = r.object("time_us");
+double median_time(const JsonFields& r) {
+  const JsonFields t = r.object("time_us");
   const double v = t.number("median");
   if (!(v > 0)) t.fail("median", "must be positive, got " + t.need("median").dump());
   return v;
@@ -213,7 +125,7 @@ const DeviceFact kDeviceFacts[] = {
     {"runtime_version", true, 0, std::numeric_limits<int32_t>::max()},
 };
 
-void check_device(const Fields& d) {
+void check_device(const JsonFields& d) {
   for (const DeviceFact& f : kDeviceFacts) {
     if (!d.find(f.key)) continue;
     if (f.integer) d.integer(f.key, f.lo, f.hi);
@@ -247,7 +159,7 @@ json read_json_file(const std::string& path) {
 KernelCounts counts_from_microbench(const std::string& bench, const json& j, const std::string& where) {
   const std::string at = where.empty() ? "microbenchmark '" + bench + "' counts" : where;
   if (!j.is_object()) throw ProfileError(at + ": counts must be a JSON object");
-  return counts_from(bench, Fields(j, at));
+  return counts_from(bench, JsonFields(j, at));
 }
 
 void leave_4_byte_read_back_out(std::vector<Measurement>& runs) {
@@ -258,42 +170,42 @@ void leave_4_byte_read_back_out(std::vector<Measurement>& runs) {
 MicrobenchRun read_microbench(const json& doc, const std::string& where) {
   if (!doc.is_object() || !doc.contains("runs") || !doc.contains("device"))
     throw ProfileError(where + ": not a memsim-microbench document (no \"runs\" array or \"device\")");
-  const Fields top(doc, where);
+  const JsonFields top(doc, where);
   MicrobenchRun run;
-  const Fields device = top.object("device");
+  const JsonFields device = top.object("device");
   check_device(device);
   run.device = device.self();
   if (const json* date = top.find("date")) {
-    if (!date->is_string()) top.fail("date", "must be a string, got " + Fields::type_of(*date));
+    if (!date->is_string()) top.fail("date", "must be a string, got " + JsonFields::type_of(*date));
     run.date = date->get<std::string>();
   }
   const json& runs = top.need("runs");
-  if (!runs.is_array()) top.fail("runs", "must be an array, got " + Fields::type_of(runs));
+  if (!runs.is_array()) top.fail("runs", "must be an array, got " + JsonFields::type_of(runs));
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string index = where + ": runs[" + std::to_string(i) + "]";
-    if (!runs[i].is_object()) throw ProfileError(index + " must be a JSON object, got " + Fields::type_of(runs[i]));
+    if (!runs[i].is_object()) throw ProfileError(index + " must be a JSON object, got " + JsonFields::type_of(runs[i]));
     Measurement m;
-    m.bench = Fields(runs[i], index).text("bench");
+    m.bench = JsonFields(runs[i], index).text("bench");
     m.where = index + " (" + m.bench + ")";
-    const Fields r(runs[i], m.where);
+    const JsonFields r(runs[i], m.where);
     m.params = r.find("params") ? r.need("params") : json::object();
-    if (!m.params.is_object()) r.fail("params", "must be a JSON object, got " + Fields::type_of(m.params));
+    if (!m.params.is_object()) r.fail("params", "must be a JSON object, got " + JsonFields::type_of(m.params));
     m.counts = counts_from(m.bench, r.object("counts"));
     m.time_us = median_time(r);
     if (r.text_or("check", "ok").rfind("WRONG", 0) == 0) continue;  // a wrong result is no measurement
     run.runs.push_back(std::move(m));
   }
   if (const json* holdout = top.find("holdout")) {
-    if (!holdout->is_array()) top.fail("holdout", "must be an array, got " + Fields::type_of(*holdout));
+    if (!holdout->is_array()) top.fail("holdout", "must be an array, got " + JsonFields::type_of(*holdout));
     for (size_t i = 0; i < holdout->size(); ++i) {
       const json& h = (*holdout)[i];
       const std::string index = where + ": holdout[" + std::to_string(i) + "]";
-      if (!h.is_object()) throw ProfileError(index + " must be a JSON object, got " + Fields::type_of(h));
-      if (Fields(h, index).text_or("check", "ok") != "ok") continue;  // not a measurement to compare with
+      if (!h.is_object()) throw ProfileError(index + " must be a JSON object, got " + JsonFields::type_of(h));
+      if (JsonFields(h, index).text_or("check", "ok") != "ok") continue;  // not a measurement to compare with
       HoldoutRecord rec;
-      rec.kernel = Fields(h, index).text("kernel");
+      rec.kernel = JsonFields(h, index).text("kernel");
       rec.where = index + " (" + rec.kernel + ")";
-      const Fields f(h, rec.where);
+      const JsonFields f(h, rec.where);
       // memsim-calibrate --holdout replays the record; the kernel and dtype also key the profile's register
       // table: each must be what memsim reads.
       if (!find_kernel(rec.kernel)) f.fail("kernel", "names no kernel of the suite ('" + rec.kernel + "'; memsim --list-kernels lists them)");
@@ -321,28 +233,28 @@ MicrobenchRun read_microbench(const json& doc, const std::string& where) {
 MicrobenchRun read_microbench_file(const std::string& path) { return read_microbench(read_json_file(path), path); }
 
 std::vector<SuiteRecord> read_suite_records(const json& doc, const std::string& where) {
-  const Fields top(doc, where);
+  const JsonFields top(doc, where);
   if (!doc.is_object()) throw ProfileError(where + ": not a memsim-validate result document (not a JSON object)");
   const json& records = top.need("records");
-  if (!records.is_array()) top.fail("records", "must be an array, got " + Fields::type_of(records));
+  if (!records.is_array()) top.fail("records", "must be an array, got " + JsonFields::type_of(records));
   std::vector<SuiteRecord> out;
   for (size_t i = 0; i < records.size(); ++i) {
     const std::string index = where + ": records[" + std::to_string(i) + "]";
-    if (!records[i].is_object()) throw ProfileError(index + " must be a JSON object, got " + Fields::type_of(records[i]));
+    if (!records[i].is_object()) throw ProfileError(index + " must be a JSON object, got " + JsonFields::type_of(records[i]));
     SuiteRecord rec;
-    const std::string id = Fields(records[i], index).text_or("id", "");
+    const std::string id = JsonFields(records[i], index).text_or("id", "");
     rec.where = id.empty() ? index : index + " (" + id + ")";
-    const Fields r(records[i], rec.where);
+    const JsonFields r(records[i], rec.where);
     // An untimed record (memsim-validate without timing) says so with a null time: not a measurement.
-    const Fields measured = r.object("measured");
+    const JsonFields measured = r.object("measured");
     if (measured.need("time_us").is_null()) continue;
     rec.time_us = median_time(measured);
-    const Fields c = r.object("config");
+    const JsonFields c = r.object("config");
     UserConfig& u = rec.config;
     u.kernel = c.text("kernel");
     if (!find_kernel(u.kernel)) c.fail("kernel", "names no kernel of the suite ('" + u.kernel + "'; memsim --list-kernels lists them)");
     // Sizes bounded as memsim's own options are (kernels/resolve.cpp); resolve_launch checks the rest.
-    const Fields m = c.object("matrix"), b = c.object("block"), t = c.object("tile");
+    const JsonFields m = c.object("matrix"), b = c.object("block"), t = c.object("tile");
     u.matrix = {m.integer("width", 1, 4294967295LL), m.integer("height", 1, 4294967295LL)};
     u.block = {b.integer("x", 1, 1024), b.integer("y", 1, 1024)};
     u.tile = Size2{t.integer("x", 1, 65536), t.integer("y", 1, 65536)};

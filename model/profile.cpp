@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/json_fields.hpp"
+
 #ifndef MEMSIM_DEVICE_DIR_DEFAULT
 #define MEMSIM_DEVICE_DIR_DEFAULT "model/devices"
 #endif
@@ -17,101 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Reads fields by dotted path so that every error names the exact field and file.
-class Reader {
- public:
-  Reader(const json& root, std::string where) : root_(root), where_(std::move(where)) {}
-
-  const json* find(const std::string& path) const {
-    const json* node = &root_;
-    size_t start = 0;
-    while (start <= path.size()) {
-      const size_t dot = path.find('.', start);
-      const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (!node->is_object() || !node->contains(key)) return nullptr;
-      node = &(*node)[key];
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    return node;
-  }
-  const json& need(const std::string& path) const {
-    const json* n = find(path);
-    if (!n) fail(path, "is missing");
-    return *n;
-  }
-  double number(const std::string& path) const {
-    const json& n = need(path);
-    if (!n.is_number()) fail(path, "must be a number");
-    return n.get<double>();
-  }
-  double positive(const std::string& path) const {
-    const double v = number(path);
-    if (!(v > 0)) fail(path, "must be positive");
-    return v;
-  }
-  int64_t count(const std::string& path) const {
-    const json& n = need(path);
-    // An unsigned value past 2^63 - 1 would wrap to a negative (or small) int64: out of range, not accepted.
-    if (n.is_number_unsigned() && n.get<uint64_t>() > uint64_t(INT64_MAX)) fail(path, "is out of range");
-    if (!n.is_number_integer() || n.get<int64_t>() <= 0) fail(path, "must be a positive integer");
-    return n.get<int64_t>();
-  }
-  // A positive integer in [1, hi].
-  int64_t count_to(const std::string& path, int64_t hi) const {
-    const int64_t v = count(path);
-    if (v > hi) fail(path, "must be at most " + std::to_string(hi));
-    return v;
-  }
-  // A power of two in [lo, hi]: the sizes the counting code shifts and masks by.
-  int power_of_two(const std::string& path, int lo, int hi) const {
-    const int64_t v = count(path);
-    if (v < lo || v > hi || (v & (v - 1)) != 0)
-      fail(path, "must be a power of two from " + std::to_string(lo) + " to " + std::to_string(hi));
-    return int(v);
-  }
-  int small(const std::string& path) const {
-    const int64_t v = count(path);
-    if (v > 1 << 30) fail(path, "is out of range");
-    return int(v);
-  }
-  std::string text(const std::string& path) const {
-    const json& n = need(path);
-    if (!n.is_string()) fail(path, "must be a string");
-    return n.get<std::string>();
-  }
-  std::string text_or(const std::string& path, const std::string& fallback) const {
-    return find(path) ? text(path) : fallback;
-  }
-  double number_or(const std::string& path, double fallback) const { return find(path) ? number(path) : fallback; }
-  // An optional cost that is 0 when absent (a profile older than the term) and never negative.
-  double non_negative_or_zero(const std::string& path) const {
-    const double v = number_or(path, 0.0);
-    if (v < 0) fail(path, "must not be negative");
-    return v;
-  }
-  // Exactly `n` numbers (`what` says which, for the message) into out[0..n), each positive, or not negative
-  // when zero_allowed (0: not known).
-  void numbers(const std::string& path, int n, const std::string& what, bool zero_allowed, double* out) const {
-    const json& a = need(path);
-    if (!a.is_array() || int(a.size()) != n) fail(path, "must be " + std::to_string(n) + " numbers (" + what + ")");
-    for (int i = 0; i < n; ++i) {
-      const bool ok = a[i].is_number() && (zero_allowed ? a[i].get<double>() >= 0 : a[i].get<double>() > 0);
-      if (!ok) fail(path, zero_allowed ? "must hold numbers that are not negative" : "must hold positive numbers");
-      out[i] = a[i].get<double>();
-    }
-  }
-
-  [[noreturn]] void fail(const std::string& path, const std::string& why) const {
-    throw ProfileError("device profile " + where_ + ": field '" + path + "' " + why);
-  }
-
- private:
-  const json& root_;
-  std::string where_;
-};
-
-PartitionSpec read_partitions(const Reader& r) {
+PartitionSpec read_partitions(const JsonFields& r) {
   PartitionSpec p;
   const std::string policy = r.text("dram.partitions.policy");
   if (policy == "linear") p.policy = PartitionSpec::Policy::Linear;
@@ -138,14 +46,14 @@ PartitionSpec read_partitions(const Reader& r) {
   return p;
 }
 
-CostConstants read_cost(const Reader& r) {
+CostConstants read_cost(const JsonFields& r) {
   CostConstants c;
   c.dram_gbs = r.positive("cost.dram_gbs");
   c.l2_sector_ps = r.positive("cost.l2_sector_ps");
   const std::string lane_classes = "lanes of at most 4, 8 and 16 bytes";
   r.numbers("cost.partial_store_ps", 3, lane_classes, false, c.partial_store_ps);
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
-  c.l2_write_slot_ps = r.non_negative_or_zero("cost.l2_write_slot_ps");  // absent: no crossbar term
+  c.l2_write_slot_ps = r.non_negative_or("cost.l2_write_slot_ps", 0);  // absent: no crossbar term
   c.latency_us = r.positive("cost.latency_us");
   if (r.find("cost.long_wait")) {
     c.long_wait_lines = r.positive("cost.long_wait.from_lines");
@@ -157,13 +65,13 @@ CostConstants read_cost(const Reader& r) {
     c.store_burst_evidence = r.text_or("cost.store_bursts.evidence", "");
     if (c.store_burst_evidence.empty()) r.fail("cost.store_bursts.evidence", "must say what the threshold rests on");
   }
-  c.block_us = r.non_negative_or_zero("cost.block_us");  // absent: no block cost
-  c.barrier_us = r.non_negative_or_zero("cost.barrier_us");  // absent: barriers cost nothing extra
+  c.block_us = r.non_negative_or("cost.block_us", 0);  // absent: no block cost
+  c.barrier_us = r.non_negative_or("cost.barrier_us", 0);  // absent: barriers cost nothing extra
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");
   c.instructions_per_memory_op = r.positive("cost.instructions_per_memory_op");
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.
-  c.instructions_per_warp = r.non_negative_or_zero("cost.instructions_per_warp");
-  c.instructions_per_source_op = r.non_negative_or_zero("cost.instructions_per_source_op");
+  c.instructions_per_warp = r.non_negative_or("cost.instructions_per_warp", 0);
+  c.instructions_per_source_op = r.non_negative_or("cost.instructions_per_source_op", 0);
   if (r.find("cost.read_back")) {
     c.read_back_from_lines = r.positive("cost.read_back.from_lines");
     c.read_back_per_log_lines = r.positive("cost.read_back.per_log_lines");
@@ -229,7 +137,7 @@ DeviceProfile load_profile_file(const std::string& path) {
 
 DeviceProfile profile_from_json(const json& j, const std::string& name, const std::string& where) {
   if (!j.is_object()) throw ProfileError("device profile " + where + ": must be a JSON object");
-  const Reader r(j, where);
+  const JsonFields r(j, "device profile " + where);
   DeviceProfile p;
   p.name = name;
   p.display_name = r.text("display_name");
