@@ -62,9 +62,8 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
                       device.name + "'s registers a thread)");
   if (options.window_step < 0) throw ConfigError("--window-step must be 0 (waves) or positive");
   if (options.max_windows < 1) throw ConfigError("--max-windows must be at least 1");
-  // !(x > 0) also refuses NaN.
   // At least one warp instruction, and fewer than 10^15 (days of issue on any GPU): above that the time is
-  // no longer a number a user meant.
+  // no longer a number a user meant. The negated comparisons also refuse NaN.
   if (options.instructions && (!(*options.instructions >= 1) || !(*options.instructions <= 1e15)))
     throw ConfigError("--instructions must be a number of warp instructions from 1 to 1e15");
   const int64_t most_resident = int64_t(device.sms) * device.max_blocks_per_sm;
