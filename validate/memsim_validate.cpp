@@ -2,10 +2,13 @@
 // every output against a CPU reference, times them against the copy kernel, cudaMemcpy and cuBLAS, reads
 // Nsight Compute counters, and puts memsim's predictions beside the measurements. This file wires options to
 // the modules in validate/; the logic lives there.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -48,8 +51,9 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr int kExitFailed = 1;  // a check failed: wrong output, differing addresses, a count off its tolerance
-constexpr int kExitUsage = 2;   // bad options, or no GPU
+constexpr int kExitFailed = 1;  // a check failed (wrong output, differing addresses, a count off its tolerance),
+                                // or a run's reports could not be written
+constexpr int kExitUsage = 2;   // bad options, an unusable --out-dir or --render file, or no GPU
 
 int usage_error(const std::string& msg) {
   std::cerr << "memsim-validate: " << msg << "\n";
@@ -419,15 +423,166 @@ Json context_json(const Settings& s, const DeviceInfo& dev, int argc, char** arg
           {"sweep", sweep}};
 }
 
+// A report that could not be written (the stream, the temporary file or the rename failed).
+struct WriteError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+const char* const kReportExtensions[] = {".json", ".csv", ".md"};
+
+std::string report_base(const Settings& s) { return s.out_dir + "/" + s.name; }
+
+// Whether `program` names something that can be run: a path to an executable, or a name found in PATH.
+bool runnable(const std::string& program) {
+  if (program.empty()) return false;
+  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+// Why the reports cannot go to --out-dir as --name (nullopt: they can), checked before any work, so that a
+// long GPU run never ends in an unwritable directory and a render never writes half its files.
+std::optional<std::string> output_problem(const Settings& s) {
+  if (s.out_dir.empty()) return std::string("--out-dir is empty (give . for the working directory)");
+  if (s.name.empty()) return std::string("--name is empty (it names the reports NAME.json, NAME.csv, NAME.md)");
+  if (s.name.find('/') != std::string::npos)
+    return "--name '" + s.name + "' must be a file name without '/' (the directory goes in --out-dir)";
+  if (s.name == "." || s.name == "..") return "--name '" + s.name + "' is not a file name";
+  struct stat st {};
+  if (stat(s.out_dir.c_str(), &st) != 0) return "--out-dir " + s.out_dir + ": " + errno_text();
+  if (!S_ISDIR(st.st_mode)) return "--out-dir " + s.out_dir + " is not a directory";
+  // Writable: a file can be made there (access() would let root through on a read-only file system).
+  std::string probe = s.out_dir + "/.memsim-validate-probe.XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) return "--out-dir " + s.out_dir + " is not writable: " + errno_text();
+  close(fd);
+  unlink(probe.c_str());
+  std::vector<std::string> targets;
+  for (const char* ext : kReportExtensions) targets.push_back(report_base(s) + ext);
+  if (s.ncu) targets.push_back(report_base(s) + ".ncu.csv");
+  for (const std::string& t : targets)
+    if (stat(t.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return "cannot write " + t + ": it is a directory";
+  return std::nullopt;
+}
+
+// Writes `text` to a new temporary file beside `path` (same directory, so that a rename moves it into place)
+// and returns the temporary's name; throws WriteError, leaving nothing behind, when any step fails. The
+// temporary takes the permissions `path` has, or the ones a new file gets.
+std::string write_temporary(const std::string& path, const std::string& text) {
+  const size_t slash = path.rfind('/');
+  std::string tmp = path.substr(0, slash + 1) + "." + path.substr(slash + 1) + ".tmp.XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) throw WriteError("cannot write " + path + ": " + errno_text());
+  auto fail = [&](const std::string& why) {
+    close(fd);
+    unlink(tmp.c_str());
+    throw WriteError("cannot write " + path + ": " + why);
+  };
+  struct stat st {};
+  mode_t mode;
+  if (stat(path.c_str(), &st) == 0) {
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  if (fchmod(fd, mode) != 0) fail(errno_text());
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(errno_text());
+    done += size_t(n);
+  }
+  if (close(fd) != 0) {
+    const std::string why = errno_text();
+    unlink(tmp.c_str());
+    throw WriteError("cannot write " + path + ": " + why);
+  }
+  return tmp;
+}
+
+// NAME.json, .csv and .md under --out-dir: all three rendered first, each written to a temporary file, then
+// renamed into place, so that a failure leaves the reports that were there before.
 void write_reports(const Settings& s, const Json& report) {
-  const std::string base = s.out_dir + "/" + s.name;
-  std::ofstream(base + ".json") << report.dump(2) << "\n";
-  std::ofstream csv(base + ".csv");
+  std::ostringstream csv, md;
   write_csv(csv, report);
-  std::ofstream md(base + ".md");
   write_markdown(md, report);
-  if (!md || !csv) throw std::runtime_error("cannot write the reports under " + s.out_dir);
-  std::cerr << "memsim-validate: wrote " << base << ".json, .csv, .md\n";
+  const std::string texts[] = {report.dump(2) + "\n", csv.str(), md.str()};
+  std::vector<std::string> paths, temps;
+  try {
+    for (size_t i = 0; i < 3; ++i) {
+      paths.push_back(report_base(s) + kReportExtensions[i]);
+      temps.push_back(write_temporary(paths[i], texts[i]));
+    }
+    for (size_t i = 0; i < 3; ++i) {
+      if (std::rename(temps[i].c_str(), paths[i].c_str()) != 0)
+        throw WriteError("cannot write " + paths[i] + ": " + errno_text());
+      temps[i].clear();
+    }
+  } catch (...) {
+    for (const std::string& t : temps)
+      if (!t.empty()) unlink(t.c_str());
+    throw;
+  }
+  std::cerr << "memsim-validate: wrote " << report_base(s) << ".json, .csv, .md\n";
+}
+
+// A decimal seed, 0 .. 2^64 - 1 (program_options would take -1 as 2^64 - 1).
+uint64_t parse_seed(const std::string& text) {
+  const std::string want = "--seed must be a whole number from 0 to 18446744073709551615, got '" + text + "'";
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) throw ConfigError(want);
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) throw ConfigError(want);
+  return uint64_t(v);
+}
+
+// --render: the reports of a saved run, with no GPU. Everything it reads is checked before anything is
+// written; every failure is the input's (exit 2), and the stored checks decide 0 or 1 as in the run.
+int render(const Settings& s, const std::string& file) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0) return usage_error("cannot read " + file + ": " + errno_text());
+  if (S_ISDIR(st.st_mode)) return usage_error("cannot read " + file + ": it is a directory, not a memsim-validate run");
+  Json report;
+  {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return usage_error("cannot read " + file + ": " + errno_text());
+    try {
+      report = Json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      return usage_error(file + " is not a memsim-validate JSON: " + e.what());
+    } catch (const std::exception& e) {
+      return usage_error("cannot read " + file + ": " + e.what());
+    }
+  }
+  try {
+    check_run_document(report, file);
+    refresh_summaries(report);
+  } catch (const RunDocumentError& e) {
+    return usage_error(e.what());
+  } catch (const std::exception& e) {  // a gap in the document check: still the document's fault, and one line
+    return usage_error(file + ": cannot render: " + e.what());
+  }
+  std::vector<std::string> failed;
+  try {
+    write_reports(s, report);
+    failed = failures(report);
+  } catch (const WriteError& e) {
+    return usage_error(e.what());
+  } catch (const std::exception& e) {
+    return usage_error(file + ": cannot render: " + e.what());
+  }
+  for (const std::string& f : failed) std::cerr << "memsim-validate: FAILED " << f << "\n";
+  return failed.empty() ? 0 : kExitFailed;
 }
 
 }  // namespace
@@ -450,7 +605,7 @@ int main(int argc, char** argv) {
       ("reps", po::value<int>()->default_value(50), "timed launches per configuration")
       ("warmup", po::value<int>()->default_value(5), "untimed launches before timing")
       ("l2-multiple", po::value<double>()->default_value(4.0), "rotate buffers totalling this many times the L2")
-      ("seed", po::value<uint64_t>()->default_value(1), "random input seed")
+      ("seed", po::value<std::string>()->default_value("1"), "random input seed (0 .. 2^64 - 1)")
       ("threads", po::value<int>()->default_value(0), "host threads for the replay and the reference check (0: all)")
       ("device", po::value<int>()->default_value(0), "CUDA device ordinal")
       ("profile", po::value<std::string>()->default_value("h100"), "device profile for the cost model's predicted times (model/devices)")
@@ -461,7 +616,7 @@ int main(int argc, char** argv) {
       ("check-only", "only verify outputs (no timing, baselines, predictions): for compute-sanitizer")
       ("counts-informational", "report counts outside their tolerance without failing the run")
       ("check-addresses", "compare the GPU's computed addresses with the replay's, access by access")
-      ("render", po::value<std::string>(), "re-render NAME.json's summaries and .csv/.md (to --out-dir, --name) without a GPU");
+      ("render", po::value<std::string>(), "re-render a saved run's summaries and .json/.csv/.md (to --out-dir, --name) without a GPU; takes no other option");
   po::options_description hidden;
   hidden.add_options()("ncu-child", "launch every configuration once (the mode ncu profiles)");
   // clang-format on
@@ -470,21 +625,39 @@ int main(int argc, char** argv) {
 
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, all), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).run();
+    // Words that are no option's value would otherwise be dropped without a word.
+    for (const po::option& o : parsed.options)
+      if (o.position_key >= 0 || o.string_key.empty())
+        return usage_error("unexpected argument '" + (o.original_tokens.empty() ? std::string() : o.original_tokens[0]) +
+                           "' (memsim-validate takes options only; --help lists them)");
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     return usage_error(std::string(e.what()) + " (memsim-validate --help lists the options)");
   }
   if (vm.count("help")) {
     std::cout << "Usage: memsim-validate [options]\n"
+                 "       memsim-validate --render RUN.json [--out-dir DIR] [--name NAME]\n"
                  "  e.g. memsim-validate --kernels all --matrices 2048x2048,1000x3000 --dtypes f32 --ncu\n"
                  "Exit status: 0 all checks passed, 1 a check failed (wrong output, differing addresses, a count\n"
-                 "outside its tolerance, ncu failure), 2 bad options or no GPU.\n\n"
+                 "outside its tolerance, ncu failure) or a run's reports could not be written, 2 bad options, an\n"
+                 "unusable --out-dir, an unreadable or invalid --render file, or no GPU.\n\n"
               << opts << "\n";
     return 0;
   }
 
   Settings s;
+  s.out_dir = vm["out-dir"].as<std::string>();
+  s.name = vm["name"].as<std::string>();
+  if (vm.count("render")) {
+    // A saved run is rendered as it was measured: the sweep and measurement options do not apply.
+    for (const auto& [option, value] : vm)
+      if (!value.defaulted() && option != "render" && option != "out-dir" && option != "name")
+        return usage_error("--render re-renders a saved run: --" + option + " does not apply (only --out-dir and --name do)");
+    if (const std::optional<std::string> why = output_problem(s)) return usage_error(*why);
+    return render(s, vm["render"].as<std::string>());
+  }
   try {
     auto pick = [&](const char* plural, const char* singular) {
       if (vm.count(singular) && !vm[plural].defaulted())
@@ -500,12 +673,10 @@ int main(int argc, char** argv) {
     s.timing.reps = vm["reps"].as<int>();
     s.timing.warmup = vm["warmup"].as<int>();
     s.l2_multiple = vm["l2-multiple"].as<double>();
-    s.seed = vm["seed"].as<uint64_t>();
+    s.seed = parse_seed(vm["seed"].as<std::string>());
     s.threads = vm["threads"].as<int>();
     s.device = vm["device"].as<int>();
     s.profile = vm["profile"].as<std::string>();
-    s.out_dir = vm["out-dir"].as<std::string>();
-    s.name = vm["name"].as<std::string>();
     s.ncu = vm.count("ncu") > 0;
     s.ncu_path = vm["ncu-path"].as<std::string>();
     s.check_only = vm.count("check-only") > 0;
@@ -516,32 +687,30 @@ int main(int argc, char** argv) {
     if (s.timing.warmup < 0 || s.timing.warmup > 10000) throw ConfigError("--warmup must be between 0 and 10000");
     if (!(s.l2_multiple > 0 && s.l2_multiple <= 1000)) throw ConfigError("--l2-multiple must be in (0, 1000]");
     if (s.threads < 0 || s.threads > 1024) throw ConfigError("--threads must be between 0 and 1024");
+    if (s.device < 0) throw ConfigError("--device must be a CUDA device ordinal (0 or more), got " + std::to_string(s.device));
     if (s.check_addresses && (s.check_only || s.ncu))
       throw ConfigError("--check-addresses is a mode of its own: without --check-only and --ncu");
     if (s.check_only && s.ncu) throw ConfigError("--check-only measures nothing: drop --ncu");
+    if (s.ncu && !s.ncu_child && !runnable(s.ncu_path))
+      throw ConfigError("--ncu-path " + s.ncu_path + ": no such executable (Nsight Compute's ncu; --ncu needs it)");
     load_profile(s.profile);  // an unknown profile is a usage error, before any GPU work
   } catch (const ConfigError& e) {
     return usage_error(e.what());
   } catch (const ProfileError& e) {
     return usage_error(e.what());
   }
-
-  if (vm.count("render")) {
-    // Reports from a saved run: no GPU involved, the records are the evidence.
-    std::ifstream in(vm["render"].as<std::string>());
-    if (!in) return usage_error("cannot read " + vm["render"].as<std::string>());
-    Json report;
-    try {
-      report = Json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      return usage_error(vm["render"].as<std::string>() + " is not a memsim-validate JSON: " + e.what());
-    }
-    refresh_summaries(report);
-    write_reports(s, report);
-    return failures(report).empty() ? 0 : kExitFailed;
-  }
+  // The reports' directory is checked before the (long) run, not found unwritable at its end.
+  if (!s.ncu_child)
+    if (const std::optional<std::string> why = output_problem(s)) return usage_error(*why);
 
   if (const std::optional<std::string> why = gpu_unavailable_reason()) return usage_error(*why);
+  {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) == cudaSuccess && s.device >= devices)
+      return usage_error("--device " + std::to_string(s.device) + ": no such CUDA device (this machine has " +
+                         std::to_string(devices) +
+                         (devices == 1 ? ": ordinal 0)" : ": ordinals 0 to " + std::to_string(devices - 1) + ")"));
+  }
 
   try {
     const DeviceInfo dev = query_device(s.device);
@@ -577,11 +746,20 @@ int main(int argc, char** argv) {
       if (s.ncu) profile(s, argv[0], run);
     }
     const Json report = run_json(run);
-    write_reports(s, report);
+    std::optional<std::string> write_failure;
+    try {
+      write_reports(s, report);
+    } catch (const WriteError& e) {
+      write_failure = e.what();
+    }
     write_markdown(std::cout, report);
+    std::cout.flush();
+    if (!std::cout) std::cerr << "memsim-validate: cannot write the Markdown summary to standard output\n";
     const std::vector<std::string> failed = failures(report);
     for (const std::string& f : failed) std::cerr << "memsim-validate: FAILED " << f << "\n";
-    return failed.empty() ? 0 : kExitFailed;
+    // The results exist only on stdout now: the run failed (exit 1), though its options were good.
+    if (write_failure) std::cerr << "memsim-validate: " << *write_failure << "\n";
+    return failed.empty() && !write_failure && std::cout ? 0 : kExitFailed;
   } catch (const CudaError& e) {
     std::cerr << "memsim-validate: CUDA error: " << e.what() << "\n";
     return kExitFailed;

@@ -437,6 +437,295 @@ void refresh_summaries(Json& run) {
   run["model_accuracy"] = model_accuracy_json(run["records"]);
 }
 
+namespace {
+
+// What a value is, for a message: `string "fast"`, `number 0`, `null`, `an array`.
+std::string describe(const Json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return v.dump();
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  std::string text = v.dump();  // one line: JSON escapes control characters
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return (v.is_string() ? "string " : "number ") + text;
+}
+
+// The checks of check_run_document: each names the field by its path from the top of the document
+// ("records[3].measured.time_us.median", "records[0].metrics[\"dram__bytes_read.sum\"].measured").
+class DocumentCheck {
+ public:
+  explicit DocumentCheck(std::string where) : where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& why) const {
+    throw RunDocumentError(where_ + ": " + path + " " + why);
+  }
+  [[noreturn]] void wrong(const std::string& path, const Json& v, const std::string& want) const {
+    fail(path, "must be " + want + ", got " + describe(v));
+  }
+
+  static std::string field(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+  static std::string item(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+  static std::string member(const std::string& path, const std::string& key) { return path + "[" + Json(key).dump() + "]"; }
+
+  // `obj` is an object here (every caller checked it).
+  const Json* find(const Json& obj, const std::string& key) const {
+    const auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  const Json& need(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json* v = find(obj, key);
+    if (!v) fail(field(path, key), "is missing");
+    return *v;
+  }
+  const Json& object(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (!v.is_object()) wrong(field(path, key), v, "an object");
+    return v;
+  }
+  const Json& array(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (!v.is_array()) wrong(field(path, key), v, "an array");
+    return v;
+  }
+  // null or an object; nullptr for null.
+  const Json* null_or_object(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (v.is_null()) return nullptr;
+    if (!v.is_object()) wrong(field(path, key), v, "an object or null");
+    return &v;
+  }
+  std::string text(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (!v.is_string()) wrong(field(path, key), v, "a string");
+    return v.get<std::string>();
+  }
+  void text_if_present(const Json& obj, const std::string& path, const std::string& key) const {
+    if (find(obj, key)) text(obj, path, key);
+  }
+  void null_or_text(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (!v.is_null() && !v.is_string()) wrong(field(path, key), v, "a string or null");
+  }
+  bool boolean(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (!v.is_boolean()) wrong(field(path, key), v, "true or false");
+    return v.get<bool>();
+  }
+  static void check_finite(const DocumentCheck& c, const std::string& path, const Json& v) {
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) c.fail(path, "must be finite");
+  }
+  double number(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (!v.is_number()) wrong(field(path, key), v, "a number");
+    check_finite(*this, field(path, key), v);
+    return v.get<double>();
+  }
+  double positive(const Json& obj, const std::string& path, const std::string& key) const {
+    const double x = number(obj, path, key);
+    if (!(x > 0)) wrong(field(path, key), need(obj, path, key), "a positive number");
+    return x;
+  }
+  double non_negative(const Json& obj, const std::string& path, const std::string& key) const {
+    const double x = number(obj, path, key);
+    if (x < 0) wrong(field(path, key), need(obj, path, key), "a number not below 0");
+    return x;
+  }
+  // Present: null, or a finite number.
+  bool null_or_number(const Json& obj, const std::string& path, const std::string& key) const {
+    const Json& v = need(obj, path, key);
+    if (v.is_null()) return false;
+    if (!v.is_number()) wrong(field(path, key), v, "a number or null");
+    check_finite(*this, field(path, key), v);
+    return true;
+  }
+  void number_if_present(const Json& obj, const std::string& path, const std::string& key) const {
+    if (find(obj, key)) number(obj, path, key);
+  }
+  // A JSON integer (not 32.0, not a string) in [lo, hi].
+  int64_t integer(const Json& obj, const std::string& path, const std::string& key, int64_t lo, int64_t hi) const {
+    const Json& v = need(obj, path, key);
+    const std::string want = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+    if (!v.is_number_integer()) wrong(field(path, key), v, want);
+    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(hi)) wrong(field(path, key), v, want);
+    const int64_t x = v.get<int64_t>();
+    if (x < lo || x > hi) wrong(field(path, key), v, want);
+    return x;
+  }
+
+ private:
+  std::string where_;
+};
+
+constexpr int64_t kMaxExtent = int64_t(1) << 31;  // matrix sides
+constexpr int64_t kMaxThreads = int64_t(1) << 20;  // block and tile sides
+
+void check_output_check(const DocumentCheck& c, const Json& owner, const std::string& path) {
+  if (const Json* oc = c.null_or_object(owner, path, "output_check")) {
+    const std::string p = DocumentCheck::field(path, "output_check");
+    c.boolean(*oc, p, "passed");
+    c.text(*oc, p, "detail");
+  }
+}
+
+// A timing: median, min and max in microseconds.
+void check_times(const DocumentCheck& c, const Json& t, const std::string& path) {
+  c.positive(t, path, "median");
+  c.positive(t, path, "min");
+  c.positive(t, path, "max");
+}
+
+void check_device(const DocumentCheck& c, const Json& d, const std::string& path) {
+  c.text(d, path, "name");
+  c.integer(d, path, "sm_count", 0, kMaxThreads);
+  c.non_negative(d, path, "l2_bytes");
+  c.text(d, path, "driver_version");
+  c.non_negative(d, path, "peak_sm_clock_mhz");
+  c.non_negative(d, path, "peak_memory_clock_mhz");
+}
+
+void check_group(const DocumentCheck& c, const Json& g, const std::string& path) {
+  c.text(g, path, "matrix");
+  c.text(g, path, "dtype");
+  c.non_negative(g, path, "matrix_bytes");
+  c.integer(g, path, "buffer_pairs", 0, kMaxThreads);
+  c.non_negative(g, path, "rotated_bytes");
+  const std::string bp = DocumentCheck::field(path, "baselines");
+  for (const auto& [name, b] : c.object(g, path, "baselines").items()) {
+    const std::string p = DocumentCheck::member(bp, name);
+    if (!b.is_object()) c.wrong(p, b, "an object");
+    c.text(b, p, "detail");
+    c.null_or_text(b, p, "note");
+    if (const Json* t = c.null_or_object(b, p, "time_us")) {
+      check_times(c, *t, DocumentCheck::field(p, "time_us"));
+      c.non_negative(b, p, "effective_bandwidth_gbs");
+    } else {
+      c.null_or_number(b, p, "effective_bandwidth_gbs");
+    }
+    check_output_check(c, b, p);
+  }
+}
+
+void check_metric(const DocumentCheck& c, const Json& m, const std::string& path) {
+  if (!m.is_object()) c.wrong(path, m, "an object");
+  const bool predicted = c.null_or_number(m, path, "predicted");
+  const bool measured = c.null_or_number(m, path, "measured");
+  if (predicted && measured) {
+    c.number(m, path, "abs_error");
+    c.null_or_number(m, path, "rel_error");
+  }
+  if (c.find(m, "within_tolerance")) {
+    c.boolean(m, path, "within_tolerance");
+    if (!predicted || !measured) c.fail(DocumentCheck::field(path, "within_tolerance"), "is given without both predicted and measured counts");
+    c.text(m, path, "tolerance");
+  }
+  c.number_if_present(m, path, "upper_bound");
+  c.number_if_present(m, path, "compulsory");
+  c.number_if_present(m, path, "ratio_to_compulsory");
+}
+
+void check_record(const DocumentCheck& c, const Json& r, const std::string& path) {
+  c.text(r, path, "id");
+  const Json& cfg = c.object(r, path, "config");
+  const std::string cp = DocumentCheck::field(path, "config");
+  c.text(cfg, cp, "kernel");
+  const Json& matrix = c.object(cfg, cp, "matrix");
+  c.integer(matrix, DocumentCheck::field(cp, "matrix"), "width", 1, kMaxExtent);
+  c.integer(matrix, DocumentCheck::field(cp, "matrix"), "height", 1, kMaxExtent);
+  c.text(cfg, cp, "dtype");
+  for (const char* size : {"block", "tile"}) {
+    const Json& s = c.object(cfg, cp, size);
+    c.integer(s, DocumentCheck::field(cp, size), "x", 1, kMaxThreads);
+    c.integer(s, DocumentCheck::field(cp, size), "y", 1, kMaxThreads);
+  }
+  if (!c.need(cfg, cp, "pad").is_null()) c.integer(cfg, cp, "pad", 0, kMaxThreads);
+  c.text(cfg, cp, "output");
+  check_output_check(c, r, path);
+
+  const Json& meas = c.object(r, path, "measured");
+  const std::string mp = DocumentCheck::field(path, "measured");
+  if (const Json* t = c.null_or_object(meas, mp, "time_us")) {
+    check_times(c, *t, DocumentCheck::field(mp, "time_us"));
+    c.non_negative(meas, mp, "effective_bandwidth_gbs");
+    c.null_or_number(meas, mp, "fraction_of_copy_kernel");
+    c.null_or_number(meas, mp, "fraction_of_cublas");
+  }
+  const Json& pred = c.object(r, path, "predicted");
+  const std::string pp = DocumentCheck::field(path, "predicted");
+  if (c.null_or_number(pred, pp, "time_us")) {
+    c.non_negative(pred, pp, "time_us");
+    c.text(pred, pp, "bottleneck");
+  } else {
+    c.null_or_text(pred, pp, "bottleneck");
+  }
+  c.null_or_number(pred, pp, "effective_bandwidth_gbs");
+  c.null_or_number(pred, pp, "fraction_of_copy_kernel");
+  c.null_or_number(pred, pp, "fraction_of_cublas");
+
+  const std::string metrics = DocumentCheck::field(path, "metrics");
+  for (const auto& [name, m] : c.object(r, path, "metrics").items()) check_metric(c, m, DocumentCheck::member(metrics, name));
+}
+
+}  // namespace
+
+void check_run_document(const Json& run, const std::string& where) {
+  const DocumentCheck c(where);
+  if (!run.is_object())
+    throw RunDocumentError(where + ": not a memsim-validate run (the document is " + describe(run) +
+                           ", not a JSON object)");
+  const Json* schema = c.find(run, "schema");
+  if (!schema) c.fail("schema", "is missing: not a memsim-validate run");
+  if (*schema != "memsim-validate/1") c.wrong("schema", *schema, "\"memsim-validate/1\"");
+
+  const Json& ctx = c.object(run, "", "context");
+  if (c.find(ctx, "device")) check_device(c, c.object(ctx, "context", "device"), "context.device");
+  for (const char* key : {"date", "git_revision", "command_line"}) c.text_if_present(ctx, "context", key);
+
+  const Json& mode = c.need(run, "", "mode");
+  if (mode != "measure" && mode != "check-only" && mode != "check-addresses")
+    c.wrong("mode", mode, "\"measure\", \"check-only\" or \"check-addresses\"");
+  if (c.find(run, "counts_gate")) c.boolean(run, "", "counts_gate");
+
+  const Json& groups = c.array(run, "", "groups");
+  const Json& records = c.array(run, "", "records");
+  const Json& skipped = c.array(run, "", "skipped");
+  const Json& addresses = c.array(run, "", "address_checks");
+  c.text(c.object(run, "", "ncu"), "ncu", "status");
+
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::string p = DocumentCheck::item("groups", i);
+    if (!groups[i].is_object()) c.wrong(p, groups[i], "an object");
+    check_group(c, groups[i], p);
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string p = DocumentCheck::item("records", i);
+    if (!records[i].is_object()) c.wrong(p, records[i], "an object");
+    check_record(c, records[i], p);
+  }
+  for (size_t i = 0; i < skipped.size(); ++i) {
+    const std::string p = DocumentCheck::item("skipped", i);
+    if (!skipped[i].is_object()) c.wrong(p, skipped[i], "an object");
+    c.text(skipped[i], p, "config");
+    c.text(skipped[i], p, "reason");
+  }
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    const std::string p = DocumentCheck::item("address_checks", i);
+    const Json& a = addresses[i];
+    if (!a.is_object()) c.wrong(p, a, "an object");
+    c.text(a, p, "id");
+    c.non_negative(a, p, "blocks");
+    c.non_negative(a, p, "warp_accesses");
+    c.non_negative(a, p, "lane_accesses");
+    c.boolean(a, p, "passed");
+    c.null_or_text(a, p, "first_mismatch");
+  }
+  // A run that checked nothing passes nothing: say so rather than report "all checks passed".
+  if (mode == "check-addresses" ? addresses.empty() : records.empty())
+    c.fail(mode == "check-addresses" ? "address_checks" : "records", "is empty: the run checked nothing");
+}
+
 std::vector<std::string> failures(const Json& run) {
   std::vector<std::string> out;
   for (const Json& g : run["groups"])

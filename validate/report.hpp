@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 #include "validate/results.hpp"
@@ -26,6 +27,18 @@ std::optional<Tolerance> tolerance_for(const std::string& metric);
 nlohmann::ordered_json tolerances_json();
 
 nlohmann::ordered_json run_json(const RunResult& run);
+
+// A saved run that cannot be rendered, in one line naming the document and the field:
+// "suite.json: records[3].config is missing".
+struct RunDocumentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Checks a saved run (--render's input) before anything is rendered or written: a memsim-validate/1 document
+// holding every field refresh_summaries, failures, write_csv and write_markdown read, each of the type and range
+// run_json writes, and at least one configuration or address check. Throws RunDocumentError on the first field
+// that is not, naming `where` (the file) and the field's path. A document that passes renders without error.
+void check_run_document(const nlohmann::ordered_json& run, const std::string& where);
 
 // Recomputes a run's "summary" and "model_accuracy" from its records (for --render: reports re-rendered from
 // a saved JSON after the report code changed, with no GPU).

@@ -1,5 +1,7 @@
 #include "validate/sweep.hpp"
 
+#include <algorithm>
+
 #include "kernels/registry.hpp"
 
 namespace memsim::validate {
@@ -27,24 +29,39 @@ std::vector<std::string> non_empty(std::string_view text, const char* option) {
   return items;
 }
 
+// A value given twice would run (and report) the same configurations twice.
+template <class T, class Name>
+void add_once(std::vector<T>& items, const T& item, const char* option, Name name, const char* hint = "") {
+  for (const T& seen : items)
+    if (seen == item) throw ConfigError(std::string(option) + " lists " + name(item) + " more than once" + hint);
+  items.push_back(item);
+}
+
 }  // namespace
 
 SweepSpec parse_sweep(std::string_view kernels, std::string_view blocks, std::string_view matrices,
                       std::string_view dtypes, const std::optional<std::string>& tile,
                       const std::optional<int>& pad) {
   SweepSpec spec;
-  for (const std::string& k : non_empty(kernels, "--kernels")) {
+  const auto same = [](const std::string& k) { return k; };
+  const std::vector<std::string> kernel_items = non_empty(kernels, "--kernels");
+  const bool has_all = std::count(kernel_items.begin(), kernel_items.end(), "all") > 0;
+  const char* hint = has_all ? " (all is every kernel of the suite)" : "";
+  for (const std::string& k : kernel_items) {
     if (k == "all") {
-      for (const KernelInfo& info : kernel_suite()) spec.kernels.emplace_back(info.name);
+      for (const KernelInfo& info : kernel_suite()) add_once(spec.kernels, std::string(info.name), "--kernels", same, hint);
     } else if (!find_kernel(k)) {
       throw ConfigError("unknown kernel '" + k + "' (memsim --list-kernels lists the suite)");
     } else {
-      spec.kernels.push_back(k);
+      add_once(spec.kernels, k, "--kernels", same, hint);
     }
   }
-  for (const std::string& b : non_empty(blocks, "--blocks")) spec.blocks.push_back(parse_size2(b, "--block"));
-  for (const std::string& m : non_empty(matrices, "--matrices")) spec.matrices.push_back(parse_size2(m, "--matrix"));
-  for (const std::string& d : non_empty(dtypes, "--dtypes")) spec.dtypes.push_back(parse_dtype(d));
+  const auto size = [](const Size2& v) { return format_size2(v); };
+  for (const std::string& b : non_empty(blocks, "--blocks")) add_once(spec.blocks, parse_size2(b, "--block"), "--blocks", size);
+  for (const std::string& m : non_empty(matrices, "--matrices"))
+    add_once(spec.matrices, parse_size2(m, "--matrix"), "--matrices", size);
+  for (const std::string& d : non_empty(dtypes, "--dtypes"))
+    add_once(spec.dtypes, parse_dtype(d), "--dtypes", [](Dtype t) { return std::string(dtype_name(t)); });
   if (tile) spec.tile = parse_size2(*tile, "--tile");
   spec.pad = pad;
   return spec;

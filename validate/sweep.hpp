@@ -22,7 +22,8 @@ struct SweepSpec {
 // "a,b,,c" -> {"a", "b", "c"}; blanks around items are dropped.
 std::vector<std::string> split_list(std::string_view text);
 
-// Throws ConfigError (one line) on an unknown kernel, a malformed size or dtype, or an empty list.
+// Throws ConfigError (one line) on an unknown kernel, a malformed size or dtype, an empty list, or a value
+// listed twice ("all,naive" names naive twice): it would run the same configurations twice.
 SweepSpec parse_sweep(std::string_view kernels, std::string_view blocks, std::string_view matrices,
                       std::string_view dtypes, const std::optional<std::string>& tile,
                       const std::optional<int>& pad);

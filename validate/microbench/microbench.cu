@@ -6,10 +6,12 @@
 //   memsim-microbench [--quick] [--no-holdout] > h100_microbench.json
 #include <cuda_runtime.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -17,6 +19,7 @@
 
 #include "bench_kernels.cuh"
 #include "kernels/resolve.hpp"
+#include "validate/device_info.hpp"
 #include "validate/reference.hpp"
 #include "validate/suite_launch.hpp"
 #include "timing.cuh"
@@ -509,16 +512,21 @@ std::string run_suite(const mb::Pool& pool, const Device& dev, const std::string
 
 }  // namespace
 
-// For Nsight Compute: two launches (warm-up, then the one to profile) of one suite configuration.
-int run_one(const std::string& kernel, const std::string& matrix, const std::string& dtype, const std::string& block) {
+// --one's configuration, resolved before any GPU work; throws memsim::ConfigError (one line) when it is bad.
+memsim::LaunchConfig parse_one(const std::string& kernel, const std::string& matrix, const std::string& dtype,
+                               const std::string& block) {
   memsim::UserConfig u;
   u.kernel = kernel;
   u.matrix = memsim::parse_size2(matrix, "matrix");
   u.block = memsim::parse_size2(block, "block");
   u.dtype = memsim::parse_dtype(dtype);
-  const memsim::LaunchConfig cfg = memsim::resolve_launch(u);
+  return memsim::resolve_launch(u);
+}
+
+// For Nsight Compute: two launches (warm-up, then the one to profile) of one suite configuration.
+int run_one(const memsim::LaunchConfig& cfg) {
   memsim::validate::prepare_suite_kernel(cfg);
-  const size_t bytes = size_t(cfg.elements()) * memsim::dtype_bytes(u.dtype);
+  const size_t bytes = size_t(cfg.elements()) * memsim::dtype_bytes(cfg.dtype);
   mb::Pool pool(4 * mb::align_up(bytes));
   mb::fill(pool.at(0), pool.bytes(), 777u);
   memsim::validate::launch_suite_kernel(cfg, pool.at(0), pool.at(mb::align_up(bytes)), 0);
@@ -528,9 +536,47 @@ int run_one(const std::string& kernel, const std::string& matrix, const std::str
   return 0;
 }
 
+namespace {
+
+const char kUsage[] =
+    "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
+    "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n"
+    "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n"
+    "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n"
+    "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n"
+    "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n"
+    "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n"
+    "       memsim-microbench --help, -h   (this text)\n"
+    "Exit status: 0 done, 1 a CUDA error or the JSON could not be written, 2 bad options or no GPU.\n";
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "memsim-microbench: %s\n", msg.c_str());
+  return 2;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(kUsage, stdout);
+      return std::fflush(stdout) == 0 ? 0 : 1;
+    }
+  // --one KERNEL WxH DTYPE BXxBY: a mode of its own, checked (kernel, sizes, dtype, launch) before the GPU is.
+  if (argc > 1 && std::strcmp(argv[1], "--one") == 0) {
+    if (argc != 6) return usage_error("--one takes exactly KERNEL WxH DTYPE BXxBY and no other option");
+    memsim::LaunchConfig cfg;
+    try {
+      cfg = parse_one(argv[2], argv[3], argv[4], argv[5]);
+    } catch (const memsim::ConfigError& e) {
+      return usage_error(std::string("--one: ") + e.what());
+    }
+    if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
+    return run_one(cfg);
+  }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
        chain = false, bursts = false;
+  std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
@@ -541,18 +587,25 @@ int main(int argc, char** argv) {
     else if (a == "--capped-stores") capped = true, holdout = false;
     else if (a == "--chain-loads") chain = true, holdout = false;
     else if (a == "--half-sector-bursts") bursts = true, holdout = false;
-    else if (a == "--one" && argc == i + 5) return run_one(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
-    else {
-      std::fprintf(stderr, "usage: memsim-microbench [--quick] [--no-holdout] [--block-only] > microbench.json\n"
-                           "       memsim-microbench --one KERNEL WxH DTYPE BXxBY   (two launches, for ncu)\n"
-                           "       memsim-microbench --issue-only   (one launch of each issue benchmark, for ncu)\n"
-                           "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n"
-                           "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n"
-                           "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n"
-                           "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n");
-      return 2;
-    }
+    else if (a == "--one") return usage_error("--one is a mode of its own: memsim-microbench --one KERNEL WxH DTYPE BXxBY");
+    else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "' (memsim-microbench --help lists them)");
+    else return usage_error("unexpected argument '" + a + "' (memsim-microbench --help lists the options)");
+    given.push_back(a);
   }
+  // Options that some mode would silently ignore are refused instead.
+  if (issue_only)
+    for (const std::string& a : given)
+      if (a != "--issue-only")
+        return usage_error("--issue-only launches each issue benchmark once (for ncu) and takes no other option: drop " + a);
+  if (stores_only) {
+    for (const std::string& a : given)
+      if (a == "--quick" || a == "--no-holdout" || a == "--block-only")
+        return usage_error("--stores-only launches each store benchmark once (for ncu): " + a + " does not apply");
+    if (int(capped) + int(chain) + int(bursts) > 1)
+      return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
+                         "--half-sector-bursts");
+  }
+  if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
   MB_CHECK(cudaGetDeviceProperties(&dev.prop, 0));
   MB_CHECK(cudaDeviceGetAttribute(&dev.sm_clock_khz, cudaDevAttrClockRate, 0));
@@ -699,5 +752,9 @@ int main(int argc, char** argv) {
               "model, never read by memsim-calibrate\",\n  \"holdout\": [\n");
   for (size_t i = 0; i < hold.size(); ++i) std::printf("%s%s\n", hold[i].c_str(), i + 1 < hold.size() ? "," : "");
   std::printf("  ]\n}\n");
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "memsim-microbench: cannot write the JSON to standard output: %s\n", std::strerror(errno));
+    return 1;
+  }
   return 0;
 }
