@@ -14,12 +14,11 @@ partial-store cost the profile lacks, or loads over many lines with one in fligh
 
     validate/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
 """
-import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import memsim_run
 
+USAGE = "validate/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md"
 INSTRUCTIONS = "smsp__inst_executed.sum"
 
 
@@ -42,7 +41,8 @@ def memsim_json(binary, cfg, instructions=None, env=None):
 
 
 def memsim_time(binary, cfg, instructions):
-    return memsim_json(binary, cfg, instructions)["prediction"]["time_us"]
+    return memsim_run.field(memsim_json(binary, cfg, instructions), ("prediction", "time_us"),
+                            "memsim's report for %s" % cfg["kernel"])
 
 
 def ranks(xs):
@@ -88,32 +88,54 @@ def accuracy(rows, key):
     }
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    binary, runs = sys.argv[1], sys.argv[2:]
+def judged_rows(path, run):
+    """The judged records of run (read from path) with the instruction count measured, as table rows."""
     rows = []
-    for path in runs:
-        with open(path) as f:
-            run = json.load(f)
-        for rec in run["records"]:
+    for i, rec in enumerate(run["records"]):
+        where = "%s: record %d" % (path, i)
+        try:
             cfg = rec["config"]
             n = rec.get("metrics", {}).get(INSTRUCTIONS, {}).get("measured")
             if not judged(cfg) or n is None or "time_us" not in rec.get("predicted", {}):
                 continue
-            rows.append({"id": rec["id"], "cfg": cfg, "instructions": n, "measured": rec["measured"]["time_us"]["median"],
+            for key in (("tile", "x"), ("tile", "y"), ("block", "x"), ("block", "y")):
+                if not isinstance(memsim_run.field(cfg, key, where + " config"), int):
+                    raise memsim_run.Error("%s config has a non-integer %s" % (where, ".".join(key)))
+            for key in ("kernel", "dtype"):
+                memsim_run.field(cfg, (key,), where + " config")
+            measured = memsim_run.field(rec, ("measured", "time_us", "median"), where)
+            for name, value in (("metrics.%s.measured" % INSTRUCTIONS, n), ("measured.time_us.median", measured),
+                                ("predicted.time_us", rec["predicted"]["time_us"])):
+                if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                    raise memsim_run.Error("%s has a %s that is no positive number" % (where, name))
+            rows.append({"id": rec["id"], "cfg": cfg, "instructions": n, "measured": measured,
                          "estimate": rec["predicted"]["time_us"],
                          "group": "%s %dx%d block %dx%d" % (cfg["dtype"], cfg["matrix"]["width"], cfg["matrix"]["height"],
                                                             cfg["block"]["x"], cfg["block"]["y"])})
+        except (AttributeError, KeyError, TypeError):
+            raise memsim_run.Error("%s is not a validation record (id, config, metrics, measured, predicted)"
+                                   % where) from None
+    return rows
+
+
+def main():
+    args = memsim_run.check_args(sys.argv, __doc__, USAGE, 2, 1 << 30)
+    binary, runs = args[0], args[1:]
+    memsim_run.check_binary(binary)
+    rows = []
+    for path in runs:
+        rows += judged_rows(path, memsim_run.read_validation_run(path))
     if not rows:
-        sys.exit("no judged configuration with %s in %s" % (INSTRUCTIONS, ", ".join(runs)))
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        times = list(pool.map(lambda r: memsim_time(binary, r["cfg"], r["instructions"]), rows))
-        now = list(pool.map(lambda r: memsim_json(binary, r["cfg"])["prediction"], rows))
+        raise memsim_run.Error("no judged configuration (f32 at 4096^2 and larger, f16/f64 at 8192^2) with %s "
+                               "measured in %s: give the suite's runs with --ncu (validate/run_suite.sh: "
+                               "suite_f32.json, suite_f16_f64.json)" % (INSTRUCTIONS, ", ".join(runs)))
+    times = memsim_run.parallel_map(lambda r: memsim_time(binary, r["cfg"], r["instructions"]), rows)
+    now = memsim_run.parallel_map(lambda r: memsim_json(binary, r["cfg"])["prediction"], rows)
     for r, t, n in zip(rows, times, now):
+        where = "memsim's report for %s" % r["id"]
         r["with_measured"] = t
-        r["now"] = n["time_us"]
-        r["caveat"] = bool(n.get("caveats"))
+        r["now"] = memsim_run.field(n, ("time_us",), where + " prediction")
+        r["caveat"] = bool(n.get("caveats")) if isinstance(n, dict) else False
 
     print("## Cost model with the measured instruction count (diagnostic)\n")
     print("Runs: %s. memsim: `%s --instructions N`, N = `%s` measured in the same run.\n"
@@ -122,6 +144,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for name, subset in (("block 32x8", [r for r in rows if r["cfg"]["block"] == {"x": 32, "y": 8}]),
                          ("every block", rows)):
+        if not subset:
+            continue  # runs without a 32x8 block
         for key, label in (("estimate", "as recorded in the run"), ("now", "this memsim's estimate"),
                            ("with_measured", "measured (ncu)")):
             a = accuracy(subset, key)
@@ -142,4 +166,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    memsim_run.main_guard(main)

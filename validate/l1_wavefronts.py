@@ -8,15 +8,18 @@ launches, asks memsim for the same configurations, and prints a Markdown table: 
 rule memsim used before (one per sector when a request is scattered, else one per 128 bytes).
 
     validate/l1_wavefronts.py MEMSIM_BINARY MATRIX NCU.csv [RUN] > OUT.md
-MATRIX: the sweep's (e.g. 8192x8192); RUN: where and when the CSV was measured, printed under the title.
+MATRIX: the sweep's (e.g. 8192x8192; each launch's grid in the CSV is checked against memsim's at MATRIX);
+RUN: where and when the CSV was measured, printed under the title.
 """
 import csv
 import re
 import statistics
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import memsim_run
+
+USAGE = "validate/l1_wavefronts.py MEMSIM_BINARY MATRIX NCU.csv [RUN] > OUT.md"
+COLUMNS = ("ID", "Kernel Name", "Block Size", "Grid Size", "Metric Name", "Metric Value")
 
 KERNELS = {"Coalesced": "coalesced", "Coarse": "coarse", "Copy": "copy", "CopyShared": "copy_shared",
            "Diagonal": "diagonal", "Fine": "fine", "Naive": "naive", "NaiveRead": "naive_read", "Padded": "padded",
@@ -27,25 +30,75 @@ SHARED = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 
 
 def launches(path):
-    """{(id, kernel, dtype, block): {metric: value}} in launch order."""
-    with open(path) as f:
-        rows = [r for r in csv.reader(f) if r]
-    header = next(r for r in rows if r[0] == "ID")
+    """{(id, kernel, dtype, block): {metric: value}} in launch order, and {key: grid "XxY"}."""
+    what = "a CSV of validate/ncu_counters.sh (NCU.csv)"
+    with memsim_run.open_text(path, what) as f:
+        try:
+            rows = [r for r in csv.reader(f) if r]
+        except (csv.Error, UnicodeDecodeError):
+            raise memsim_run.Error("%s is not a CSV file (expected %s)" % (path, what)) from None
+    header = next((r for r in rows if r[0] == "ID"), None)
+    if header is None:
+        raise memsim_run.Error("%s has no Nsight Compute header (a row starting \"ID\"): expected %s" % (path, what))
     ix = {n: i for i, n in enumerate(header)}
+    missing = [n for n in COLUMNS if n not in ix]
+    if missing:
+        raise memsim_run.Error("%s has no column %s: expected ncu --csv's details page, as validate/ncu_counters.sh "
+                               "writes it" % (path, ", ".join(missing)))
     out = {}
+    grids = {}
     for r in rows:
         if len(r) != len(header) or r[0] == "ID":
             continue
+        where = "%s: launch %s" % (path, r[0])
         m = re.search(r"<(\w+), ([\w ]+)>", r[ix["Kernel Name"]])
         b = re.findall(r"\d+", r[ix["Block Size"]])
+        g = re.findall(r"\d+", r[ix["Grid Size"]])
+        if not m or m.group(1) not in KERNELS or m.group(2) not in DTYPES:
+            raise memsim_run.Error("%s is no suite kernel (%s): expected suite_kernel<KERNEL, TYPE> launches of "
+                                   "memsim-validate" % (where, r[ix["Kernel Name"]][:80]))
+        if not r[0].isdigit() or len(b) < 2 or len(g) < 2:
+            raise memsim_run.Error("%s: a row without a launch ID, block or grid size (ID %r, block %r, grid %r)"
+                                   % (path, r[0], r[ix["Block Size"]], r[ix["Grid Size"]]))
+        try:
+            value = float(r[ix["Metric Value"]].replace(",", ""))
+        except ValueError:
+            raise memsim_run.Error("%s: %s is no number (%r)" % (where, r[ix["Metric Name"]],
+                                                                 r[ix["Metric Value"]][:40])) from None
         key = (int(r[0]), KERNELS[m.group(1)], DTYPES[m.group(2)], "%sx%s" % (b[0], b[1]))
-        out.setdefault(key, {})[r[ix["Metric Name"]]] = float(r[ix["Metric Value"]].replace(",", ""))
-    return out
+        out.setdefault(key, {})[r[ix["Metric Name"]]] = value
+        grids[key] = "%sx%s" % (g[0], g[1])
+    if not out:
+        raise memsim_run.Error("%s has no launches (no row of its header's columns under it)" % path)
+    for key, metrics in out.items():
+        lacking = [n for n in (TOTAL, SHARED) if n not in metrics]
+        if lacking:
+            raise memsim_run.Error("%s: launch %d (%s %s %s) has no %s: measure %s,%s with validate/ncu_counters.sh"
+                                   % (path, key[0], key[1], key[2], key[3], " or ".join(lacking), TOTAL, SHARED))
+    return out, grids
 
 
-def memsim_sites(binary, matrix, key):
+def memsim_sites(binary, matrix, key, grid):
+    """memsim's sites for the launch key, after checking that memsim's grid for it at matrix is grid, the
+    launch's own (a MATRIX other than the CSV's sweep would compare other launches)."""
     _, kernel, dtype, block = key
-    return memsim_run.memsim_json(binary, kernel, dtype, block, matrix)["sites"]
+    report = memsim_run.memsim_json(binary, kernel, dtype, block, matrix)
+    where = "memsim's report for %s %s %s" % (kernel, dtype, block)
+    g = memsim_run.field(report, ("config", "grid"), where)
+    ours = "%sx%s" % (memsim_run.field(g, ("x",), where + " config.grid"),
+                      memsim_run.field(g, ("y",), where + " config.grid"))
+    if ours != grid:
+        raise memsim_run.Error("MATRIX %s does not match the CSV: launch %d (%s %s block %s) ran a %s grid, memsim "
+                               "gives %s at %s (give the matrix the CSV was measured at)"
+                               % (matrix, key[0], kernel, dtype, block, grid, ours, matrix))
+    sites = memsim_run.field(report, ("sites",), where)
+    if not isinstance(sites, list):
+        raise memsim_run.Error("%s has no sites array" % where)
+    for i in range(len(sites)):
+        if memsim_run.field(sites, (i, "space"), where + " sites") == "global":
+            for k in ("l1_wavefronts", "sectors", "ideal_sectors", "requests"):
+                memsim_run.field(sites, (i, k), where + " sites")
+    return sites
 
 
 def old_rule(s):
@@ -53,23 +106,27 @@ def old_rule(s):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
-        sys.exit(__doc__)
-    binary, matrix, path = sys.argv[1:4]
-    runs = launches(path)
+    args = memsim_run.check_args(sys.argv, __doc__, USAGE, 3, 4, free=(1, 3))
+    binary, matrix, path = args[:3]
+    memsim_run.check_binary(binary)
+    runs, grids = launches(path)
     keys = sorted(runs)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        sites = list(pool.map(lambda k: memsim_sites(binary, matrix, k), keys))
+    # The first launch alone first: a MATRIX memsim refuses, or other than the CSV's, fails at once.
+    sites = [memsim_sites(binary, matrix, keys[0], grids[keys[0]])]
+    sites += memsim_run.parallel_map(lambda k: memsim_sites(binary, matrix, k, grids[k]), keys[1:])
     rows = []
     for k, ss in zip(keys, sites):
         g = [s for s in ss if s["space"] == "global"]
         measured = runs[k][TOTAL] - runs[k][SHARED]
         rows.append((k, measured, sum(s["l1_wavefronts"] for s in g), sum(old_rule(s) for s in g)))
+        if not rows[-1][2] or not rows[-1][3]:
+            raise memsim_run.Error("memsim counts no L1 wavefronts of global requests for %s %s block %s"
+                                   % (k[1], k[2], k[3]))
     now = [m / n for _, m, n, _ in rows]
     old = [m / o for _, m, _, o in rows]
     print("## L1 wavefronts of global requests: memsim against Nsight Compute\n")
-    if len(sys.argv) == 5:
-        print("Run: %s.\n" % sys.argv[4])
+    if len(args) == 4:
+        print("Run: %s.\n" % args[3])
     print("Measured: `%s` - `%s` (the global requests' share), one launch of each configuration at %s "
           "(`validate/ncu_counters.sh`). memsim: `l1_wavefronts` of the global sites. Before: one per sector "
           "when a request is scattered, else one per 128 bytes.\n" % (TOTAL, SHARED, matrix))
@@ -84,4 +141,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    memsim_run.main_guard(main)

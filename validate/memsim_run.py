@@ -1,11 +1,171 @@
-"""memsim's JSON report for one configuration, for the validation scripts (instruction_diagnostic.py,
-l1_wavefronts.py): one place that spells the command line."""
+"""What the validation scripts (instruction_diagnostic.py, l1_wavefronts.py, read_back.py,
+microbench/add_instructions.py) share: memsim's JSON report for one configuration (one place that spells the
+command line), reading their input files, and the project's rule for what a user can get wrong: one line on
+stderr prefixed with the script's name, exit status 2, no traceback.
+
+A script raises Error (a one-line message) wherever an input is wrong, also from worker threads, and runs its
+main() through main_guard(), which prints the message and exits 2.
+"""
+import concurrent.futures
 import json
+import os
 import subprocess
+import sys
+
+# A configuration every memsim replays in a moment: check_binary() runs it before the real work.
+PROBE = ("copy", "f32", "32x8", "64x64")
+REPORT_KEYS = ("config", "sites", "prediction")
+
+
+class Error(Exception):
+    """An input the user can get wrong: the message is one line, shown as "SCRIPT: message", exit 2."""
+
+
+def prog():
+    return os.path.basename(sys.argv[0]) or "memsim_run"
+
+
+def fail(message):
+    """Prints "SCRIPT: message" on stderr and exits 2."""
+    sys.stderr.write("%s: %s\n" % (prog(), " ".join(str(message).split("\n"))))
+    sys.exit(2)
+
+
+def main_guard(main):
+    """Runs main(), turning an Error into its line on stderr and exit 2."""
+    try:
+        return main()
+    except Error as e:
+        fail(e)
+
+
+def check_args(argv, doc, usage, low, high, free=()):
+    """-h/--help anywhere: doc on stdout, exit 0. Otherwise low..high arguments (after the script's name),
+    none of them (bar the positions in free, 0-based) an option: else "SCRIPT: usage: ..." and exit 2."""
+    args = argv[1:]
+    if any(a in ("-h", "--help") for a in args):
+        sys.stdout.write(doc.rstrip("\n") + "\n")
+        sys.exit(0)
+    for i, a in enumerate(args):
+        if i not in free and a.startswith("-") and a != "-":
+            fail("unknown option %s; usage: %s (--help for more)" % (a, usage))
+    if not low <= len(args) <= high:
+        fail("usage: %s (--help for more)" % usage)
+    return args
+
+
+def open_text(path, what):
+    """The file opened for reading text, or Error naming path and what it should be."""
+    if os.path.isdir(path):
+        raise Error("%s is a directory, not %s" % (path, what))
+    try:
+        return open(path, newline="", encoding="utf-8")
+    except FileNotFoundError:
+        raise Error("%s: no such file (expected %s)" % (path, what)) from None
+    except OSError as e:
+        raise Error("cannot read %s: %s" % (path, e.strerror or e)) from None
+
+
+def read_text(path, what):
+    with open_text(path, what) as f:
+        try:
+            return f.read()
+        except UnicodeDecodeError:
+            raise Error("%s is not a text file (expected %s)" % (path, what)) from None
+        except OSError as e:
+            raise Error("cannot read %s: %s" % (path, e.strerror or e)) from None
+
+
+def read_json(path, what):
+    """The JSON document in path, or Error: missing, a directory, unreadable or not JSON."""
+    text = read_text(path, what)
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        where = " (line %d: %s)" % (e.lineno, e.msg) if isinstance(e, json.JSONDecodeError) else ""
+        raise Error("%s is not JSON%s; expected %s" % (path, where, what)) from None
+
+
+def read_validation_run(path):
+    """A memsim-validate run (RUN.json): a JSON object with a "records" array (schema memsim-validate/N)."""
+    what = "a memsim-validate run (RUN.json)"
+    run = read_json(path, what)
+    schema = run.get("schema") if isinstance(run, dict) else None
+    if (not isinstance(run, dict) or not isinstance(run.get("records"), list)
+            or (schema is not None and not str(schema).startswith("memsim-validate/"))):
+        kind = "a JSON %s" % type(run).__name__.replace("dict", "object").replace("list", "array")
+        if isinstance(run, dict):
+            kind += " with schema %s" % json.dumps(schema) if schema is not None else " without a \"records\" array"
+        raise Error("%s is not a memsim-validate run (%s)" % (path, kind))
+    return run
+
+
+def field(obj, path, where):
+    """obj[path[0]][path[1]]..., or Error naming where (a file and record, a memsim report) and the path."""
+    for i, key in enumerate(path):
+        try:
+            obj = obj[key]
+        except (KeyError, IndexError, TypeError):
+            raise Error("%s has no %s" % (where, ".".join(str(k) for k in path[:i + 1]))) from None
+    return obj
+
+
+def run_memsim(binary, args, env=None):
+    """stdout of `binary args`, or Error: missing binary, not executable, failed (with its last stderr line)."""
+    if os.path.isdir(binary):
+        raise Error("memsim binary %s is a directory" % binary)
+    try:
+        p = subprocess.run([binary] + list(args), capture_output=True, text=True, errors="replace", env=env)
+    except FileNotFoundError:
+        raise Error("memsim binary %s: no such file" % binary) from None
+    except PermissionError:
+        raise Error("memsim binary %s is not executable" % binary) from None
+    except OSError as e:
+        raise Error("cannot run memsim binary %s: %s" % (binary, e.strerror or e)) from None
+    if p.returncode != 0:
+        lines = [line.strip() for line in p.stderr.splitlines() if line.strip()]
+        status = ("status %d" % p.returncode if p.returncode > 0 else "signal %d" % -p.returncode)
+        if lines:
+            raise Error("%s failed (%s): %s" % (binary, status, lines[-1]))
+        raise Error("%s failed (%s) without a message: is it memsim?" % (binary, status))
+    return p.stdout
+
+
+def memsim_report(binary, args, env=None):
+    """memsim's JSON report for args (which include --format json), checked to be one."""
+    out = run_memsim(binary, args, env)
+    try:
+        report = json.loads(out)
+    except ValueError:
+        first = out.strip().splitlines()[0][:60] if out.strip() else ""
+        raise Error("%s printed no JSON report (%s): is it memsim?"
+                    % (binary, "printed %r" % first if first else "printed nothing")) from None
+    if not isinstance(report, dict) or any(k not in report for k in REPORT_KEYS):
+        raise Error("%s printed JSON that is no memsim report (expected the keys %s): is it memsim?"
+                    % (binary, ", ".join(REPORT_KEYS)))
+    return report
 
 
 def memsim_json(binary, kernel, dtype, block, matrix, extra=(), env=None):
     """`memsim --format json` for kernel, dtype, block and matrix ("WxH" strings), extra options appended."""
-    args = [binary, "--format", "json", "--kernel", kernel, "--dtype", dtype, "--block", block, "--matrix", matrix]
-    args += list(extra)
-    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout)
+    args = ["--format", "json", "--kernel", kernel, "--dtype", dtype, "--block", block, "--matrix", matrix]
+    return memsim_report(binary, args + list(extra), env)
+
+
+def check_binary(binary):
+    """Error unless binary replays a small configuration and prints memsim's JSON report."""
+    kernel, dtype, block, matrix = PROBE
+    memsim_json(binary, kernel, dtype, block, matrix, ["--threads", "1"])
+
+
+def parallel_map(fn, items, workers=2):
+    """[fn(x) for x in items] on worker threads, in order; the first exception (an Error) is raised, the calls
+    not yet started are cancelled."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(fn, x) for x in items]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise

@@ -12,11 +12,13 @@ this memsim's time error on the same run. A check of the read-back model, not a 
 
     validate/read_back.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
 """
-import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import memsim_run
+
+USAGE = "validate/read_back.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md"
+DRAM_READ = "dram__bytes_read.sum"
+PREDICTED = ("open_partial_lines", "read_back_fraction", "time_us")
 
 MIN_MATRIX_BYTES = 64 << 20  # above the H100's 50 MiB L2: outputs are written back within the launch
 SHOWN_READ_BACK = 0.02
@@ -27,22 +29,57 @@ def prediction(binary, cfg):
     report = memsim_run.memsim_json(binary, cfg["kernel"], cfg["dtype"],
                                     "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
                                     "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]), extra)
-    return report["prediction"]
+    where = "memsim's report for %s" % cfg["kernel"]
+    return {k: memsim_run.field(report, ("prediction", k), where) for k in PREDICTED}
+
+
+def selected(path, run):
+    """The records of run (read from path) larger than the L2 with DRAM reads measured, and how many records
+    had DRAM reads at all."""
+    records, with_dram = [], 0
+    for i, r in enumerate(run["records"]):
+        where = "%s: record %d" % (path, i)
+        try:
+            metrics = r.get("metrics") or {}
+            read = metrics.get(DRAM_READ, {}).get("measured")
+            if read is None:
+                continue
+            with_dram += 1
+            c = r["config"]
+            for key in ("kernel", "dtype", "matrix_bytes"):
+                memsim_run.field(c, (key,), where + " config")
+            for key in (("tile", "x"), ("tile", "y"), ("block", "x"), ("block", "y"), ("matrix", "width"),
+                        ("matrix", "height")):
+                if not isinstance(memsim_run.field(c, key, where + " config"), int):
+                    raise memsim_run.Error("%s config has a non-integer %s" % (where, ".".join(key)))
+            if not isinstance(read, (int, float)) or not isinstance(c["matrix_bytes"], (int, float)):
+                raise memsim_run.Error("%s has a non-numeric %s or config.matrix_bytes" % (where, DRAM_READ))
+            if c["matrix_bytes"] >= MIN_MATRIX_BYTES and r["measured"]["time_us"]:
+                median = memsim_run.field(r, ("measured", "time_us", "median"), where)
+                if not isinstance(median, (int, float)) or median <= 0:
+                    raise memsim_run.Error("%s has no positive measured.time_us.median" % where)
+                records.append(r)
+        except (AttributeError, KeyError, TypeError):
+            raise memsim_run.Error("%s is not a validation record (config, metrics, measured)" % where) from None
+    return records, with_dram
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    binary = sys.argv[1]
-    records = []
-    for path in sys.argv[2:]:
-        with open(path) as f:
-            for r in json.load(f)["records"]:
-                read = r["metrics"].get("dram__bytes_read.sum", {}).get("measured")
-                if r["config"]["matrix_bytes"] >= MIN_MATRIX_BYTES and read is not None and r["measured"]["time_us"]:
-                    records.append(r)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        preds = list(pool.map(lambda r: prediction(binary, r["config"]), records))
+    args = memsim_run.check_args(sys.argv, __doc__, USAGE, 2, 1 << 30)
+    binary, paths = args[0], args[1:]
+    memsim_run.check_binary(binary)
+    records, with_dram = [], 0
+    for path in paths:
+        got, n = selected(path, memsim_run.read_validation_run(path))
+        records += got
+        with_dram += n
+    if not with_dram:
+        raise memsim_run.Error("no configuration with DRAM counts (%s measured by Nsight Compute) in %s: "
+                               "give runs of memsim-validate --ncu" % (DRAM_READ, ", ".join(paths)))
+    if not records:
+        raise memsim_run.Error("no configuration with DRAM counts larger than the L2 (matrix of %d MiB or more) "
+                               "in %s" % (MIN_MATRIX_BYTES >> 20, ", ".join(paths)))
+    preds = memsim_run.parallel_map(lambda r: prediction(binary, r["config"]), records)
     rows = []
     for r, p in zip(records, preds):
         c = r["config"]
@@ -79,4 +116,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    memsim_run.main_guard(main)

@@ -23,15 +23,38 @@
 #   MEMSIM_VALIDATE     a memsim-validate binary to use instead of the one in the build directory
 #   NCU, COMPUTE_SANITIZER   tool paths (default: found on PATH)
 #   MEMSIM_GIT_REVISION the revision to record (default: git describe of this checkout, else "unknown")
-# Exit status: 0 when every step passed, 1 otherwise (the reports say which check failed).
+# Exit status: 0 when every step passed, 1 otherwise (the reports say which check failed); 2, before anything
+# is built or written, for an unknown option or stage, an empty MEMSIM_STAGES, or no GPU (nvidia-smi failing)
+# where a step needs one (every step but build).
 set -uo pipefail
+usage_error() { echo "run_suite.sh: $*" >&2; exit 2; }
+case "${1:-}" in
+  -h | --help) sed -n '2,/^set /{ /^#/ s/^# \{0,1\}//p }' "$0"; exit 0 ;;
+  -*) usage_error "unknown option $1 (usage: validate/run_suite.sh [OUT_DIR]; --help for more)" ;;
+esac
+[ $# -le 1 ] || usage_error "one OUT_DIR at most, got $# arguments (usage: validate/run_suite.sh [OUT_DIR])"
+all_stages="build addresses tests sanitizer odd suite partition partial"
+stages=" $all_stages "
+if [ -n "${MEMSIM_STAGES+set}" ]; then
+  # shellcheck disable=SC2206  # the words of MEMSIM_STAGES (unglobbed: set -f)
+  set -f; named=($MEMSIM_STAGES); set +f
+  [ ${#named[@]} -gt 0 ] || usage_error "MEMSIM_STAGES is empty: name the steps to run (of: $all_stages), or unset it"
+  for s in "${named[@]}"; do
+    [[ " $all_stages " == *" $s "* ]] || usage_error "unknown stage '$s' in MEMSIM_STAGES (the stages: $all_stages)"
+  done
+  stages=" ${named[*]} "
+fi
+gpu_stages=
+for s in $stages; do [ "$s" = build ] || gpu_stages+=" $s"; done
+if [ -n "$gpu_stages" ] && ! nvidia-smi -L >/dev/null 2>&1; then
+  usage_error "no GPU (nvidia-smi fails) for the steps that need one (${gpu_stages# }): run on a machine with an NVIDIA GPU, or MEMSIM_STAGES=build"
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # Paths stay as given (relative to the repository root by default), so the reports name no machine's paths.
 out=${1:-validate/results}
-mkdir -p "$out" || exit 1
+err=$(mkdir -p "$out" 2>&1) || usage_error "cannot create OUT_DIR $out: ${err##*: }"
 build=${MEMSIM_BUILD_DIR:-build-gpu}
-stages=" ${MEMSIM_STAGES:-build addresses tests sanitizer odd suite partition partial} "
 ncu=${NCU:-ncu}
 sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
 if [ -z "${MEMSIM_GIT_REVISION:-}" ]; then

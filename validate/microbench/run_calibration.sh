@@ -9,14 +9,25 @@
 #   validate/microbench/run_calibration.sh OUT_DIR
 #
 # Environment: MEMSIM_BUILD_DIR (default build-gpu), MEMSIM_CMAKE_ARGS, MEMSIM_CUDA_ARCH (default 90), NCU.
+# Exit status 2, before anything is built or written, for a wrong argument, no GPU (nvidia-smi failing) or no
+# ncu.
 set -euo pipefail
+usage_error() { echo "run_calibration.sh: $*" >&2; exit 2; }
+case "${1:-}" in
+  -h | --help) sed -n '2,/^set /{ /^#/ s/^# \{0,1\}//p }' "$0"; exit 0 ;;
+  -*) usage_error "unknown option $1 (usage: validate/microbench/run_calibration.sh OUT_DIR; --help for more)" ;;
+  "") if [ $# -eq 1 ]; then usage_error "OUT_DIR is empty"; fi ;;
+esac
+[ $# -eq 1 ] || usage_error "usage: validate/microbench/run_calibration.sh OUT_DIR (one argument, got $#; --help for more)"
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: run_calibration.sh OUT_DIR}
-mkdir -p "$out"
+out=$1
+ncu=${NCU:-ncu}
+nvidia-smi -L >/dev/null 2>&1 || usage_error "no GPU (nvidia-smi fails): run on a machine with an NVIDIA GPU"
+command -v "$ncu" >/dev/null 2>&1 || usage_error "no Nsight Compute: $ncu not found (put ncu on PATH, or set NCU)"
+err=$(mkdir -p "$out" 2>&1) || usage_error "cannot create OUT_DIR $out: ${err##*: }"
 out=$(cd "$out" && pwd)
 cd "$root"
 build=${MEMSIM_BUILD_DIR:-build-gpu}
-ncu=${NCU:-ncu}
 # shellcheck disable=SC2086  # MEMSIM_CMAKE_ARGS is a list of arguments
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_BUILD_BENCHMARKS=OFF \
   -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-} >/dev/null

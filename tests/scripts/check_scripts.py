@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""CTest for the validation scripts' input checks (the project's rule: every input a user can get wrong gives
+one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
+wrong output with exit 0).
+
+Runs validate/l1_wavefronts.py, read_back.py, instruction_diagnostic.py and microbench/add_instructions.py on
+small crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than
+the CSV's, runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on
+small good ones; "memsim" there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then
+run_suite.sh, microbench/run_calibration.sh and ncu_counters.sh with bad arguments and stages, and with an
+nvidia-smi that fails first on PATH (no GPU, also on a machine with one), beside a cmake and ncu that would
+leave a marker if anything got as far as building or profiling.
+
+  check_scripts.py VALIDATE_DIR WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+# memsim's JSON report, enough of it for the scripts: grid = matrix / tile (default 32x32); --matrix without an
+# "x" refused as memsim refuses it.
+FAKE_MEMSIM = r"""#!/bin/sh
+m=2048x2048; t=32x32
+while [ $# -gt 0 ]; do
+  case $1 in --matrix) m=$2; shift ;; --tile) t=$2; shift ;; esac
+  shift
+done
+case $m in *x*) ;; *) echo "memsim: invalid --matrix '$m': no 'x' between the two sides" >&2; exit 2 ;; esac
+w=${m%x*}; h=${m#*x}; tx=${t%x*}; ty=${t#*x}
+printf '{"config": {"grid": {"x": %d, "y": %d}}, "sites": [{"space": "global", "requests": 8, "sectors": 32, ' \
+  $(( (w + tx - 1) / tx )) $(( (h + ty - 1) / ty ))
+printf '"ideal_sectors": 32, "l1_wavefronts": 8}, {"space": "shared", "wavefronts": 8}], "prediction": {"time_us": '
+printf '10.0, "instructions": 100, "open_partial_lines": 20000, "read_back_fraction": 0.05, "caveats": []}}\n'
+"""
+EMPTY_JSON_MEMSIM = "#!/bin/sh\necho '{}'\n"
+MARKER_TOOL = "#!/bin/sh\necho \"$0 $*\" >> \"%s\"\nexit 97\n"  # cmake, ncu: must never run
+NO_GPU = "#!/bin/sh\necho 'NVIDIA-SMI has failed (fake)' >&2\nexit 9\n"
+
+NCU_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+              '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+TOTAL = "l1tex__data_pipe_lsu_wavefronts.sum"
+SHARED = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+
+
+def ncu_row(launch, kernel, metric, value, block="(32, 8, 1)", grid="(2, 2, 1)"):
+    return ('"%d","1","memsim-validate","127.0.0.1","%s","1","7","%s","%s","0","9.0","Command line profiler '
+            'metrics","%s","","%s"' % (launch, kernel, block, grid, metric, value))
+
+
+SUITE_KERNEL = "void suite_kernel_scalar<Copy, float>(DeviceMemory<T2>, LaunchShape)"
+
+
+def record(kernel="copy", dtype="f32", matrix=(8192, 8192), block=(32, 8), metrics=None, time_us=100.0):
+    width, height = matrix
+    elem = {"f16": 2, "f32": 4, "f64": 8}[dtype]
+    return {"id": "%s %s %dx%d block %dx%d" % (kernel, dtype, width, height, block[0], block[1]),
+            "config": {"kernel": kernel, "dtype": dtype, "matrix": {"width": width, "height": height},
+                       "block": {"x": block[0], "y": block[1]}, "tile": {"x": 32, "y": 32},
+                       "matrix_bytes": width * height * elem, "pad": 0, "shared_bytes_per_block": 0},
+            "measured": {"time_us": {"median": time_us}},
+            "predicted": {"time_us": time_us * 0.9},
+            "metrics": metrics or {}}
+
+
+def run_doc(records):
+    return {"schema": "memsim-validate/1", "records": records}
+
+
+class Checker:
+    def __init__(self, validate, work):
+        self.validate = validate
+        self.work = work
+        self.failures = []
+        self.count = 0
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def write(self, name, content, mode=None):
+        p = self.path(name)
+        with open(p, "wb" if isinstance(content, bytes) else "w") as f:
+            f.write(content)
+        if mode:
+            os.chmod(p, mode)
+        return p
+
+    def run(self, argv, env=None):
+        p = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=env, timeout=60,
+                           cwd=self.work)
+        return p.returncode, p.stdout, p.stderr
+
+    def expect_error(self, name, argv, substring, env=None, prefix=None):
+        """argv must exit 2 with one stderr line "PREFIX: ...substring...", nothing on stdout, no traceback."""
+        self.count += 1
+        script = argv[1] if len(argv) > 1 and argv[1].endswith((".py", ".sh")) else argv[0]
+        prefix = prefix or os.path.basename(script)
+        rc, out, err = self.run(argv, env)
+        lines = [line for line in err.splitlines() if line.strip()]
+        problems = []
+        if rc != 2:
+            problems.append("exit status %d, not 2" % rc)
+        if "Traceback" in err:
+            problems.append("a traceback")
+        if len(lines) != 1:
+            problems.append("%d stderr lines, not 1" % len(lines))
+        elif not lines[0].startswith(prefix + ": "):
+            problems.append("stderr not prefixed %r" % (prefix + ": "))
+        if lines and substring not in lines[0]:
+            problems.append("stderr lacks %r" % substring)
+        if out.strip():
+            problems.append("output on stdout")
+        if problems:
+            self.failures.append("%s: %s\n    stderr: %s\n    stdout: %s"
+                                 % (name, "; ".join(problems), err.strip()[:600], out.strip()[:200]))
+
+    def expect_ok(self, name, argv, substrings, env=None):
+        """argv must exit 0 with each of substrings on stdout and nothing on stderr."""
+        self.count += 1
+        rc, out, err = self.run(argv, env)
+        problems = []
+        if rc != 0:
+            problems.append("exit status %d, not 0" % rc)
+        if err.strip():
+            problems.append("stderr not empty")
+        problems += ["stdout lacks %r" % s for s in substrings if s not in out]
+        if problems:
+            self.failures.append("%s: %s\n    stderr: %s\n    stdout: %s"
+                                 % (name, "; ".join(problems), err.strip()[:600], out.strip()[:300]))
+
+
+def check_python_scripts(c):
+    py = sys.executable
+    v = c.validate
+    l1 = [py, os.path.join(v, "l1_wavefronts.py")]
+    rb = [py, os.path.join(v, "read_back.py")]
+    idiag = [py, os.path.join(v, "instruction_diagnostic.py")]
+    add = [py, os.path.join(v, "microbench", "add_instructions.py")]
+
+    memsim = c.write("memsim", FAKE_MEMSIM, 0o755)
+    empty_memsim = c.write("memsim_empty", EMPTY_JSON_MEMSIM, 0o755)
+    not_exec = c.write("memsim_not_executable", FAKE_MEMSIM, 0o644)
+    missing = c.path("no_such_file")
+    directory = c.work
+    text = c.write("text.txt", "hello, world\nnot, a, csv\n")
+    garbage = c.write("garbage.bin", bytes(range(256)) * 4)
+    array = c.write("array.json", "[1, 2, 3]\n")
+    microbench_doc = {"tool": "memsim-microbench", "format": 1, "runs": [
+        {"bench": "issue_copy", "params": {"rounds": 16, "tile": 0}, "counts": {"blocks": 4}},
+        {"bench": "issue_tile", "params": {"rounds": 0, "tile": 1}, "counts": {"blocks": 4}},
+        {"bench": "stream_copy", "params": {}, "counts": {"blocks": 4}}]}
+    microbench = c.write("microbench.json", json.dumps(microbench_doc))
+    no_issue = c.write("no_issue.json", json.dumps(dict(microbench_doc, runs=microbench_doc["runs"][2:])))
+    bad_rounds = c.write("bad_rounds.json", json.dumps(dict(microbench_doc, runs=[
+        {"bench": "issue_copy", "params": {"rounds": "many"}, "counts": {}}])))
+
+    # Validation runs: one with DRAM reads and instruction counts on a judged, large configuration, one
+    # without any ncu data, one only of small matrices, one with a broken record.
+    counted = {"dram__bytes_read.sum": {"measured": 8192 * 8192 * 4 * 1.2},
+               "smsp__inst_executed.sum": {"measured": 123456.0}}
+    good_run = c.write("run.json", json.dumps(run_doc([record(block=(16, 16), metrics=counted)])))
+    no_ncu_run = c.write("run_no_ncu.json", json.dumps(run_doc([record(), record(matrix=(256, 256))])))
+    small_run = c.write("run_small.json", json.dumps(run_doc([record(matrix=(512, 512), metrics=counted)])))
+    broken = record(metrics=counted)
+    del broken["config"]["tile"]
+    broken_run = c.write("run_broken.json", json.dumps(run_doc([broken])))
+    other_schema = c.write("run_other.json", json.dumps({"schema": "something-else/1", "records": []}))
+
+    # ncu CSVs for l1_wavefronts.py: 64x64 f32 copy, block 32x8: a 2x2 grid.
+    log = "==PROF== Connected to process 1 (memsim-validate)\n"
+    good_rows = [ncu_row(0, SUITE_KERNEL, TOTAL, "1,100"), ncu_row(0, SUITE_KERNEL, SHARED, "0")]
+    l1_good = c.write("l1.csv", log + NCU_HEADER + "\n" + "\n".join(good_rows) + "\n")
+    l1_header = c.write("l1_header.csv", log + NCU_HEADER + "\n")
+    l1_no_metric = c.write("l1_no_metric.csv",
+                           NCU_HEADER + "\n" + ncu_row(0, SUITE_KERNEL, "dram__bytes.sum", "5") + "\n")
+    l1_other = c.write("l1_other.csv", NCU_HEADER + "\n" + ncu_row(0, "void memcpy_kernel<float>(float *)", TOTAL, "5")
+                       + "\n")
+    l1_nan = c.write("l1_nan.csv", NCU_HEADER + "\n" + ncu_row(0, SUITE_KERNEL, TOTAL, "n/a") + "\n")
+    l1_raw = c.write("l1_raw.csv", '"ID","Kernel Name","Block Size","Grid Size","%s"\n"0","%s","(32, 8, 1)",'
+                     '"(2, 2, 1)","5"\n' % (TOTAL, SUITE_KERNEL))
+
+    # ncu CSVs for add_instructions.py.
+    issue_kernel = "void issue_%s<%d>(const float *, float *, int)"
+    issue_rows = [ncu_row(0, issue_kernel % ("copy", 16), "smsp__inst_executed.sum", "3,801,088"),
+                  ncu_row(1, issue_kernel % ("tile", 0), "smsp__inst_executed.sum", "1,000")]
+    issue_good = c.write("issue.csv", log + NCU_HEADER + "\n" + "\n".join(issue_rows) + "\n")
+    issue_partial = c.write("issue_partial.csv", NCU_HEADER + "\n" + issue_rows[0] + "\n")
+    issue_nan = c.write("issue_nan.csv", NCU_HEADER + "\n" + issue_rows[0].replace("3,801,088", "n/a") + "\n")
+    issue_none = c.write("issue_none.csv", NCU_HEADER + "\n")
+
+    # Arguments, binaries and files every memsim-calling script shares.
+    for name, script, tail in (("l1_wavefronts", l1, ["64x64", l1_good]), ("read_back", rb, [good_run]),
+                               ("instruction_diagnostic", idiag, [good_run])):
+        c.expect_error(name + " no arguments", script, "usage:")
+        c.expect_error(name + " an unknown option", script + ["--bogus"] + tail, "unknown option --bogus")
+        c.expect_ok(name + " --help", script + ["--help"], ["MEMSIM_BINARY"])
+        c.expect_ok(name + " -h", script + ["-h"], ["MEMSIM_BINARY"])
+        c.expect_error(name + " memsim missing", script + [missing] + tail, "no such file")
+        c.expect_error(name + " memsim a directory", script + [directory] + tail, "is a directory")
+        c.expect_error(name + " memsim not executable", script + [not_exec] + tail, "not executable")
+        c.expect_error(name + " memsim /bin/false", script + ["/bin/false"] + tail, "failed (status 1)")
+        c.expect_error(name + " memsim /bin/echo", script + ["/bin/echo"] + tail, "printed no JSON report")
+        c.expect_error(name + " memsim prints {}", script + [empty_memsim] + tail, "no memsim report")
+        file_args = tail[:-1]
+        what = "NCU" if name == "l1_wavefronts" else "RUN"
+        c.expect_error("%s %s missing" % (name, what), script + [memsim] + file_args + [missing], "no such file")
+        c.expect_error("%s %s a directory" % (name, what), script + [memsim] + file_args + [directory],
+                       "is a directory")
+        c.expect_error("%s %s binary" % (name, what), script + [memsim] + file_args + [garbage], "not a")
+    for name, script in (("read_back", rb), ("instruction_diagnostic", idiag)):
+        c.expect_error(name + " RUN not JSON", script + [memsim, text], "is not JSON")
+        c.expect_error(name + " RUN a JSON array", script + [memsim, array], "not a memsim-validate run")
+        c.expect_error(name + " RUN a microbench document", script + [memsim, microbench], "not a memsim-validate run")
+        c.expect_error(name + " RUN of another schema", script + [memsim, other_schema], "not a memsim-validate run")
+        c.expect_error(name + " RUN with a broken record", script + [memsim, broken_run], "record 0")
+    c.expect_error("read_back no DRAM counts", rb + [memsim, no_ncu_run], "no configuration with DRAM counts")
+    c.expect_error("read_back no DRAM counts, bad memsim", rb + ["/bin/false", no_ncu_run], "failed (status 1)")
+    c.expect_error("read_back small matrices only", rb + [memsim, small_run], "larger than the L2")
+    c.expect_ok("read_back good run", rb + [memsim, good_run], ["| f32 | 1 |", "| copy | f32 | 8192x8192 | 16x16 |"])
+    c.expect_error("instruction_diagnostic no judged configuration", idiag + [memsim, no_ncu_run],
+                   "no judged configuration")
+    c.expect_ok("instruction_diagnostic good run (no 32x8 block)", idiag + [memsim, good_run],
+                ["| every block | measured (ncu) | 1 |"])
+
+    c.expect_error("l1_wavefronts too many arguments", l1 + [memsim, "64x64", l1_good, "run", "more"], "usage:")
+    c.expect_error("l1_wavefronts CSV not a CSV", l1 + [memsim, "64x64", text], "no Nsight Compute header")
+    c.expect_error("l1_wavefronts CSV header only", l1 + [memsim, "64x64", l1_header], "has no launches")
+    c.expect_error("l1_wavefronts CSV without the metrics", l1 + [memsim, "64x64", l1_no_metric], "has no " + TOTAL)
+    c.expect_error("l1_wavefronts CSV of other kernels", l1 + [memsim, "64x64", l1_other], "no suite kernel")
+    c.expect_error("l1_wavefronts CSV value no number", l1 + [memsim, "64x64", l1_nan], "is no number")
+    c.expect_error("l1_wavefronts CSV raw page", l1 + [memsim, "64x64", l1_raw], "has no column Metric Name")
+    c.expect_error("l1_wavefronts MATRIX abc", l1 + [memsim, "abc", l1_good], "invalid --matrix 'abc'")
+    c.expect_error("l1_wavefronts MATRIX not the CSV's", l1 + [memsim, "128x128", l1_good], "does not match the CSV")
+    c.expect_ok("l1_wavefronts good CSV", l1 + [memsim, "64x64", l1_good, "a test run"],
+                ["Run: a test run.", "| copy | f32 | 32x8 | 1100 | 8 | 137.500 |"])
+
+    c.expect_error("add_instructions no arguments", add, "usage:")
+    c.expect_error("add_instructions one argument", add + [microbench], "usage:")
+    c.expect_error("add_instructions an unknown option", add + ["--bogus", issue_good], "unknown option --bogus")
+    c.expect_ok("add_instructions --help", add + ["--help"], ["smsp__inst_executed.sum"])
+    c.expect_error("add_instructions MICROBENCH missing", add + [missing, issue_good], "no such file")
+    c.expect_error("add_instructions MICROBENCH a directory", add + [directory, issue_good], "is a directory")
+    c.expect_error("add_instructions MICROBENCH not JSON", add + [text, issue_good], "is not JSON")
+    c.expect_error("add_instructions MICROBENCH a JSON array", add + [array, issue_good],
+                   "not a memsim-microbench document")
+    c.expect_error("add_instructions MICROBENCH a validation run", add + [good_run, issue_good],
+                   "not a memsim-microbench document")
+    c.expect_error("add_instructions MICROBENCH without issue runs", add + [no_issue, issue_good], "no issue runs")
+    c.expect_error("add_instructions MICROBENCH bad rounds", add + [bad_rounds, issue_good], "params.rounds")
+    c.expect_error("add_instructions NCU missing", add + [microbench, missing], "no such file")
+    c.expect_error("add_instructions NCU a directory", add + [microbench, directory], "is a directory")
+    c.expect_error("add_instructions NCU binary", add + [microbench, garbage], "not a")
+    c.expect_error("add_instructions NCU without counts", add + [microbench, issue_none], "has no smsp__inst_executed")
+    c.expect_error("add_instructions NCU value no number", add + [microbench, issue_nan], "is no number")
+    c.expect_error("add_instructions NCU lacking a run's count", add + [microbench, issue_partial],
+                   "no ncu count for issue_tile rounds=0")
+    c.expect_ok("add_instructions good input", add + [microbench, issue_good], ['"instructions": 3801088.0'])
+
+
+def check_shell_scripts(c):
+    bash = shutil.which("bash") or "/bin/bash"
+    fakebin = os.path.join(c.work, "fakebin")
+    os.makedirs(fakebin, exist_ok=True)
+    marker = c.path("tool_ran.log")
+    if os.path.exists(marker):
+        os.remove(marker)
+    for tool in ("cmake", "ncu", "ninja", "nvcc", "compute-sanitizer"):
+        c.write(os.path.join("fakebin", tool), MARKER_TOOL % marker, 0o755)
+    c.write(os.path.join("fakebin", "nvidia-smi"), NO_GPU, 0o755)
+    env = dict(os.environ, PATH=fakebin + os.pathsep + os.environ.get("PATH", ""),
+               MEMSIM_BUILD_DIR=c.path("build-gpu"), MEMSIM_GIT_REVISION="test")
+    for k in ("MEMSIM_STAGES", "MEMSIM_VALIDATE", "NCU", "COMPUTE_SANITIZER", "MEMSIM_CMAKE_ARGS"):
+        env.pop(k, None)
+    out_dir = c.path("suite_out")
+    suite = [bash, os.path.join(c.validate, "run_suite.sh")]
+    calib = [bash, os.path.join(c.validate, "microbench", "run_calibration.sh")]
+    counters = [bash, os.path.join(c.validate, "ncu_counters.sh")]
+
+    c.expect_ok("run_suite.sh --help", suite + ["--help"], ["MEMSIM_STAGES", "OUT_DIR"], env)
+    c.expect_ok("run_suite.sh -h", suite + ["-h"], ["MEMSIM_STAGES"], env)
+    c.expect_error("run_suite.sh an unknown option", suite + ["--bogus"], "unknown option --bogus", env)
+    c.expect_error("run_suite.sh two arguments", suite + [out_dir, "more"], "one OUT_DIR at most", env)
+    for value, expected in (("", "MEMSIM_STAGES is empty"), ("  ", "MEMSIM_STAGES is empty"),
+                            ("build siute", "unknown stage 'siute'"), ("build,suite", "unknown stage 'build,suite'"),
+                            ("*", "unknown stage '*'")):
+        c.expect_error("run_suite.sh MEMSIM_STAGES=%r" % value, suite + [out_dir], expected,
+                       dict(env, MEMSIM_STAGES=value))
+    c.expect_error("run_suite.sh no GPU, every stage", suite + [out_dir], "no GPU", env)
+    c.expect_error("run_suite.sh no GPU, MEMSIM_STAGES=build suite", suite + [out_dir], "(suite)",
+                   dict(env, MEMSIM_STAGES="build suite"))
+    if os.path.exists(out_dir):
+        c.failures.append("run_suite.sh created OUT_DIR %s while refusing its input" % out_dir)
+
+    calib_out = c.path("calibration_out")
+    c.expect_ok("run_calibration.sh --help", calib + ["--help"], ["OUT_DIR"], env)
+    c.expect_error("run_calibration.sh no arguments", calib, "usage:", env)
+    c.expect_error("run_calibration.sh an empty OUT_DIR", calib + [""], "OUT_DIR is empty", env)
+    c.expect_error("run_calibration.sh an unknown option", calib + ["--bogus"], "unknown option --bogus", env)
+    c.expect_error("run_calibration.sh two arguments", calib + [calib_out, "more"], "usage:", env)
+    c.expect_error("run_calibration.sh no GPU", calib + [calib_out], "no GPU", env)
+    if os.path.exists(calib_out):
+        c.failures.append("run_calibration.sh created OUT_DIR %s while refusing its input" % calib_out)
+
+    fake_validate = c.write("memsim-validate", "#!/bin/sh\nexit 97\n", 0o755)
+    csv_out = c.path("counters.csv")
+    c.expect_ok("ncu_counters.sh --help", counters + ["--help"], ["OUT.csv METRICS"], env)
+    c.expect_error("ncu_counters.sh no arguments", counters, "usage:", env)
+    c.expect_error("ncu_counters.sh one argument", counters + [csv_out], "usage:", env)
+    c.expect_error("ncu_counters.sh an option as OUT.csv", counters + ["--bogus", "a.sum"], "OUT.csv must be", env)
+    c.expect_error("ncu_counters.sh an option as METRICS", counters + [csv_out, "--kernels", "all"], "METRICS must",
+                   env)
+    c.expect_error("ncu_counters.sh OUT.csv a directory", counters + [c.work, "a.sum"], "is a directory", env)
+    c.expect_error("ncu_counters.sh OUT.csv in no directory", counters + [c.path("nodir/x.csv"), "a.sum"],
+                   "no directory", env)
+    c.expect_error("ncu_counters.sh no memsim-validate", counters + [csv_out, "a.sum"], "no memsim-validate",
+                   dict(env, MEMSIM_VALIDATE=c.path("no_such_file")))
+    c.expect_error("ncu_counters.sh no ncu", counters + [csv_out, "a.sum"], "no Nsight Compute",
+                   dict(env, MEMSIM_VALIDATE=fake_validate, NCU=c.path("no_such_file")))
+    c.expect_error("ncu_counters.sh no GPU", counters + [csv_out, "a.sum", "--kernels", "all"], "no GPU",
+                   dict(env, MEMSIM_VALIDATE=fake_validate))
+    if os.path.exists(marker):
+        with open(marker) as f:
+            c.failures.append("a build or profiling tool ran while the scripts refused their input:\n" + f.read())
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.stderr.write("usage: check_scripts.py VALIDATE_DIR WORK_DIR\n")
+        return 2
+    validate, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    if os.path.isdir(work):
+        shutil.rmtree(work)
+    os.makedirs(work)
+    c = Checker(validate, work)
+    check_python_scripts(c)
+    check_shell_scripts(c)
+    for f in c.failures:
+        print("FAILED " + f)
+    print("%d checks, %d failed" % (c.count, len(c.failures)))
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
