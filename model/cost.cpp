@@ -19,6 +19,12 @@ std::string name_bottleneck(const std::string& term, const KernelCounts& c) {
   return "uncoalesced accesses (L1 sectors per request)";
 }
 
+// A caveat's words, then the profile's evidence for its threshold: text of any length, appended rather than
+// formatted into the caveat's fixed buffer.
+std::string with_evidence(const char* words, const std::string& evidence) {
+  return std::string(words) + " (" + evidence + ")";
+}
+
 }  // namespace
 
 double Prediction::term(const std::string& name) const {
@@ -139,8 +145,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
                     "loads wait longer than the %.2f us a round trip the latency term charges, so the time above "
                     "is likely low",
                     lines, k.long_wait_lines, k.latency_us);
-      // The evidence is the profile's text, of any length: appended, not formatted into a fixed buffer.
-      pr.caveats.push_back(std::string(text) + " (" + k.long_wait_evidence + ")");
+      pr.caveats.push_back(with_evidence(text, k.long_wait_evidence));
     }
   }
   // Where the partial-store costs are known to fall short (model/profile.hpp, store_burst_stores).
@@ -153,7 +158,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
                     "%.3g on): the L1 merges few such parts into whole sectors, fewer than in the benchmarks the "
                     "partial-store costs were fitted on, so the time above is likely low",
                     stores, k.store_burst_stores);
-      pr.caveats.push_back(std::string(text) + " (" + k.store_burst_evidence + ")");
+      pr.caveats.push_back(with_evidence(text, k.store_burst_evidence));
     }
   }
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);

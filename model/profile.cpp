@@ -46,6 +46,16 @@ PartitionSpec read_partitions(const JsonFields& r) {
   return p;
 }
 
+// A caveat's threshold (model/profile.hpp: long_wait, store_bursts): optional (absent: no such caveat), else a
+// positive threshold and the evidence it rests on.
+void read_caveat_threshold(const JsonFields& r, const std::string& group, const char* threshold, double& from,
+                           std::string& evidence) {
+  if (!r.find(group)) return;
+  from = r.positive(group + "." + threshold);
+  evidence = r.text_or(group + ".evidence", "");
+  if (evidence.empty()) r.fail(group + ".evidence", "must say what the threshold rests on");
+}
+
 CostConstants read_cost(const JsonFields& r) {
   CostConstants c;
   c.dram_gbs = r.positive("cost.dram_gbs");
@@ -55,16 +65,8 @@ CostConstants read_cost(const JsonFields& r) {
   c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
   c.l2_write_slot_ps = r.non_negative_or("cost.l2_write_slot_ps", 0);  // absent: no crossbar term
   c.latency_us = r.positive("cost.latency_us");
-  if (r.find("cost.long_wait")) {
-    c.long_wait_lines = r.positive("cost.long_wait.from_lines");
-    c.long_wait_evidence = r.text_or("cost.long_wait.evidence", "");
-    if (c.long_wait_evidence.empty()) r.fail("cost.long_wait.evidence", "must say what the threshold rests on");
-  }
-  if (r.find("cost.store_bursts")) {
-    c.store_burst_stores = r.positive("cost.store_bursts.from_stores");
-    c.store_burst_evidence = r.text_or("cost.store_bursts.evidence", "");
-    if (c.store_burst_evidence.empty()) r.fail("cost.store_bursts.evidence", "must say what the threshold rests on");
-  }
+  read_caveat_threshold(r, "cost.long_wait", "from_lines", c.long_wait_lines, c.long_wait_evidence);
+  read_caveat_threshold(r, "cost.store_bursts", "from_stores", c.store_burst_stores, c.store_burst_evidence);
   c.block_us = r.non_negative_or("cost.block_us", 0);  // absent: no block cost
   c.barrier_us = r.non_negative_or("cost.barrier_us", 0);  // absent: barriers cost nothing extra
   c.issue_per_cycle = r.positive("cost.issue_per_cycle");
