@@ -31,13 +31,8 @@ def judged(cfg):
 
 def memsim_json(binary, cfg, instructions=None, env=None):
     """memsim's JSON report for a validation record's resolved config (run's "config" object)."""
-    extra = ["--tile", "%dx%d" % (cfg["tile"]["x"], cfg["tile"]["y"]), "--threads", "1"]
-    if cfg.get("shared_bytes_per_block", 0) > 0 and "pad" in cfg:
-        extra += ["--pad", str(cfg["pad"])]
-    if instructions is not None:
-        extra += ["--instructions", repr(instructions)]
-    return memsim_run.memsim_json(binary, cfg["kernel"], cfg["dtype"], "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
-                                  "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]), extra, env)
+    extra = [] if instructions is None else ["--instructions", repr(instructions)]
+    return memsim_run.memsim_json_for_config(binary, cfg, extra, env)
 
 
 def memsim_time(binary, cfg, instructions):

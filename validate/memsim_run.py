@@ -152,6 +152,16 @@ def memsim_json(binary, kernel, dtype, block, matrix, extra=(), env=None):
     return memsim_report(binary, args + list(extra), env)
 
 
+def memsim_json_for_config(binary, cfg, extra=(), env=None):
+    """memsim's JSON report for a validation record's resolved config (a run's "config" object): its kernel,
+    dtype, block, matrix, tile and (shared tiles) pad, one replay thread, extra options appended."""
+    args = ["--tile", "%dx%d" % (cfg["tile"]["x"], cfg["tile"]["y"]), "--threads", "1"]
+    if cfg.get("shared_bytes_per_block", 0) > 0 and "pad" in cfg:
+        args += ["--pad", str(cfg["pad"])]
+    return memsim_json(binary, cfg["kernel"], cfg["dtype"], "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
+                       "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]), args + list(extra), env)
+
+
 def check_binary(binary):
     """Error unless binary replays a small configuration and prints memsim's JSON report."""
     kernel, dtype, block, matrix = PROBE

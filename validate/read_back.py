@@ -25,10 +25,7 @@ SHOWN_READ_BACK = 0.02
 
 
 def prediction(binary, cfg):
-    extra = ["--tile", "%dx%d" % (cfg["tile"]["x"], cfg["tile"]["y"]), "--threads", "1"]
-    report = memsim_run.memsim_json(binary, cfg["kernel"], cfg["dtype"],
-                                    "%dx%d" % (cfg["block"]["x"], cfg["block"]["y"]),
-                                    "%dx%d" % (cfg["matrix"]["width"], cfg["matrix"]["height"]), extra)
+    report = memsim_run.memsim_json_for_config(binary, cfg)
     where = "memsim's report for %s" % cfg["kernel"]
     return {k: memsim_run.field(report, ("prediction", k), where) for k in PREDICTED}
 
