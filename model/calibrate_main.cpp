@@ -238,12 +238,43 @@ int predict_only(const MicrobenchRun& run, const DeviceProfile& prof) {
   return 0;
 }
 
+// One suite configuration of the hold-out: its (matrix, dtype, block) group and its two times.
+struct HoldoutRow {
+  std::string group, dtype, block;
+  bool judged;
+  double pred, meas;
+};
+
+// Kernel pairs of each (matrix, dtype, block) group among the rows `keep` takes, ordered as measured or not,
+// by how far apart they measured (stats.hpp, count_pair_order).
+template <class Keep>
+void print_pair_order(const std::vector<HoldoutRow>& rows, const std::string& name, Keep keep) {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
+  for (const HoldoutRow& r : rows)
+    if (keep(r)) {
+      groups[r.group].first.push_back(r.pred);
+      groups[r.group].second.push_back(r.meas);
+    }
+  if (groups.empty()) return;
+  std::vector<PairOrderBand> bands = pair_order_bands({0, 0.02, 0.05, 0.10, 0.25});
+  for (const auto& [group, g] : groups) count_pair_order(g.first, g.second, bands);
+  std::printf("\nKernel pairs of a (matrix, dtype, block) group predicted in the measured order, %s:\n", name.c_str());
+  for (const PairOrderBand& b : bands) {
+    char range[48];
+    if (std::isinf(b.to))
+      std::snprintf(range, sizeof range, "%g%% or more apart", 100 * b.from);
+    else
+      std::snprintf(range, sizeof range, "%g-%g%% apart", 100 * b.from, 100 * b.to);
+    if (b.pairs == 0)
+      std::printf("  %-22s   0 pairs\n", range);
+    else
+      std::printf("  %-22s %4ld pairs, %4ld in order (%5.1f%%)\n", range, b.pairs, b.agreeing,
+                  100.0 * double(b.agreeing) / double(b.pairs));
+  }
+}
+
 int holdout_validate(const std::vector<std::string>& files, const DeviceProfile& prof, int threads) {
-  struct Row {
-    std::string group, dtype, block;
-    bool judged;
-    double pred, meas;
-  };
+  using Row = HoldoutRow;
   // Every file read and every record's launch resolved before the first replay: a bad record stops the run
   // at once, not after minutes of report.
   struct Launch {
@@ -303,6 +334,8 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
   std::printf("\nJudged set (f32 at >= 4096x4096 incl. 8192x2048; f16/f64 at 8192x8192):\n");
   if (!j32x8.first.empty()) print_stat("judged, block 32x8", stat3(j32x8.first, j32x8.second));
   if (!jall.first.empty()) print_stat("judged, all blocks", stat3(jall.first, jall.second));
+  print_pair_order(rows, "judged, all blocks", [](const Row& r) { return r.judged; });
+  print_pair_order(rows, "judged, block 32x8", [](const Row& r) { return r.judged && r.block == "32x8"; });
   std::printf("\nEvery record:\n");
   if (!a32x8.first.empty()) print_stat("all, block 32x8", stat3(a32x8.first, a32x8.second));
   print_stat("all, all blocks", stat3(aall.first, aall.second));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -65,6 +66,33 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
     sbb += (rb[i] - mean) * (rb[i] - mean);
   }
   return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
+}
+
+std::vector<PairOrderBand> pair_order_bands(const std::vector<double>& edges) {
+  if (edges.empty() || edges.front() != 0) throw std::invalid_argument("pair_order_bands: the first edge must be 0");
+  std::vector<PairOrderBand> bands;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const double to = i + 1 < edges.size() ? edges[i + 1] : std::numeric_limits<double>::infinity();
+    if (!(to > edges[i])) throw std::invalid_argument("pair_order_bands: edges must increase");
+    bands.push_back({edges[i], to});
+  }
+  return bands;
+}
+
+void count_pair_order(const std::vector<double>& predicted, const std::vector<double>& measured,
+                      std::vector<PairOrderBand>& bands) {
+  check_pairs(predicted, measured);
+  for (size_t i = 0; i < measured.size(); ++i)
+    for (size_t j = i + 1; j < measured.size(); ++j) {
+      if (measured[i] == measured[j]) continue;
+      const double separation = std::max(measured[i], measured[j]) / std::min(measured[i], measured[j]) - 1;
+      const bool agrees = (measured[i] < measured[j]) ? predicted[i] < predicted[j] : predicted[i] > predicted[j];
+      for (PairOrderBand& b : bands)
+        if (separation >= b.from && separation < b.to) {
+          ++b.pairs;
+          b.agreeing += agrees;
+        }
+    }
 }
 
 std::optional<double> spearman_or_none(const std::vector<double>& a, const std::vector<double>& b) {

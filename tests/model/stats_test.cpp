@@ -60,5 +60,36 @@ TEST(Stats, SpearmanOrNone) {
   EXPECT_THROW(spearman_or_none({1, 2}, {1}), std::invalid_argument);
 }
 
+// Worked by hand: measured {100, 101, 112, 200}, predicted {100, 99, 120, 150}. Separations: 100/101 1%
+// (predicted the other way round), 100/112 12%, 101/112 10.9%, and the three pairs with 200 25% or more
+// (78.6%, 98%, 100%), all predicted in the measured order.
+TEST(Stats, PairOrderBySeparation) {
+  std::vector<PairOrderBand> bands = pair_order_bands({0, 0.02, 0.05, 0.10, 0.25});
+  ASSERT_EQ(bands.size(), 5u);
+  EXPECT_TRUE(std::isinf(bands[4].to));
+  count_pair_order({100, 99, 120, 150}, {100, 101, 112, 200}, bands);
+  const long pairs[] = {1, 0, 0, 2, 3}, agreeing[] = {0, 0, 0, 2, 3};
+  for (int b = 0; b < 5; ++b) {
+    EXPECT_EQ(bands[b].pairs, pairs[b]) << "band " << b;
+    EXPECT_EQ(bands[b].agreeing, agreeing[b]) << "band " << b;
+  }
+  // A second group adds to the same bands; a predicted tie is no agreement; equal measurements have no order.
+  count_pair_order({7, 7, 3}, {10, 10.1, 10.1}, bands);  // (10, 10.1) twice, 1%: a tie, the wrong way; (10.1, 10.1) left out
+  EXPECT_EQ(bands[0].pairs, 3);
+  EXPECT_EQ(bands[0].agreeing, 0);
+}
+
+TEST(Stats, PairOrderRefusesBadInput) {
+  EXPECT_THROW(pair_order_bands({}), std::invalid_argument);
+  EXPECT_THROW(pair_order_bands({0.01, 0.1}), std::invalid_argument);
+  EXPECT_THROW(pair_order_bands({0, 0.1, 0.1}), std::invalid_argument);
+  std::vector<PairOrderBand> bands = pair_order_bands({0});
+  EXPECT_THROW(count_pair_order({1, 2}, {1}, bands), std::invalid_argument);
+  EXPECT_THROW(count_pair_order({1, 2}, {1, 0}, bands), std::invalid_argument);
+  count_pair_order({1, 2}, {1, 3}, bands);
+  EXPECT_EQ(bands[0].pairs, 1);
+  EXPECT_EQ(bands[0].agreeing, 1);
+}
+
 }  // namespace
 }  // namespace memsim
