@@ -1,18 +1,30 @@
 #include "model/json_fields.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "model/profile.hpp"
 
 namespace memsim {
 
-using nlohmann::json;
+namespace {
 
-JsonFields::JsonFields(const json& obj, std::string where, std::string prefix)
-    : obj_(obj), where_(std::move(where)), prefix_(std::move(prefix)) {}
+// How a number that is not finite reads in a message; dump() writes it as null.
+const char* non_finite_name(double x) { return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"; }
 
-const json* JsonFields::find(const std::string& path) const {
-  const json* node = &obj_;
+}  // namespace
+
+void raise_profile_error(const std::string& where, const std::string& path, const std::string& why) {
+  throw ProfileError(where + ": field '" + path + "' " + why);
+}
+
+template <class Json>
+BasicJsonFields<Json>::BasicJsonFields(const Json& obj, std::string where, std::string prefix, RaiseFieldError raise)
+    : obj_(obj), where_(std::move(where)), prefix_(std::move(prefix)), raise_(raise) {}
+
+template <class Json>
+const Json* BasicJsonFields<Json>::find(const std::string& path) const {
+  const Json* node = &obj_;
   size_t start = 0;
   while (start <= path.size()) {
     const size_t dot = path.find('.', start);
@@ -27,112 +39,212 @@ const json* JsonFields::find(const std::string& path) const {
   return node;
 }
 
-const json& JsonFields::need(const std::string& path) const {
-  const json* v = find(path);
+template <class Json>
+const Json& BasicJsonFields<Json>::need(const std::string& path) const {
+  const Json* v = find(path);
   if (!v) fail(path, "is missing");
   return *v;
 }
 
-double JsonFields::number(const std::string& path) const {
-  const json& v = need(path);
+template <class Json>
+double BasicJsonFields<Json>::number(const std::string& path) const {
+  const Json& v = need(path);
   if (!v.is_number()) fail(path, "must be a number, got " + type_of(v));
-  const double x = v.get<double>();
-  if (!std::isfinite(x)) fail(path, std::string("must be finite, got ") + (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"));
+  const double x = v.template get<double>();
+  if (!std::isfinite(x)) fail(path, std::string("must be finite, got ") + non_finite_name(x));
   return x;
 }
 
-double JsonFields::positive(const std::string& path) const {
+template <class Json>
+double BasicJsonFields<Json>::positive(const std::string& path) const {
   const double v = number(path);
   if (!(v > 0)) fail(path, "must be positive, got " + need(path).dump());
   return v;
 }
 
-double JsonFields::non_negative(const std::string& path) const {
+template <class Json>
+double BasicJsonFields<Json>::non_negative(const std::string& path) const {
   const double v = number(path);
   if (v < 0) fail(path, "must not be negative, got " + need(path).dump());
   return v;
 }
 
-double JsonFields::at_least(const std::string& path, double lo) const {
+template <class Json>
+double BasicJsonFields<Json>::at_least(const std::string& path, double lo) const {
   const double v = number(path);
-  if (v < lo) fail(path, "must be at least " + json(lo).dump() + ", got " + need(path).dump());
+  if (v < lo) fail(path, "must be at least " + Json(lo).dump() + ", got " + need(path).dump());
   return v;
 }
 
-double JsonFields::number_or(const std::string& path, double fallback) const {
+template <class Json>
+double BasicJsonFields<Json>::number_or(const std::string& path, double fallback) const {
   return find(path) ? number(path) : fallback;
 }
 
-double JsonFields::non_negative_or(const std::string& path, double fallback) const {
+template <class Json>
+double BasicJsonFields<Json>::non_negative_or(const std::string& path, double fallback) const {
   return find(path) ? non_negative(path) : fallback;
 }
 
-int64_t JsonFields::count(const std::string& path) const {
-  const json& n = need(path);
-  if (n.is_number_unsigned() && n.get<uint64_t>() > uint64_t(INT64_MAX)) fail(path, "is out of range");
-  if (!n.is_number_integer() || n.get<int64_t>() <= 0) fail(path, "must be a positive integer");
-  return n.get<int64_t>();
+template <class Json>
+std::optional<double> BasicJsonFields<Json>::null_or_number(const std::string& path) const {
+  const Json& v = need(path);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number()) fail(path, "must be a number or null, got " + type_of(v));
+  return number(path);
 }
 
-int64_t JsonFields::count_to(const std::string& path, int64_t hi) const {
+template <class Json>
+int64_t BasicJsonFields<Json>::count(const std::string& path) const {
+  const Json& n = need(path);
+  if (n.is_number_unsigned() && n.template get<uint64_t>() > uint64_t(INT64_MAX)) fail(path, "is out of range");
+  if (!n.is_number_integer() || n.template get<int64_t>() <= 0) fail(path, "must be a positive integer");
+  return n.template get<int64_t>();
+}
+
+template <class Json>
+int64_t BasicJsonFields<Json>::count_to(const std::string& path, int64_t hi) const {
   const int64_t v = count(path);
   if (v > hi) fail(path, "must be at most " + std::to_string(hi));
   return v;
 }
 
-int JsonFields::small(const std::string& path) const {
+template <class Json>
+int BasicJsonFields<Json>::small(const std::string& path) const {
   const int64_t v = count(path);
   if (v > 1 << 30) fail(path, "is out of range");
   return int(v);
 }
 
-int JsonFields::power_of_two(const std::string& path, int lo, int hi) const {
+template <class Json>
+int BasicJsonFields<Json>::power_of_two(const std::string& path, int lo, int hi) const {
   const int64_t v = count(path);
   if (v < lo || v > hi || (v & (v - 1)) != 0)
     fail(path, "must be a power of two from " + std::to_string(lo) + " to " + std::to_string(hi));
   return int(v);
 }
 
-int64_t JsonFields::integer(const std::string& path, int64_t lo, int64_t hi) const {
+template <class Json>
+int64_t BasicJsonFields<Json>::integer(const std::string& path, int64_t lo, int64_t hi) const {
   const double v = number(path);
   if (v != std::floor(v) || v < double(lo) || v > double(hi))
     fail(path, "must be an integer from " + bound(lo) + " to " + bound(hi) + ", got " + need(path).dump());
   return int64_t(v);
 }
 
-std::string JsonFields::text(const std::string& path) const {
-  const json& v = need(path);
-  if (!v.is_string() || v.get<std::string>().empty()) fail(path, "must be a non-empty string, got " + v.dump());
-  return v.get<std::string>();
+template <class Json>
+int64_t BasicJsonFields<Json>::integer_literal(const std::string& path, int64_t lo, int64_t hi) const {
+  const Json& v = need(path);
+  const auto wrong = [&] {
+    fail(path,
+         "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + type_of(v));
+  };
+  if (!v.is_number_integer()) wrong();
+  if (v.is_number_unsigned() && v.template get<uint64_t>() > uint64_t(hi)) wrong();  // before it wraps to int64
+  const int64_t x = v.template get<int64_t>();
+  if (x < lo || x > hi) wrong();
+  return x;
 }
 
-std::string JsonFields::text_or(const std::string& path, const std::string& fallback) const {
+template <class Json>
+bool BasicJsonFields<Json>::boolean(const std::string& path) const {
+  const Json& v = need(path);
+  if (!v.is_boolean()) fail(path, "must be true or false, got " + type_of(v));
+  return v.template get<bool>();
+}
+
+template <class Json>
+std::string BasicJsonFields<Json>::text(const std::string& path) const {
+  const Json& v = need(path);
+  if (!v.is_string() || v.template get<std::string>().empty())
+    fail(path, "must be a non-empty string, got " + v.dump());
+  return v.template get<std::string>();
+}
+
+template <class Json>
+std::string BasicJsonFields<Json>::text_or(const std::string& path, const std::string& fallback) const {
   return find(path) ? text(path) : fallback;
 }
 
-void JsonFields::numbers(const std::string& path, int n, const std::string& what, bool zero_allowed,
-                         double* out) const {
-  const json& a = need(path);
+template <class Json>
+std::string BasicJsonFields<Json>::string(const std::string& path) const {
+  const Json& v = need(path);
+  if (!v.is_string()) fail(path, "must be a string, got " + type_of(v));
+  return v.template get<std::string>();
+}
+
+template <class Json>
+std::optional<std::string> BasicJsonFields<Json>::null_or_string(const std::string& path) const {
+  const Json& v = need(path);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_string()) fail(path, "must be a string or null, got " + type_of(v));
+  return v.template get<std::string>();
+}
+
+template <class Json>
+void BasicJsonFields<Json>::numbers(const std::string& path, int n, const std::string& what, bool zero_allowed,
+                                    double* out) const {
+  const Json& a = need(path);
   if (!a.is_array() || int(a.size()) != n) fail(path, "must be " + std::to_string(n) + " numbers (" + what + ")");
   for (int i = 0; i < n; ++i) {
-    const bool ok = a[i].is_number() && std::isfinite(a[i].get<double>()) &&
-                    (zero_allowed ? a[i].get<double>() >= 0 : a[i].get<double>() > 0);
+    const bool ok = a[i].is_number() && std::isfinite(a[i].template get<double>()) &&
+                    (zero_allowed ? a[i].template get<double>() >= 0 : a[i].template get<double>() > 0);
     if (!ok) fail(path, zero_allowed ? "must hold numbers that are not negative" : "must hold positive numbers");
-    out[i] = a[i].get<double>();
+    out[i] = a[i].template get<double>();
   }
 }
 
-JsonFields JsonFields::object(const std::string& path) const {
-  const json& v = need(path);
+template <class Json>
+const Json& BasicJsonFields<Json>::array(const std::string& path) const {
+  const Json& v = need(path);
+  if (!v.is_array()) fail(path, "must be an array, got " + type_of(v));
+  return v;
+}
+
+template <class Json>
+BasicJsonFields<Json> BasicJsonFields<Json>::object(const std::string& path) const {
+  return nested(need(path), path);
+}
+
+template <class Json>
+std::optional<BasicJsonFields<Json>> BasicJsonFields<Json>::null_or_object(const std::string& path) const {
+  const Json& v = need(path);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_object()) fail(path, "must be a JSON object or null, got " + type_of(v));
+  return nested(v, path);
+}
+
+template <class Json>
+BasicJsonFields<Json> BasicJsonFields<Json>::item(const std::string& path, size_t i) const {
+  const Json& a = array(path);
+  const std::string p = path + "[" + std::to_string(i) + "]";
+  if (i >= a.size()) fail(p, "is missing");
+  return nested(a[i], p);
+}
+
+template <class Json>
+BasicJsonFields<Json> BasicJsonFields<Json>::member(const std::string& path, const std::string& key) const {
+  const Json& map = object(path).self();
+  const std::string p = path + "[" + Json(key).dump() + "]";
+  const auto it = map.find(key);  // whole: the key's dots are its own
+  if (it == map.end()) fail(p, "is missing");
+  return nested(*it, p);
+}
+
+template <class Json>
+BasicJsonFields<Json> BasicJsonFields<Json>::nested(const Json& v, const std::string& path) const {
   if (!v.is_object()) fail(path, "must be a JSON object, got " + type_of(v));
-  return JsonFields(v, where_, prefix_ + path + ".");
+  return BasicJsonFields(v, where_, prefix_ + path + ".", raise_);
 }
 
-void JsonFields::fail(const std::string& path, const std::string& why) const {
-  throw ProfileError(where_ + ": field '" + prefix_ + path + "' " + why);
+template <class Json>
+void BasicJsonFields<Json>::fail(const std::string& path, const std::string& why) const {
+  raise_(where_, prefix_ + path, why);
+  std::abort();  // raise_ throws; one that returned would be the reader's bug, not the document's
 }
 
-std::string JsonFields::bound(int64_t v) {
+template <class Json>
+std::string BasicJsonFields<Json>::bound(int64_t v) {
   if (v >= (1 << 20) && (v & (v - 1)) == 0) {
     int k = 0;
     while ((int64_t(1) << k) < v) ++k;
@@ -141,8 +253,20 @@ std::string JsonFields::bound(int64_t v) {
   return std::to_string(v);
 }
 
-std::string JsonFields::type_of(const json& v) {
-  return std::string(v.type_name()) + (v.is_primitive() ? " " + v.dump() : "");
+template <class Json>
+std::string BasicJsonFields<Json>::type_of(const Json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return v.dump();
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  if (v.is_number_float() && !std::isfinite(v.template get<double>()))
+    return std::string("number ") + non_finite_name(v.template get<double>());
+  std::string text = v.dump();  // one line: JSON escapes control characters
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return (v.is_string() ? "string " : "number ") + text;
 }
+
+template class BasicJsonFields<nlohmann::json>;
+template class BasicJsonFields<nlohmann::ordered_json>;
 
 }  // namespace memsim

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "app/report.hpp"
+#include "model/json_fields.hpp"
 #include "model/stats.hpp"
 #include "validate/ncu.hpp"
 
@@ -439,291 +441,163 @@ void refresh_summaries(Json& run) {
 
 namespace {
 
-// What a value is, for a message: `string "fast"`, `number 0`, `null`, `an array`.
-std::string describe(const Json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return v.dump();
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  std::string text = v.dump();  // one line: JSON escapes control characters
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return (v.is_string() ? "string " : "number ") + text;
+// check_run_document's fields are read by the one JSON field reader (model/json_fields.hpp). Its messages
+// name the field by its path from the top of the document ("records[3].measured.time_us.median"), so no
+// quotes set it apart from `where`, which names the file alone; and its callers catch RunDocumentError.
+using Fields = OrderedJsonFields;
+
+[[noreturn]] void raise_run_document_error(const std::string& where, const std::string& path,
+                                           const std::string& why) {
+  throw RunDocumentError(where + ": " + path + " " + why);
 }
-
-// The checks of check_run_document: each names the field by its path from the top of the document
-// ("records[3].measured.time_us.median", "records[0].metrics[\"dram__bytes_read.sum\"].measured").
-class DocumentCheck {
- public:
-  explicit DocumentCheck(std::string where) : where_(std::move(where)) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& why) const {
-    throw RunDocumentError(where_ + ": " + path + " " + why);
-  }
-  [[noreturn]] void wrong(const std::string& path, const Json& v, const std::string& want) const {
-    fail(path, "must be " + want + ", got " + describe(v));
-  }
-
-  static std::string field(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-  }
-  static std::string item(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
-  static std::string member(const std::string& path, const std::string& key) { return path + "[" + Json(key).dump() + "]"; }
-
-  // `obj` is an object here (every caller checked it).
-  const Json* find(const Json& obj, const std::string& key) const {
-    const auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-  const Json& need(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json* v = find(obj, key);
-    if (!v) fail(field(path, key), "is missing");
-    return *v;
-  }
-  const Json& object(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (!v.is_object()) wrong(field(path, key), v, "an object");
-    return v;
-  }
-  const Json& array(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (!v.is_array()) wrong(field(path, key), v, "an array");
-    return v;
-  }
-  // null or an object; nullptr for null.
-  const Json* null_or_object(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (v.is_null()) return nullptr;
-    if (!v.is_object()) wrong(field(path, key), v, "an object or null");
-    return &v;
-  }
-  std::string text(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (!v.is_string()) wrong(field(path, key), v, "a string");
-    return v.get<std::string>();
-  }
-  void text_if_present(const Json& obj, const std::string& path, const std::string& key) const {
-    if (find(obj, key)) text(obj, path, key);
-  }
-  void null_or_text(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (!v.is_null() && !v.is_string()) wrong(field(path, key), v, "a string or null");
-  }
-  bool boolean(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (!v.is_boolean()) wrong(field(path, key), v, "true or false");
-    return v.get<bool>();
-  }
-  static void check_finite(const DocumentCheck& c, const std::string& path, const Json& v) {
-    const double x = v.get<double>();
-    if (!std::isfinite(x)) c.fail(path, "must be finite");
-  }
-  double number(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (!v.is_number()) wrong(field(path, key), v, "a number");
-    check_finite(*this, field(path, key), v);
-    return v.get<double>();
-  }
-  double positive(const Json& obj, const std::string& path, const std::string& key) const {
-    const double x = number(obj, path, key);
-    if (!(x > 0)) wrong(field(path, key), need(obj, path, key), "a positive number");
-    return x;
-  }
-  double non_negative(const Json& obj, const std::string& path, const std::string& key) const {
-    const double x = number(obj, path, key);
-    if (x < 0) wrong(field(path, key), need(obj, path, key), "a number not below 0");
-    return x;
-  }
-  // Present: null, or a finite number.
-  bool null_or_number(const Json& obj, const std::string& path, const std::string& key) const {
-    const Json& v = need(obj, path, key);
-    if (v.is_null()) return false;
-    if (!v.is_number()) wrong(field(path, key), v, "a number or null");
-    check_finite(*this, field(path, key), v);
-    return true;
-  }
-  void number_if_present(const Json& obj, const std::string& path, const std::string& key) const {
-    if (find(obj, key)) number(obj, path, key);
-  }
-  // A JSON integer (not 32.0, not a string) in [lo, hi].
-  int64_t integer(const Json& obj, const std::string& path, const std::string& key, int64_t lo, int64_t hi) const {
-    const Json& v = need(obj, path, key);
-    const std::string want = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
-    if (!v.is_number_integer()) wrong(field(path, key), v, want);
-    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(hi)) wrong(field(path, key), v, want);
-    const int64_t x = v.get<int64_t>();
-    if (x < lo || x > hi) wrong(field(path, key), v, want);
-    return x;
-  }
-
- private:
-  std::string where_;
-};
 
 constexpr int64_t kMaxExtent = int64_t(1) << 31;  // matrix sides
 constexpr int64_t kMaxThreads = int64_t(1) << 20;  // block and tile sides
 
-void check_output_check(const DocumentCheck& c, const Json& owner, const std::string& path) {
-  if (const Json* oc = c.null_or_object(owner, path, "output_check")) {
-    const std::string p = DocumentCheck::field(path, "output_check");
-    c.boolean(*oc, p, "passed");
-    c.text(*oc, p, "detail");
+void check_output_check(const Fields& owner) {
+  if (const std::optional<Fields> oc = owner.null_or_object("output_check")) {
+    oc->boolean("passed");
+    oc->string("detail");
   }
 }
 
 // A timing: median, min and max in microseconds.
-void check_times(const DocumentCheck& c, const Json& t, const std::string& path) {
-  c.positive(t, path, "median");
-  c.positive(t, path, "min");
-  c.positive(t, path, "max");
+void check_times(const Fields& t) {
+  t.positive("median");
+  t.positive("min");
+  t.positive("max");
 }
 
-void check_device(const DocumentCheck& c, const Json& d, const std::string& path) {
-  c.text(d, path, "name");
-  c.integer(d, path, "sm_count", 0, kMaxThreads);
-  c.non_negative(d, path, "l2_bytes");
-  c.text(d, path, "driver_version");
-  c.non_negative(d, path, "peak_sm_clock_mhz");
-  c.non_negative(d, path, "peak_memory_clock_mhz");
+void check_device(const Fields& d) {
+  d.string("name");
+  d.integer_literal("sm_count", 0, kMaxThreads);
+  d.non_negative("l2_bytes");
+  d.string("driver_version");
+  d.non_negative("peak_sm_clock_mhz");
+  d.non_negative("peak_memory_clock_mhz");
 }
 
-void check_group(const DocumentCheck& c, const Json& g, const std::string& path) {
-  c.text(g, path, "matrix");
-  c.text(g, path, "dtype");
-  c.non_negative(g, path, "matrix_bytes");
-  c.integer(g, path, "buffer_pairs", 0, kMaxThreads);
-  c.non_negative(g, path, "rotated_bytes");
-  const std::string bp = DocumentCheck::field(path, "baselines");
-  for (const auto& [name, b] : c.object(g, path, "baselines").items()) {
-    const std::string p = DocumentCheck::member(bp, name);
-    if (!b.is_object()) c.wrong(p, b, "an object");
-    c.text(b, p, "detail");
-    c.null_or_text(b, p, "note");
-    if (const Json* t = c.null_or_object(b, p, "time_us")) {
-      check_times(c, *t, DocumentCheck::field(p, "time_us"));
-      c.non_negative(b, p, "effective_bandwidth_gbs");
+void check_group(const Fields& g) {
+  g.string("matrix");
+  g.string("dtype");
+  g.non_negative("matrix_bytes");
+  g.integer_literal("buffer_pairs", 0, kMaxThreads);
+  g.non_negative("rotated_bytes");
+  for (const auto& entry : g.object("baselines").self().items()) {
+    const Fields b = g.member("baselines", entry.key());
+    b.string("detail");
+    b.null_or_string("note");
+    if (const std::optional<Fields> t = b.null_or_object("time_us")) {
+      check_times(*t);
+      b.non_negative("effective_bandwidth_gbs");
     } else {
-      c.null_or_number(b, p, "effective_bandwidth_gbs");
+      b.null_or_number("effective_bandwidth_gbs");
     }
-    check_output_check(c, b, p);
+    check_output_check(b);
   }
 }
 
-void check_metric(const DocumentCheck& c, const Json& m, const std::string& path) {
-  if (!m.is_object()) c.wrong(path, m, "an object");
-  const bool predicted = c.null_or_number(m, path, "predicted");
-  const bool measured = c.null_or_number(m, path, "measured");
+void check_metric(const Fields& m) {
+  const bool predicted = m.null_or_number("predicted").has_value();
+  const bool measured = m.null_or_number("measured").has_value();
   if (predicted && measured) {
-    c.number(m, path, "abs_error");
-    c.null_or_number(m, path, "rel_error");
+    m.number("abs_error");
+    m.null_or_number("rel_error");
   }
-  if (c.find(m, "within_tolerance")) {
-    c.boolean(m, path, "within_tolerance");
-    if (!predicted || !measured) c.fail(DocumentCheck::field(path, "within_tolerance"), "is given without both predicted and measured counts");
-    c.text(m, path, "tolerance");
+  if (m.find("within_tolerance")) {
+    m.boolean("within_tolerance");
+    if (!predicted || !measured) m.fail("within_tolerance", "is given without both predicted and measured counts");
+    m.string("tolerance");
   }
-  c.number_if_present(m, path, "upper_bound");
-  c.number_if_present(m, path, "compulsory");
-  c.number_if_present(m, path, "ratio_to_compulsory");
+  for (const char* key : {"upper_bound", "compulsory", "ratio_to_compulsory"})
+    if (m.find(key)) m.number(key);
 }
 
-void check_record(const DocumentCheck& c, const Json& r, const std::string& path) {
-  c.text(r, path, "id");
-  const Json& cfg = c.object(r, path, "config");
-  const std::string cp = DocumentCheck::field(path, "config");
-  c.text(cfg, cp, "kernel");
-  const Json& matrix = c.object(cfg, cp, "matrix");
-  c.integer(matrix, DocumentCheck::field(cp, "matrix"), "width", 1, kMaxExtent);
-  c.integer(matrix, DocumentCheck::field(cp, "matrix"), "height", 1, kMaxExtent);
-  c.text(cfg, cp, "dtype");
+void check_record(const Fields& r) {
+  r.string("id");
+  const Fields cfg = r.object("config");
+  cfg.string("kernel");
+  const Fields matrix = cfg.object("matrix");
+  matrix.integer_literal("width", 1, kMaxExtent);
+  matrix.integer_literal("height", 1, kMaxExtent);
+  cfg.string("dtype");
   for (const char* size : {"block", "tile"}) {
-    const Json& s = c.object(cfg, cp, size);
-    c.integer(s, DocumentCheck::field(cp, size), "x", 1, kMaxThreads);
-    c.integer(s, DocumentCheck::field(cp, size), "y", 1, kMaxThreads);
+    const Fields s = cfg.object(size);
+    s.integer_literal("x", 1, kMaxThreads);
+    s.integer_literal("y", 1, kMaxThreads);
   }
-  if (!c.need(cfg, cp, "pad").is_null()) c.integer(cfg, cp, "pad", 0, kMaxThreads);
-  c.text(cfg, cp, "output");
-  check_output_check(c, r, path);
+  if (!cfg.need("pad").is_null()) cfg.integer_literal("pad", 0, kMaxThreads);
+  cfg.string("output");
+  check_output_check(r);
 
-  const Json& meas = c.object(r, path, "measured");
-  const std::string mp = DocumentCheck::field(path, "measured");
-  if (const Json* t = c.null_or_object(meas, mp, "time_us")) {
-    check_times(c, *t, DocumentCheck::field(mp, "time_us"));
-    c.non_negative(meas, mp, "effective_bandwidth_gbs");
-    c.null_or_number(meas, mp, "fraction_of_copy_kernel");
-    c.null_or_number(meas, mp, "fraction_of_cublas");
+  const Fields meas = r.object("measured");
+  if (const std::optional<Fields> t = meas.null_or_object("time_us")) {
+    check_times(*t);
+    meas.non_negative("effective_bandwidth_gbs");
+    meas.null_or_number("fraction_of_copy_kernel");
+    meas.null_or_number("fraction_of_cublas");
   }
-  const Json& pred = c.object(r, path, "predicted");
-  const std::string pp = DocumentCheck::field(path, "predicted");
-  if (c.null_or_number(pred, pp, "time_us")) {
-    c.non_negative(pred, pp, "time_us");
-    c.text(pred, pp, "bottleneck");
+  const Fields pred = r.object("predicted");
+  if (pred.null_or_number("time_us").has_value()) {
+    pred.non_negative("time_us");
+    pred.string("bottleneck");
   } else {
-    c.null_or_text(pred, pp, "bottleneck");
+    pred.null_or_string("bottleneck");
   }
-  c.null_or_number(pred, pp, "effective_bandwidth_gbs");
-  c.null_or_number(pred, pp, "fraction_of_copy_kernel");
-  c.null_or_number(pred, pp, "fraction_of_cublas");
+  pred.null_or_number("effective_bandwidth_gbs");
+  pred.null_or_number("fraction_of_copy_kernel");
+  pred.null_or_number("fraction_of_cublas");
 
-  const std::string metrics = DocumentCheck::field(path, "metrics");
-  for (const auto& [name, m] : c.object(r, path, "metrics").items()) check_metric(c, m, DocumentCheck::member(metrics, name));
+  for (const auto& entry : r.object("metrics").self().items()) check_metric(r.member("metrics", entry.key()));
 }
 
 }  // namespace
 
 void check_run_document(const Json& run, const std::string& where) {
-  const DocumentCheck c(where);
   if (!run.is_object())
-    throw RunDocumentError(where + ": not a memsim-validate run (the document is " + describe(run) +
+    throw RunDocumentError(where + ": not a memsim-validate run (the document is " + Fields::type_of(run) +
                            ", not a JSON object)");
-  const Json* schema = c.find(run, "schema");
-  if (!schema) c.fail("schema", "is missing: not a memsim-validate run");
-  if (*schema != "memsim-validate/1") c.wrong("schema", *schema, "\"memsim-validate/1\"");
+  const Fields top(run, where, "", raise_run_document_error);
+  const Json* schema = top.find("schema");
+  if (!schema) top.fail("schema", "is missing: not a memsim-validate run");
+  if (*schema != "memsim-validate/1")
+    top.fail("schema", "must be \"memsim-validate/1\", got " + Fields::type_of(*schema));
 
-  const Json& ctx = c.object(run, "", "context");
-  if (c.find(ctx, "device")) check_device(c, c.object(ctx, "context", "device"), "context.device");
-  for (const char* key : {"date", "git_revision", "command_line"}) c.text_if_present(ctx, "context", key);
+  const Fields ctx = top.object("context");
+  if (ctx.find("device")) check_device(ctx.object("device"));
+  for (const char* key : {"date", "git_revision", "command_line"})
+    if (ctx.find(key)) ctx.string(key);
 
-  const Json& mode = c.need(run, "", "mode");
+  const Json& mode = top.need("mode");
   if (mode != "measure" && mode != "check-only" && mode != "check-addresses")
-    c.wrong("mode", mode, "\"measure\", \"check-only\" or \"check-addresses\"");
-  if (c.find(run, "counts_gate")) c.boolean(run, "", "counts_gate");
+    top.fail("mode", "must be \"measure\", \"check-only\" or \"check-addresses\", got " + Fields::type_of(mode));
+  if (top.find("counts_gate")) top.boolean("counts_gate");
 
-  const Json& groups = c.array(run, "", "groups");
-  const Json& records = c.array(run, "", "records");
-  const Json& skipped = c.array(run, "", "skipped");
-  const Json& addresses = c.array(run, "", "address_checks");
-  c.text(c.object(run, "", "ncu"), "ncu", "status");
+  const Json& groups = top.array("groups");
+  const Json& records = top.array("records");
+  const Json& skipped = top.array("skipped");
+  const Json& addresses = top.array("address_checks");
+  top.object("ncu").string("status");
 
-  for (size_t i = 0; i < groups.size(); ++i) {
-    const std::string p = DocumentCheck::item("groups", i);
-    if (!groups[i].is_object()) c.wrong(p, groups[i], "an object");
-    check_group(c, groups[i], p);
-  }
-  for (size_t i = 0; i < records.size(); ++i) {
-    const std::string p = DocumentCheck::item("records", i);
-    if (!records[i].is_object()) c.wrong(p, records[i], "an object");
-    check_record(c, records[i], p);
-  }
+  for (size_t i = 0; i < groups.size(); ++i) check_group(top.item("groups", i));
+  for (size_t i = 0; i < records.size(); ++i) check_record(top.item("records", i));
   for (size_t i = 0; i < skipped.size(); ++i) {
-    const std::string p = DocumentCheck::item("skipped", i);
-    if (!skipped[i].is_object()) c.wrong(p, skipped[i], "an object");
-    c.text(skipped[i], p, "config");
-    c.text(skipped[i], p, "reason");
+    const Fields s = top.item("skipped", i);
+    s.string("config");
+    s.string("reason");
   }
   for (size_t i = 0; i < addresses.size(); ++i) {
-    const std::string p = DocumentCheck::item("address_checks", i);
-    const Json& a = addresses[i];
-    if (!a.is_object()) c.wrong(p, a, "an object");
-    c.text(a, p, "id");
-    c.non_negative(a, p, "blocks");
-    c.non_negative(a, p, "warp_accesses");
-    c.non_negative(a, p, "lane_accesses");
-    c.boolean(a, p, "passed");
-    c.null_or_text(a, p, "first_mismatch");
+    const Fields a = top.item("address_checks", i);
+    a.string("id");
+    a.non_negative("blocks");
+    a.non_negative("warp_accesses");
+    a.non_negative("lane_accesses");
+    a.boolean("passed");
+    a.null_or_string("first_mismatch");
   }
   // A run that checked nothing passes nothing: say so rather than report "all checks passed".
   if (mode == "check-addresses" ? addresses.empty() : records.empty())
-    c.fail(mode == "check-addresses" ? "address_checks" : "records", "is empty: the run checked nothing");
+    top.fail(mode == "check-addresses" ? "address_checks" : "records", "is empty: the run checked nothing");
 }
 
 std::vector<std::string> failures(const Json& run) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <vector>
@@ -421,8 +422,8 @@ TEST(RunDocument, NamesTheFieldThatIsWrong) {
       {[](Json& j) { j.erase("ncu"); }, "run.json: ncu is missing"},
       {[](Json& j) { j.erase("address_checks"); }, "run.json: address_checks is missing"},
       {[](Json& j) { j.erase("skipped"); }, "run.json: skipped is missing"},
-      {[](Json& j) { j["context"] = nullptr; }, "run.json: context must be an object, got null"},
-      {[](Json& j) { j["context"] = 3; }, "run.json: context must be an object, got number 3"},
+      {[](Json& j) { j["context"] = nullptr; }, "run.json: context must be a JSON object, got null"},
+      {[](Json& j) { j["context"] = 3; }, "run.json: context must be a JSON object, got number 3"},
       {[](Json& j) { j["mode"] = "fast"; }, "run.json: mode must be \"measure\", \"check-only\" or \"check-addresses\", got string \"fast\""},
       {[](Json& j) { j["mode"] = nullptr; }, "run.json: mode must be \"measure\", \"check-only\" or \"check-addresses\", got null"},
       {[](Json& j) { j["counts_gate"] = "yes"; }, "run.json: counts_gate must be true or false, got string \"yes\""},
@@ -437,7 +438,7 @@ TEST(RunDocument, NamesTheFieldThatIsWrong) {
       {[](Json& j) { j["records"][0]["measured"]["time_us"]["median"] = "fast"; },
        "run.json: records[0].measured.time_us.median must be a number, got string \"fast\""},
       {[](Json& j) { j["records"][0]["measured"]["time_us"]["median"] = 0; },
-       "run.json: records[0].measured.time_us.median must be a positive number, got number 0"},
+       "run.json: records[0].measured.time_us.median must be positive, got 0"},
       {[](Json& j) { j["records"][0]["config"]["block"]["x"] = 32.5; },
        "run.json: records[0].config.block.x must be a whole number from 1 to 1048576, got number 32.5"},
       {[](Json& j) { j["records"][0]["metrics"]["dram__bytes_read.sum"].erase("measured"); },
@@ -453,6 +454,20 @@ TEST(RunDocument, NamesTheFieldThatIsWrong) {
        "run.json: context.device.l2_bytes must be a number, got string \"big\""},
       {[](Json& j) { j["records"] = Json::array(); }, "run.json: records is empty: the run checked nothing"},
       {[](Json& j) { j["skipped"][0]["reason"] = Json::array(); }, "run.json: skipped[0].reason must be a string, got an array"},
+      {[](Json& j) { j["records"][1] = "x"; }, "run.json: records[1] must be a JSON object, got string \"x\""},
+      {[](Json& j) { j["records"][0]["metrics"]["dram__bytes_read.sum"] = 3; },
+       "run.json: records[0].metrics[\"dram__bytes_read.sum\"] must be a JSON object, got number 3"},
+      {[](Json& j) { j["records"][0]["config"]["block"]["x"] = 32.0; },
+       "run.json: records[0].config.block.x must be a whole number from 1 to 1048576, got number 32.0"},
+      {[](Json& j) { j["records"][0]["output_check"] = 1; },
+       "run.json: records[0].output_check must be a JSON object or null, got number 1"},
+      {[](Json& j) { j["records"][0]["predicted"]["fraction_of_cublas"] = "x"; },
+       "run.json: records[0].predicted.fraction_of_cublas must be a number or null, got string \"x\""},
+      {[](Json& j) { j["groups"][0]["baselines"]["copy_kernel"]["note"] = 5; },
+       "run.json: groups[0].baselines[\"copy_kernel\"].note must be a string or null, got number 5"},
+      {[](Json& j) { j["groups"][0]["rotated_bytes"] = -1; }, "run.json: groups[0].rotated_bytes must not be negative, got -1"},
+      {[](Json& j) { j["records"][0]["measured"]["time_us"]["max"] = std::numeric_limits<double>::infinity(); },
+       "run.json: records[0].measured.time_us.max must be finite, got inf"},
   };
   for (const Case& c : cases) {
     Json doc = small_run();
@@ -614,7 +629,7 @@ TEST(Render, BadDocumentsExitTwoAndKeepTheOldReports) {
       {R"({"tool": "memsim-microbench", "format": 1, "runs": []})", file + ": schema is missing: not a memsim-validate run"},
       {changed([](Json& j) { j["records"][1].erase("config"); }), file + ": records[1].config is missing"},
       {changed([](Json& j) { j["records"][0]["measured"]["time_us"]["median"] = 0; }),
-       file + ": records[0].measured.time_us.median must be a positive number, got number 0"},
+       file + ": records[0].measured.time_us.median must be positive, got 0"},
       {changed([](Json& j) { j["records"][0]["output_check"]["passed"] = "yes"; }),
        file + ": records[0].output_check.passed must be true or false, got string \"yes\""},
       {changed([](Json& j) { j["groups"][0].erase("baselines"); }), file + ": groups[0].baselines is missing"},

@@ -4,8 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
+#include <stdexcept>
 
+#include "model/json_fields.hpp"
 #include "model/profile.hpp"
 
 namespace memsim {
@@ -265,6 +268,52 @@ TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
     } catch (const ProfileError& e) {
       EXPECT_NE(std::string(e.what()).find("field 'cost.instructions_per_division'"), std::string::npos) << e.what();
     }
+  }
+}
+
+// The one reader of JSON fields (model/json_fields.hpp) in the profile readers' words: a ProfileError naming
+// the document and the field by its path, through nested objects, array items and map members whose keys
+// hold dots. (memsim-validate --render reads its runs with the same reader: tests/gpu/validate_host_test.cpp.)
+TEST(JsonFields, NamesTheFieldByItsPath) {
+  const nlohmann::json doc = nlohmann::json::parse(
+      R"({"runs": [{"n": 32.0, "ok": "yes", "id": ""}, 7], "metrics": {"a.b": {"v": null}}})");
+  const JsonFields top(doc, "run.json");
+  const auto error = [](const std::function<void()>& read) -> std::string {
+    try {
+      read();
+    } catch (const ProfileError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(error([&] { EXPECT_EQ(top.item("runs", 0).integer("n", 1, 64), 32); }), "accepted");  // 32.0 is 32
+  EXPECT_EQ(error([&] { top.item("runs", 0).integer_literal("n", 1, 64); }),
+            "run.json: field 'runs[0].n' must be a whole number from 1 to 64, got number 32.0");
+  EXPECT_EQ(error([&] { top.item("runs", 0).boolean("ok"); }),
+            "run.json: field 'runs[0].ok' must be true or false, got string \"yes\"");
+  EXPECT_EQ(error([&] { EXPECT_EQ(top.item("runs", 0).string("id"), ""); }), "accepted");
+  EXPECT_EQ(error([&] { top.item("runs", 0).text("id"); }), "run.json: field 'runs[0].id' must be a non-empty string, got \"\"");
+  EXPECT_EQ(error([&] { top.item("runs", 1); }), "run.json: field 'runs[1]' must be a JSON object, got number 7");
+  EXPECT_EQ(error([&] { EXPECT_FALSE(top.member("metrics", "a.b").null_or_number("v")); }), "accepted");
+  EXPECT_EQ(error([&] { top.member("metrics", "a.b").number("v"); }),
+            "run.json: field 'metrics[\"a.b\"].v' must be a number, got null");
+  EXPECT_EQ(error([&] { top.member("metrics", "a"); }), "run.json: field 'metrics[\"a\"]' is missing");
+  EXPECT_EQ(error([&] { top.object("runs"); }), "run.json: field 'runs' must be a JSON object, got an array");
+  EXPECT_EQ(error([&] { top.array("metrics"); }), "run.json: field 'metrics' must be an array, got an object");
+  EXPECT_EQ(error([&] { top.null_or_object("runs"); }),
+            "run.json: field 'runs' must be a JSON object or null, got an array");
+
+  // A reader of ordered_json (validation runs), raising its own error.
+  const nlohmann::ordered_json run = nlohmann::ordered_json::parse(R"({"records": [{"id": 3}]})");
+  const OrderedJsonFields ordered(run, "suite.json", "", [](const std::string& where, const std::string& path,
+                                                           const std::string& why) -> void {
+    throw std::invalid_argument(where + ": " + path + " " + why);
+  });
+  try {
+    ordered.item("records", 0).string("id");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "suite.json: records[0].id must be a string, got number 3");
   }
 }
 
