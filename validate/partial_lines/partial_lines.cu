@@ -31,7 +31,8 @@
 // Timing (GUIDE.md 4): CUDA events around each launch, outputs rotated over 4 buffers of n x n words (1 GiB,
 // 20x the H100's L2), 2 warm-up launches, median of 15 with min and max. Checks: the first launch's output is
 // compared word for word with the host's expectation. --once launches each configuration once, untimed, for
-// Nsight Compute. Output: one JSON document on stdout.
+// Nsight Compute; --only TEXT runs the configurations whose name contains TEXT. Output: one JSON document on
+// stdout.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -146,6 +147,47 @@ __global__ void store_only_wide(Word* __restrict__ out, int g) {
   }
 }
 
+// Smaller pieces: what naive f32 32x8 does to each sector. A block (8 warps) writes 32 M lines, one a row
+// (rows 32 M R .. 32 M R + 32 M - 1, words 32 C .. 32 C + 31), sector by sector: store k of every warp writes
+// sector s = k / M of the lines of set t = k mod M (32 lines each), so that every line stays partly written
+// until the block's last stores, as in naive's tile loop. A piece is P words (P = 1, 2, 4: 4, 8 or 16 bytes),
+// a sector takes 8 / P pieces from 8 / P warps (member r = w mod 8 / P of group h = w / (8 / P)), a store
+// instruction writes 32 / P lines: those of line group (h + s) mod P, so that the groups rotate over the
+// sectors and every line is written by all 8 warps whatever P. P = 1, M = 1 is naive f32 32x8's store
+// pattern (32 lines a request, 4 bytes each, every sector from all 8 warps); P = 4, the 16-byte pieces of
+// store_only, 2 warps a sector. The lines open at once stay 32 M x resident blocks x SMs for every P: only
+// how many pieces (and warps) complete a sector changes.
+template <int P, int M>
+__host__ __device__ inline Position pieces_position(unsigned b, int tx, int ty, int k) {
+  static_assert(P == 1 || P == 2 || P == 4, "4-, 8- or 16-byte pieces");
+  constexpr int kWarpsPerSector = 8 / P;
+  const BlockGroups bg = block_groups(b, 1, unsigned(kN / (32 * M)));
+  const int w = ty / 4, lane = tx + 8 * (ty % 4), h = w / kWarpsPerSector, r = w % kWarpsPerSector;
+  const int s = k / M, t = k % M, group = (h + s) % P;
+  const int line = t * 32 + group * (32 / P) + lane / P;
+  return {size_t(bg.row_group) * (32 * M) + line, size_t(bg.col_group) * 32 + 8 * s + r * P + lane % P};
+}
+// The same stores with each sector moved to its own line (M = 1): the block's sector s of line j goes to
+// sector c mod 4 of line c / 4 of row 4 j + s of its 128 rows (c: the block's column group of 8 words), so a
+// block writes one sector of each of 128 lines, the same pieces from the same warps in the same order, and 4
+// blocks 64 apart in launch order complete each line (as vec4 f32 32x8 writes its output). Are the lines
+// open at once what the L2 reads back, or the partly written sectors?
+__host__ __device__ inline Position spread_position(Position p, unsigned b) {
+  const BlockGroups bg = block_groups(b, 1, unsigned(kN / 128));
+  const size_t line = p.row % 32, word = p.col % 32;
+  return {size_t(bg.row_group) * 128 + 4 * line + word / 8, size_t(bg.col_group / 4) * 32 + 8 * (bg.col_group % 4) + word % 8};
+}
+template <int P, int M, bool kSpread = false>
+__global__ void store_pieces(uint32_t* __restrict__ out, int n) {
+  static_assert(!kSpread || M == 1, "spread: one set of 32 lines");
+#pragma unroll
+  for (int k = 0; k < 4 * M; ++k) {
+    Position p = pieces_position<P, M>(blockIdx.x, threadIdx.x, threadIdx.y, k);
+    if constexpr (kSpread) p = spread_position(p, blockIdx.x);
+    out[p.row * n + p.col] = uint32_t(p.row * n + p.col);
+  }
+}
+
 // The store pattern K = 4 (interleaved, g = 1) with values loaded first, 4 words a thread, in one of two
 // patterns: 4 KiB of contiguous input a block, 4 coalesced loads a thread (kContiguous: as memsim-microbench's
 // strided_store reads), or one 16-byte load a thread, 128 bytes of each of 32 input rows a block, consecutive
@@ -229,7 +271,9 @@ struct Config {
   int pad = 0;    // words between the end of an output row and the start of the next (store-only runs)
   int word_bytes = 4;  // 8 or 16: store_only_wide
   int warps_per_line = 0;  // G of store_only_warp_lines and row_loads_warp_lines; 0 for the others
-  int lines_per_block() const { return 2 * word_bytes * k; }  // 8K for 4-byte words
+  int piece_words = 4;     // words a store writes into each line it touches (P of store_pieces; 4 elsewhere)
+  // 8K for 4-byte words; store_pieces: 32 M lines (k = 4 M stores a thread).
+  int lines_per_block() const { return piece_words == 4 ? 2 * word_bytes * k : 8 * k; }
 };
 
 // smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
@@ -255,6 +299,10 @@ template <int G>
 void launch_row_loads_warp_lines(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: G*/) {
   row_loads_warp_lines<G><<<(kN / 64) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
+template <int P, int M, bool kSpread = false>
+void launch_pieces(const uint32_t*, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
+  store_pieces<P, M, kSpread><<<(kN / (32 * M)) * (kN / 32), dim3(8, 32), smem>>>(out, kN);
+}
 template <int W, bool kContiguous, bool kBarrier = false>
 void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
   loads_then_stores<W, kContiguous, kBarrier><<<(kN / 32) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
@@ -269,6 +317,12 @@ void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /
   {NAME, 8, 1, true, Source::SOURCE, LAUNCH<G>, (const void*)&KERNEL<G>, 1, 0, 4, G}
 #define PL_WIDE(NAME, WORD, K, G) \
   {NAME, K, 1, true, Source::Positions, launch_wide<WORD, K>, (const void*)&store_only_wide<WORD, K>, G, 0, int(sizeof(WORD))}
+// store_pieces: P words a piece, 32 M lines a block, K = 4 M stores a thread.
+#define PL_PIECES(NAME, P, M) \
+  {NAME, 4 * M, 1, true, Source::Positions, launch_pieces<P, M>, (const void*)&store_pieces<P, M>, 1, 0, 4, 8, P}
+// The same with one sector of each of 128 lines a block (store_pieces' kSpread): lines_open_per_block says 32.
+#define PL_PIECES_SPREAD(NAME, P) \
+  {NAME, 4, 1, true, Source::Positions, launch_pieces<P, 1, true>, (const void*)&store_pieces<P, 1, true>, 1, 0, 4, 8, P}
 const Config kConfigs[] = {
     PL_STORES("stores K=1", 1, true, 1),
     PL_STORES("stores K=2 interleaved", 2, true, 1),
@@ -321,6 +375,13 @@ const Config kConfigs[] = {
     PL_STORES("stores K=16 interleaved", 16, true, 1),
     PL_STORES_W("stores K=16 interleaved, 4 lines a row", 16, 4, true, 1),
     PL_STORES_W("stores K=16 interleaved, 16 lines a row", 16, 16, true, 1),
+    // 4-, 8- and 16-byte pieces into the same lines, each line from all 8 warps, sector by sector.
+    PL_PIECES("pieces 4 B, 32 lines a block", 1, 1), PL_PIECES("pieces 8 B, 32 lines a block", 2, 1),
+    PL_PIECES("pieces 16 B, 32 lines a block", 4, 1), PL_PIECES("pieces 4 B, 64 lines a block", 1, 2),
+    PL_PIECES("pieces 8 B, 64 lines a block", 2, 2), PL_PIECES("pieces 16 B, 64 lines a block", 4, 2),
+    PL_PIECES_SPREAD("pieces 4 B, one sector of 128 lines a block", 1),
+    PL_PIECES_SPREAD("pieces 8 B, one sector of 128 lines a block", 2),
+    PL_PIECES_SPREAD("pieces 16 B, one sector of 128 lines a block", 4),
     {"naive 8x32 (load + K=1)", 1, 1, true, Source::Transpose, launch_load<1>, (const void*)&load_and_store<1>},
     {"vec4 8x32 (16-byte load + K=4 interleaved)", 4, 1, true, Source::Transpose, launch_load<4>,
      (const void*)&load_and_store<4>},
@@ -342,6 +403,8 @@ const Config kConfigs[] = {
 #undef PL_STORES_W
 #undef PL_WIDE
 #undef PL_WARP_LINES
+#undef PL_PIECES
+#undef PL_PIECES_SPREAD
 
 // loads_then_stores' output, word by word: each store position holds the word its thread loaded for it.
 template <int W, bool kContiguous>
@@ -414,10 +477,25 @@ int64_t count_wrong(const Config& c, const std::vector<uint32_t>& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool once = argc > 1 && std::strcmp(argv[1], "--once") == 0;
-  if (argc > 2 || (argc == 2 && !once)) {
-    std::fprintf(stderr, "usage: memsim-partial-lines [--once]\n");
-    return 2;
+  bool once = false;
+  const char* only = nullptr;  // --only TEXT: the configurations whose name contains TEXT
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--once") == 0 && !once) {
+      once = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && !only && i + 1 < argc && argv[i + 1][0] != '\0') {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: memsim-partial-lines [--once] [--only TEXT]\n");
+      return 2;
+    }
+  }
+  if (only) {
+    bool any = false;
+    for (const Config& c : kConfigs) any = any || std::strstr(c.name, only) != nullptr;
+    if (!any) {
+      std::fprintf(stderr, "memsim-partial-lines: no configuration's name contains '%s'\n", only);
+      return 2;
+    }
   }
   try {
     const size_t words = size_t(kN) * kN, bytes = words * 4;
@@ -452,6 +530,7 @@ int main(int argc, char** argv) {
       const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
       for (int ci = 0; ci < n_configs; ++ci) {
         const Config& c = kConfigs[ci];
+        if (only && !std::strstr(c.name, only)) continue;
         MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;
         MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
@@ -475,20 +554,23 @@ int main(int argc, char** argv) {
           if (r >= kWarmup) ms.push_back(t);
         }
         std::sort(ms.begin(), ms.end());
-        // Every store instruction writes 16-byte pieces, one into each line it touches: 256 MiB / 16 pieces.
-        const double line_requests = double(words) * 4 / 16;
+        // Every store instruction writes one piece into each line it touches: 16 bytes (4 words) but in
+        // store_pieces' smaller ones; 256 MiB / the piece.
+        const double line_requests = double(words) / c.piece_words;
         std::printf("%s    {\"name\": \"%s\", \"word_bytes\": %d, \"stores_per_thread\": %d, \"interleaved\": %s, "
                     "\"loads\": %s, "
                     "\"lines_a_row\": %d, \"blocks_across\": %d, \"row_pad_words\": %d, \"blocks_per_sm\": %d, "
                     "\"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, \"rows_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
-                    "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"warps_per_line\": %d, \"wrong_words\": %lld}",
+                    "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"warps_per_line\": %d, \"piece_bytes\": %d, "
+                    "\"wrong_words\": %lld}",
                     first ? "" : ",\n", c.name, c.word_bytes, c.k, c.interleaved ? "true" : "false",
                     c.source == Source::Positions ? "false" : "true",
                     c.lines_a_row, c.group, c.pad, resident, smem, c.lines_per_block(), c.lines_per_block() / c.lines_a_row,
                     c.lines_per_block() * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
-                    1e9 * ms[ms.size() / 2] / line_requests, c.warps_per_line, static_cast<long long>(wrong));
+                    1e9 * ms[ms.size() / 2] / line_requests, c.warps_per_line, 4 * c.piece_words,
+                    static_cast<long long>(wrong));
         first = false;
       }
     }
