@@ -171,11 +171,16 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
         os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)
            << " us\n";
     // The partial-store term's share that is the read-back of partly written lines, when there is one.
-    if (p.value("read_back_fraction", 0.0) > 0)
+    if (p.value("read_back_fraction", 0.0) > 0) {
       os << "  read-back: " << grouped(int64_t(std::llround(p["open_partial_lines"].get<double>())))
-         << " lines partly written at once; " << fixed(100.0 * p["read_back_fraction"].get<double>(), 1)
+         << " lines partly written at once";
+      // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
+      if (p.value("read_back_warp_factor", 1.0) != 1.0)
+        os << " (x" << fixed(p["read_back_warp_factor"].get<double>(), 2) << " for the warps writing each sector)";
+      os << "; " << fixed(100.0 * p["read_back_fraction"].get<double>(), 1)
          << "% of the partial stores' bytes read back from DRAM first: " << fixed(p["read_back_us"].get<double>(), 2)
          << " us of the partial-store term\n";
+    }
   }
 
   if (r.contains("partitions")) print_partitions(os, r["partitions"]);

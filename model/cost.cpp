@@ -33,6 +33,14 @@ double Prediction::term(const std::string& name) const {
   return 0.0;
 }
 
+double read_back_sector_warp_factor(const CostConstants& k, int warps) {
+  if (warps <= 2) return 1;
+  const double at4 = k.read_back_sector_warp_factors[0], at8 = k.read_back_sector_warp_factors[1];
+  if (warps >= 8) return at8;
+  // Geometric in the warps: 2 -> 1, 4 -> at4, 8 -> at8.
+  return warps <= 4 ? std::pow(at4, std::log2(warps / 2.0)) : at4 * std::pow(at8 / at4, std::log2(warps / 4.0));
+}
+
 Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o) {
   const CostConstants& k = p.cost;
   Prediction pr;
@@ -51,11 +59,19 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   // Read-back of partly written lines: the lines a block writes in pieces, times the blocks resident at once;
   // past read_back_from_lines the L2 reads a growing fraction of the partial stores' bytes back from DRAM
   // before it writes them, a cost per byte on the L2's partial-store path and the bytes on DRAM's.
-  pr.open_partial_lines =
-      c.partial_lines_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  // The fraction grows with the warps that write each sector in pieces: the partly written sectors' mean
+  // factor multiplies it.
+  const double lines_per_block = total_lines(c.partial_lines_per_block);
+  pr.open_partial_lines = lines_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  if (lines_per_block > 0) {
+    double weighted = 0;
+    for (int w = 1; w <= kWarpSize; ++w)
+      weighted += read_back_sector_warp_factor(k, w) * c.partial_lines_per_block[w];
+    pr.read_back_warp_factor = weighted / lines_per_block;
+  }
   if (k.read_back_from_lines > 0 && pr.open_partial_lines > k.read_back_from_lines)
-    pr.read_back_fraction =
-        std::min(1.0, k.read_back_per_log_lines * std::log(pr.open_partial_lines / k.read_back_from_lines));
+    pr.read_back_fraction = std::min(1.0, pr.read_back_warp_factor * k.read_back_per_log_lines *
+                                              std::log(pr.open_partial_lines / k.read_back_from_lines));
   double read_back_bytes = 0;
   bool uncharged = false;
   for (int w = 0; w < 3; ++w) {
@@ -70,7 +86,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   if (uncharged)
     pr.caveats.push_back("about " + std::to_string(int64_t(std::llround(pr.open_partial_lines))) +
                          " lines are partly written at once (" +
-                         std::to_string(int64_t(std::llround(c.partial_lines_per_block))) +
+                         std::to_string(int64_t(std::llround(lines_per_block))) +
                          " a block): the L2 reads back part of such lines before it writes them, and this "
                          "profile has no cost for that at the lane width of this kernel's partial stores: the "
                          "time above leaves it out");
@@ -189,6 +205,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["instructions"] = p.instructions;
   j["instructions_basis"] = p.instructions_basis;
   j["open_partial_lines"] = p.open_partial_lines;
+  j["read_back_warp_factor"] = p.read_back_warp_factor;
   j["read_back_fraction"] = p.read_back_fraction;
   j["read_back_us"] = p.read_back_us;
   j["caveats"] = p.caveats;

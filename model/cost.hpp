@@ -82,11 +82,17 @@ struct Prediction {
   // bytes the L2 reads back for them, and its time (part of the partial-store term). Caveats: what the time
   // leaves out, or where it is known to run low.
   double open_partial_lines = 0;
+  double read_back_warp_factor = 1;  // mean of read_back_sector_warp_factor over the partly written sectors
   double read_back_fraction = 0;
   double read_back_us = 0;
   std::vector<std::string> caveats;
   double term(const std::string& name) const;  // 0 when absent
 };
+
+// How much more a sector written in pieces by `warps` warps reads back than one by 2 (memsim-partial-lines:
+// 4- and 8-byte pieces from 8 and 4 warps against 16-byte ones from 2, in the same lines): 1 up to 2 warps,
+// the profile's factors at 4 and 8, geometric between them, 8's beyond (not measured past 8).
+double read_back_sector_warp_factor(const CostConstants& k, int warps);
 
 Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});
 Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o = {});

@@ -20,7 +20,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   c.source_operations = double(r.lane_operations);
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
-  c.partial_lines_per_block = double(r.partial_lines_per_block);
+  c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   constexpr double kSector = 32;
   for (int i = 0; i < k.num_sites; ++i) {

@@ -39,8 +39,9 @@ struct KernelCounts {
   double runtime_divisions[2] = {0, 0};  // warp-uniform integer divisions by launch values, 32- and 64-bit
   double loads_in_flight_per_warp = 1;  // independent global loads a warp issues before it waits
   double barriers_per_block = 0;        // __syncthreads() the block's threads pass
-  double partial_lines_per_block = 0;   // lines a block writes in partial pieces from 2+ warps, weighted by
-                                        // the share of its warps writing each (sim/partial_lines.hpp)
+  // Lines a block writes in partial pieces from 2+ warps, by their partly written sectors, weighted by the
+  // share of its warps writing each line, at the number of warps writing the sector (sim/partial_lines.hpp).
+  PartialSectorLines partial_lines_per_block{};
   double lines_completed_by_one_warp_per_block = 0;  // lines a warp alone writes in partial pieces, whole
   double global_store_instructions = 0;               // warp instructions
   double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }

@@ -87,8 +87,15 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
   c.loads_in_flight_per_warp = f.at_least("loads_in_flight_per_warp", 1);
   // Older runs do not say: their barrier-free reading is what the model assumed then.
   c.barriers_per_block = f.non_negative_or("barriers", 0);
-  // Older runs do not carry it: no read-back is charged for them.
-  c.partial_lines_per_block = f.non_negative_or("partial_lines_per_block", 0);
+  // Older runs do not carry it: no read-back is charged for them. Every partial sector of a benchmark is
+  // written by the same number of warps (partial_sector_warps): runs from before that field refuse to guess it.
+  const double partial_lines = f.non_negative_or("partial_lines_per_block", 0);
+  if (partial_lines > 0) {
+    if (!f.find("partial_sector_warps"))
+      f.fail("partial_sector_warps", "is missing (a run with partly written lines from before the field: "
+                                     "take it again with this memsim-microbench)");
+    c.partial_lines_per_block[f.integer("partial_sector_warps", 1, kWarpSize)] = partial_lines;
+  }
   return c;
 }
 
@@ -164,7 +171,7 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j, con
 
 void leave_4_byte_read_back_out(std::vector<Measurement>& runs) {
   for (Measurement& m : runs)
-    if (m.counts.partial_store_requests[kLanes4] > 0) m.counts.partial_lines_per_block = 0;
+    if (m.counts.partial_store_requests[kLanes4] > 0) m.counts.partial_lines_per_block = {};
 }
 
 MicrobenchRun read_microbench(const json& doc, const std::string& where) {

@@ -78,6 +78,10 @@ CostConstants read_cost(const JsonFields& r) {
     c.read_back_from_lines = r.positive("cost.read_back.from_lines");
     c.read_back_per_log_lines = r.positive("cost.read_back.per_log_lines");
     r.numbers("cost.read_back.ps_per_byte", 3, lane_classes, true, c.read_back_ps_per_byte);
+    // Absent in profiles from before it: the same read-back whatever writes a sector.
+    if (r.find("cost.read_back.sector_warp_factors"))
+      r.numbers("cost.read_back.sector_warp_factors", 2, "at 4 and 8 warps a sector", false,
+                c.read_back_sector_warp_factors);
   }
   if (r.find("cost.instructions_per_division"))
     r.numbers("cost.instructions_per_division", 2, "32- and 64-bit operands", true, c.instructions_per_division);

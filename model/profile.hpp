@@ -63,6 +63,9 @@ struct CostConstants {
   double read_back_from_lines = 0;
   double read_back_per_log_lines = 0;
   double read_back_ps_per_byte[3] = {0, 0, 0};
+  // e grows with the warps that write a sector in pieces: x read_back_sector_warp_factor(w) (model/cost.hpp),
+  // 1 for up to 2 warps, these at 4 and 8 warps (1, 1: the same for all).
+  double read_back_sector_warp_factors[2] = {1, 1};
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };

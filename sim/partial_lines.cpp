@@ -46,11 +46,16 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   const uint32_t bit = uint32_t(1) << (warp & 31);
   for (uint64_t line : partial_lines) {
     if (Line* l = find(line)) l->warps |= bit;
-    else lines_.push_back({line, bit, std::vector<uint64_t>(sectors_per_line, 0)});
+    else lines_.push_back({line, bit, std::vector<uint64_t>(sectors_per_line, 0), std::vector<uint32_t>(sectors_per_line, 0)});
   }
-  // The bytes this request writes into the tracked lines, whole sectors included (they may complete a line).
+  // The bytes this request writes into the tracked lines, whole sectors included (they may complete a line),
+  // and the warp of each partial piece.
   for (int i = 0; i < n; ++i)
-    if (Line* l = find(touched[i].sector / sectors_per_line)) l->written[touched[i].sector % sectors_per_line] |= touched[i].bytes;
+    if (Line* l = find(touched[i].sector / sectors_per_line)) {
+      const uint64_t s = touched[i].sector % sectors_per_line;
+      l->written[s] |= touched[i].bytes;
+      if (touched[i].bytes != full) l->sector_warps[s] |= bit;
+    }
 }
 
 uint64_t PartialPieces::full_sector() const {
@@ -75,11 +80,16 @@ int64_t PartialPieces::lines_from_two_or_more_warps() const {
   return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return warps_if_held_open(l) > 0; });
 }
 
-double PartialPieces::lines_weighted_by_warps(int block_warps) const {
-  double sum = 0;
-  for (const Line& l : lines_)
-    if (const int warps = warps_if_held_open(l)) sum += double(warps) / double(std::max(block_warps, warps));
-  return sum;
+PartialSectorLines PartialPieces::sectors_by_writing_warps(int block_warps) const {
+  PartialSectorLines by_warps{};
+  for (const Line& l : lines_) {
+    const int warps = warps_if_held_open(l);
+    if (!warps) continue;
+    const double part = double(warps) / double(std::max(block_warps, warps)) / double(l.sector_warps.size());
+    for (uint32_t sector : l.sector_warps)
+      if (sector) by_warps[__builtin_popcount(sector)] += part;
+  }
+  return by_warps;
 }
 
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
@@ -87,7 +97,7 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   Tally findings(cfg.kernel->num_sites);
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
-  return {pieces.lines_weighted_by_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize),
+  return {pieces.sectors_by_writing_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize),
           pieces.lines_completed_by_one_warp()};
 }
 

@@ -8,6 +8,12 @@
 // 16-byte rows: the suite's counters show no read-back). Between the two, a line counts by the share of the
 // block's warps that write it: measured there, the same 64 lines a block with each line's 8 pieces from 2 or
 // 4 of the 8 warps read back as if a fifth to a half as many lines were open (G / 8: a quarter and a half).
+// What is read back is partial sectors, so a line counts by the share of its sectors the block writes in
+// pieces: memsim-partial-lines' blocks writing one sector of each of 128 lines read back about as much as
+// those writing 32 lines whole (1.2 to 1.3 times; as 128 lines, 2 to 4 times). And the more warps write a
+// sector in pieces, the more it reads back (4-byte pieces from 8 warps: 1.9 times 16-byte pieces from 2, in
+// the same lines): the count keeps the sectors apart by how many warps write each, for the cost model to weigh.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -16,6 +22,14 @@
 #include "sim/warp_access.hpp"
 
 namespace memsim {
+
+// Lines partly written, as parts of lines, by how many warps write each sector in pieces (index 1..32).
+using PartialSectorLines = std::array<double, kWarpSize + 1>;
+inline double total_lines(const PartialSectorLines& s) {
+  double sum = 0;
+  for (double v : s) sum += v;
+  return sum;
+}
 
 // The warps that write partial pieces of each line, from one block's accesses (global stores only; others are
 // ignored; warps numbered 0..31 within the block), then the lines with two or more: the function the replay
@@ -26,8 +40,11 @@ class PartialPieces {
       : sector_bytes_(rules.sector_bytes), line_bytes_(rules.line_bytes) {}
   void add(const WarpAccess& w, int warp);
   int64_t lines_from_two_or_more_warps() const;
-  // Those lines, each weighted by the share of the block's warps that write it (warps it / block_warps).
-  double lines_weighted_by_warps(int block_warps) const;
+  // Those lines' partly written sectors, each a 1 / (sectors a line) part of its line, weighted by the share of
+  // the block's warps that write the line (warps it / block_warps), at index w: the sectors w warps write in
+  // pieces (1..32; a sector a warp completes alone in a line others write too is at 1). Summed over w: the
+  // lines a block leaves partly written.
+  PartialSectorLines sectors_by_writing_warps(int block_warps) const;
   // The lines one warp alone writes in partial pieces and completes itself: every sector it touched there
   // ends up whole (a sector's halves in its next store, as reg4x4 f64 writes 4 x f64 as two 16-byte halves).
   int64_t lines_completed_by_one_warp() const;
@@ -38,6 +55,7 @@ class PartialPieces {
     uint64_t line;
     uint32_t warps;                // bit w: warp w wrote a partial piece of it
     std::vector<uint64_t> written;  // per sector of the line, the bytes written since (bit i: byte i)
+    std::vector<uint32_t> sector_warps;  // per sector of the line, the warps writing partial pieces of it
   };
   uint64_t full_sector() const;
   Line* find(uint64_t line);
@@ -45,10 +63,10 @@ class PartialPieces {
   std::vector<Line> lines_;  // few per block: a linear search is fine
 };
 
-// The lines block `block` of the launch writes in partial pieces: from two or more of its warps, weighted by
-// the share of its warps that write each (lines_weighted_by_warps), and from one warp alone.
+// The lines block `block` of the launch writes in partial pieces: from two or more of its warps, by their
+// sectors (sectors_by_writing_warps), and from one warp alone.
 struct PartialLines {
-  double from_warps = 0;
+  PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/resolve.hpp"
+#include "sim/partial_lines.hpp"
 #include "sim/recorder.hpp"
 #include "sim/tally.hpp"
 
@@ -32,9 +33,10 @@ struct ReplayResult {
   // replay executed them; 0 like lane_operations.
   int64_t runtime_divisions[2] = {0, 0};
   int barriers_per_thread = 0;  // __syncthreads() each thread passes
-  // Lines the middle block writes in partial-sector pieces from two or more warps, each weighted by the share
-  // of the block's warps that write it (sim/partial_lines.hpp).
-  double partial_lines_per_block = 0;
+  // Lines the middle block writes in partial-sector pieces from two or more warps, by their partly written
+  // sectors, each weighted by the share of the block's warps that write its line, at the number of warps
+  // writing the sector in pieces (sim/partial_lines.hpp).
+  PartialSectorLines partial_lines_per_block{};
   // Lines the middle block writes in partial pieces from one warp alone, which completes their sectors itself.
   int64_t lines_completed_by_one_warp_per_block = 0;
 };

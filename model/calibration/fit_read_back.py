@@ -18,10 +18,15 @@ but also in what the loads themselves cost: 60-76 µs with no read-back at all a
 pairs are printed as a check.) Microbenchmark runs only: nothing of the suite's kernels is read.
 
     model/calibration/fit_read_back.py partial_lines.json partial_lines.ncu.csv [--wide WIDE.json WIDE.ncu.csv]
-        [--warps WARPS.json WARPS.ncu.csv]
+        [--warps WARPS.json WARPS.ncu.csv] [--pieces PIECES.json PIECES.ncu.csv]...
 
 --warps: a run with each line's pieces from 2, 4 or 8 of the block's warps ("each line by G warps"), printed
 against e at the L memsim counts for it (a line from G of 8 warps counts G / 8): the check of that weighting.
+--pieces (one or more runs of memsim-partial-lines' "pieces" configurations: the same lines written in 4-, 8-
+or 16-byte pieces, a sector's pieces from 8, 4 or 2 warps): the factors by which e grows with the warps
+writing a sector, cost.read_back.sector_warp_factors at 4 and 8 warps: e of the 8- and 4-byte pieces against
+e of the 16-byte pieces in the same lines at the same blocks per SM, least squares through the origin, over
+the pairs whose 16-byte run reads back (e > 0.5%) and whose pieces the L2 sees unmerged (as above).
 A second run with 8- and 16-byte lanes (memsim-partial-lines' "stores 8-byte lanes" and "16-byte lanes") is
 reported per lane width, with from_lines held: the slope of e and the cost per byte it would give those lanes
 (the profile charges them at costs fitted by memsim-calibrate on the strided stores instead: see
@@ -120,11 +125,49 @@ def warp_share_check(path_json, path_csv, e):
                                                           r["read_back"], e(lines)))
 
 
+def sector_warp_factors(files):
+    """e of 8- and 4-byte pieces over e of 16-byte pieces in the same lines (memsim-partial-lines' "pieces
+    N B, LAYOUT" runs): the factors at 4 and 8 warps a sector."""
+    runs = [r for path_json, path_csv in files for r in load_runs(path_json, path_csv)[0]]
+    layout = lambda r: r["name"].split(", ", 1)[1]
+    unmerged = lambda r: r["requests"] >= 0.6 * r["line_requests"]
+    by = {(layout(r), r["blocks_per_sm"], r["piece_bytes"]): r for r in runs}
+    print("\n| pieces | warps a sector | lines | blocks / SM | read-back | 16-byte pieces' | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    factors = []
+    for piece, warps in ((8, 4), (4, 8)):
+        pairs = []
+        for r in runs:
+            twin = by.get((layout(r), r["blocks_per_sm"], 16))
+            if r["piece_bytes"] == piece and twin and unmerged(r) and unmerged(twin) and twin["read_back"] > 0.005:
+                pairs.append((r, twin))
+                print("| %d B | %d | %s | %d | %.3f | %.3f | %.2f |" % (piece, warps, layout(r), r["blocks_per_sm"],
+                      r["read_back"], twin["read_back"], r["read_back"] / twin["read_back"]))
+        factors.append(through_origin([b["read_back"] for _, b in pairs], [a["read_back"] for a, _ in pairs]))
+    print("\nsector_warp_factors (4 and 8 warps a sector): [%.3f, %.3f]" % tuple(factors))
+    # The check of counting a line by its share of partly written sectors: a block writing one sector of each
+    # of 128 lines counts as 32 lines (memsim), not 128; measured against the runs of 32 and 64 whole lines.
+    spread = "one sector of 128 lines a block"
+    rows = [(r, by.get(("32 lines a block", r["blocks_per_sm"], r["piece_bytes"])),
+             by.get(("64 lines a block", r["blocks_per_sm"], r["piece_bytes"]))) for r in runs if layout(r) == spread]
+    if rows:
+        print("\n| pieces | blocks / SM | read-back: one sector of 128 lines | 32 lines whole | 64 lines whole |")
+        print("|---|---|---|---|---|")
+        for r, a, b in rows:
+            if a and b:
+                print("| %d B | %d | %.3f | %.3f | %.3f |" % (r["piece_bytes"], r["blocks_per_sm"], r["read_back"],
+                                                             a["read_back"], b["read_back"]))
+
+
 def main():
     args = sys.argv[1:]
     extra = {}
-    while len(args) > 2 and args[-3] in ("--wide", "--warps"):
-        extra[args[-3]] = (args[-2], args[-1])
+    pieces = []
+    while len(args) > 2 and args[-3] in ("--wide", "--warps", "--pieces"):
+        if args[-3] == "--pieces":
+            pieces.insert(0, (args[-2], args[-1]))
+        else:
+            extra[args[-3]] = (args[-2], args[-1])
         args = args[:-3]
     if len(args) != 2:
         sys.exit(__doc__)
@@ -172,6 +215,8 @@ def main():
         wide_lanes(*extra["--wide"], from_lines)
     if "--warps" in extra:
         warp_share_check(*extra["--warps"], e)
+    if pieces:
+        sector_warp_factors(pieces)
 
 
 if __name__ == "__main__":

@@ -32,16 +32,31 @@ TEST(PartialPieces, APieceFromASecondWarpCounts) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
   p.add(store(8, 128, 4), 3);
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 32);
-  // Weighted by the share of the block's warps writing each line: 2 of 8 warps, a quarter of 32 lines.
-  EXPECT_DOUBLE_EQ(p.lines_weighted_by_warps(8), 8.0);
-  // Warps 1 and 2 write the next 8 bytes of every line, warp 5 4 more bytes of the first 16 (lanes 0..15):
-  // 16 lines from 5 warps and 16 from 4, 16 x 5/8 + 16 x 4/8.
+  // By their partly written sectors: only sector 0 of each line, from 2 warps; a line weighted by the share of
+  // the block's 8 warps writing it (2 of 8), the sector a quarter of it: 32 x 2/8 x 1/4 = 2 at index 2.
+  PartialSectorLines want{};
+  want[2] = 2;
+  EXPECT_EQ(p.sectors_by_writing_warps(8), want);
+  // Warps 1 and 2 write the next 8 bytes of every line (still sector 0), warp 5 4 more bytes of the first 16
+  // (lanes 0..15): sector 0 of 16 lines from 5 warps (16 x 5/8 x 1/4 = 2.5) and of 16 from 4 (16 x 4/8 x 1/4).
   p.add(store(12, 128, 4), 1);
   p.add(store(16, 128, 4), 2);
   WarpAccess half = store(20, 128, 4);
   half.mask = 0xffffu;
   p.add(half, 5);
-  EXPECT_DOUBLE_EQ(p.lines_weighted_by_warps(8), 16 * 5.0 / 8 + 16 * 4.0 / 8);
+  want = {};
+  want[5] = 2.5;
+  want[4] = 2;
+  EXPECT_EQ(p.sectors_by_writing_warps(8), want);
+  // Warp 6 writes 4 bytes of sector 1 of every line: the lines now from 6 and 5 warps, sector 1 from warp 6
+  // alone (index 1); sector 0 as before but in lines weighted 6/8 and 5/8.
+  p.add(store(32, 128, 4), 6);
+  want = {};
+  want[5] = 16 * 6.0 / 8 / 4;
+  want[4] = 16 * 5.0 / 8 / 4;
+  want[1] = 16 * 6.0 / 8 / 4 + 16 * 5.0 / 8 / 4;
+  EXPECT_EQ(p.sectors_by_writing_warps(8), want);
+  EXPECT_DOUBLE_EQ(total_lines(want), 32 * (16 * 6.0 / 8 + 16 * 5.0 / 8) / 32 * 2 / 4);
 }
 
 // 32 lanes x 4 contiguous bytes write the 4 sectors of one line whole: not partial, however often. A load
@@ -97,9 +112,18 @@ LaunchConfig suite_config(const char* kernel, const char* dtype, Size2 block) {
   return resolve_launch(u);
 }
 
-double suite_lines(const char* kernel, const char* dtype, Size2 block) {
+PartialSectorLines suite_sectors(const char* kernel, const char* dtype, Size2 block) {
   const LaunchConfig cfg = suite_config(kernel, dtype, block);
   return partial_lines_of_block(cfg, cfg.blocks() / 2).from_warps;
+}
+double suite_lines(const char* kernel, const char* dtype, Size2 block) {
+  return total_lines(suite_sectors(kernel, dtype, block));
+}
+// Only index `warps` holds lines, `lines` of them.
+PartialSectorLines at(int warps, double lines) {
+  PartialSectorLines s{};
+  s[warps] = lines;
+  return s;
 }
 
 int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype, Size2 block) {
@@ -118,7 +142,21 @@ int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype,
 // 16-byte halves of a sector; a row's 64 elements are 4 lines, each of 16 elements from 4 ty, that is from 2
 // warps (2 ty a warp): 256 lines, each weighted 2 / 8: 64. With a 32x8 block (tile 128x32) a row's 32
 // elements are 2 lines of 4 ty each, one ty a warp: 256 lines from 4 warps each: 128.
+// By sectors and the warps writing each: naive f32 8x32's 16-byte pieces put 2 warps' pieces in each sector
+// (4 y a warp, 8 y a sector), all 4 sectors of its 8 lines: 8 at index 2; vec4 f32 8x32 the same in 32
+// lines; naive f32 32x8 writes sector j of its 32 lines at step j, 4 bytes from each of the 8 warps (y = ty +
+// 8j, a warp a ty): 32 at index 8; reg4x4 f64 writes each sector whole from one thread: index 1. Two whose
+// blocks write only part of each line: vec4 f32 32x8 (tile 128x8) writes output rows 4tx + k, columns 8 by ..
+// 8 by + 7, one sector of each of 128 lines, 4 bytes from each of the 8 warps (warp = ty): 128 x 1/4 = 32
+// at index 8; naive f16 32x8 (tile 32x32) writes 32 elements (64 bytes, 2 of the 4 sectors of a line) of 32
+// rows, elements ty + 8j, so a sector (16 f16: j = 0, 1 or 2, 3) from the 8 warps: 32 x 2/4 = 16 at index 8.
 TEST(PartialPieces, SuiteKernelsByHand) {
+  EXPECT_EQ(suite_sectors("naive", "f32", {8, 32}), at(2, 8));
+  EXPECT_EQ(suite_sectors("vec4", "f32", {8, 32}), at(2, 32));
+  EXPECT_EQ(suite_sectors("naive", "f32", {32, 8}), at(8, 32));
+  EXPECT_EQ(suite_sectors("reg4x4", "f64", {16, 16}), at(1, 64));
+  EXPECT_EQ(suite_sectors("vec4", "f32", {32, 8}), at(8, 32));
+  EXPECT_EQ(suite_sectors("naive", "f16", {32, 8}), at(8, 16));
   EXPECT_EQ(suite_lines("naive", "f32", {8, 32}), 8);
   EXPECT_EQ(suite_lines("vec4", "f32", {8, 32}), 32);
   EXPECT_EQ(suite_lines("naive", "f32", {32, 8}), 32);

@@ -146,7 +146,7 @@ TEST(Cost, IssueTermFromTheReplaysOperations) {
 // requests x 10 ps = 10 us before), and 0.094 x 1e8 bytes more DRAM reads (1e9 written: 1000 -> 1094 us).
 TEST(Cost, ReadBackOfPartlyWrittenLines) {
   KernelCounts k = base_counts();
-  k.partial_lines_per_block = 32;
+  k.partial_lines_per_block[2] = 32;  // sectors written in pieces by 2 warps: no factor
   k.partial_store_requests[kLanes4] = 1e6;
   k.partial_store_bytes[kLanes4] = 1e8;
   k.dram_write_bytes = 1e9;
@@ -182,6 +182,43 @@ TEST(Cost, ReadBackOfPartlyWrittenLines) {
   k.blocks = 200;  // 6400 lines: below the model's start
   EXPECT_EQ(predict(k, p).read_back_fraction, 0.0);
   EXPECT_TRUE(predict(k, p).caveats.empty());
+}
+
+// The read-back grows with the warps writing a sector in pieces: 1 up to 2 warps, the profile's factors at 4
+// and 8, geometric between (3 warps: 1.5^log2(1.5) with 1.5 at 4), 8's beyond. The lines of the test above
+// (25600 at once, e = 0.1 ln 2.56 at factor 1): all at 8 warps, e x 2; half at 2 and half at 4 warps, the mean
+// factor (1 + 1.5) / 2 = 1.25. Profiles without factors: 1 whatever the warps.
+TEST(Cost, ReadBackGrowsWithTheWarpsWritingASector) {
+  DeviceProfile p = toy();
+  EXPECT_EQ(read_back_sector_warp_factor(p.cost, 8), 1.0);
+  p.cost.read_back_sector_warp_factors[0] = 1.5;
+  p.cost.read_back_sector_warp_factors[1] = 2;
+  EXPECT_EQ(read_back_sector_warp_factor(p.cost, 1), 1.0);
+  EXPECT_EQ(read_back_sector_warp_factor(p.cost, 2), 1.0);
+  EXPECT_NEAR(read_back_sector_warp_factor(p.cost, 3), std::pow(1.5, std::log2(1.5)), 1e-12);
+  EXPECT_NEAR(read_back_sector_warp_factor(p.cost, 4), 1.5, 1e-12);
+  EXPECT_NEAR(read_back_sector_warp_factor(p.cost, 8), 2.0, 1e-12);
+  EXPECT_NEAR(read_back_sector_warp_factor(p.cost, 32), 2.0, 1e-12);
+  KernelCounts k = base_counts();
+  k.blocks = 2000;
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  p.cost.read_back_from_lines = 10000;
+  p.cost.read_back_per_log_lines = 0.1;
+  p.cost.read_back_ps_per_byte[kLanes4] = 5;
+  const double e = 0.1 * std::log(2.56);
+  k.partial_lines_per_block[8] = 32;
+  Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.open_partial_lines, 25600.0, 1e-9);
+  EXPECT_NEAR(pr.read_back_warp_factor, 2.0, 1e-12);
+  EXPECT_NEAR(pr.read_back_fraction, 2 * e, 1e-12);
+  EXPECT_NEAR(to_json(pr)["read_back_warp_factor"].get<double>(), 2.0, 1e-12);
+  k.partial_lines_per_block = {};
+  k.partial_lines_per_block[2] = 16;
+  k.partial_lines_per_block[4] = 16;
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.read_back_warp_factor, 1.25, 1e-12);
+  EXPECT_NEAR(pr.read_back_fraction, 1.25 * e, 1e-12);
 }
 
 TEST(Cost, LatencyIsLittlesLawInRounds) {

@@ -182,10 +182,26 @@ TEST(Counts, FromMicrobenchmarkRecords) {
   // The partial stores' bytes are the bytes written (all of them partial here); the lines partly written at
   // once per block as given, none in older runs.
   EXPECT_EQ(c.partial_store_bytes[kLanes4], 16384);
-  EXPECT_EQ(c.partial_lines_per_block, 0);
+  EXPECT_EQ(total_lines(c.partial_lines_per_block), 0);
+  // Partly written lines go with the warps writing each of their sectors: a run without that field is refused
+  // (naming it), one with it puts the lines there.
   nlohmann::json lines = j;
   lines["partial_lines_per_block"] = 32;
-  EXPECT_EQ(counts_from_microbench("strided_store", lines).partial_lines_per_block, 32);
+  try {
+    counts_from_microbench("strided_store", lines);
+    ADD_FAILURE() << "a run with partial lines and no partial_sector_warps was read";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("partial_sector_warps"), std::string::npos) << e.what();
+  }
+  lines["partial_sector_warps"] = 4;
+  PartialSectorLines want{};
+  want[4] = 32;
+  EXPECT_EQ(counts_from_microbench("strided_store", lines).partial_lines_per_block, want);
+  for (int bad : {0, 33}) {
+    lines["partial_sector_warps"] = bad;
+    EXPECT_THROW(counts_from_microbench("strided_store", lines), ProfileError) << bad;
+  }
+  lines["partial_sector_warps"] = 4;
   lines["partial_lines_per_block"] = -1;
   EXPECT_THROW(counts_from_microbench("strided_store", lines), ProfileError);
 }
@@ -195,14 +211,15 @@ TEST(Counts, FromMicrobenchmarkRecords) {
 TEST(Counts, CalibrationLeavesFourByteReadBackOut) {
   std::vector<Measurement> runs(3);
   runs[0].counts.partial_store_requests[kLanes4] = 4096;
-  runs[0].counts.partial_lines_per_block = 32;
+  runs[0].counts.partial_lines_per_block[8] = 32;
   runs[1].counts.partial_store_requests[kLanes16] = 4096;
-  runs[1].counts.partial_lines_per_block = 128;
+  runs[1].counts.partial_lines_per_block[2] = 128;
   runs[2].counts.l2_store_sectors = 4096;
   leave_4_byte_read_back_out(runs);
-  EXPECT_EQ(runs[0].counts.partial_lines_per_block, 0);
-  EXPECT_EQ(runs[1].counts.partial_lines_per_block, 128);
-  EXPECT_EQ(runs[2].counts.partial_lines_per_block, 0);
+  EXPECT_EQ(total_lines(runs[0].counts.partial_lines_per_block), 0);
+  EXPECT_EQ(runs[1].counts.partial_lines_per_block[2], 128);
+  EXPECT_EQ(total_lines(runs[1].counts.partial_lines_per_block), 128);
+  EXPECT_EQ(total_lines(runs[2].counts.partial_lines_per_block), 0);
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ TEST(Fit, RecoversReadBackCostFromAZeroPrior) {
     m.counts.regs_per_thread = 32;
     m.counts.partial_store_requests[2] = 33.5e6;
     m.counts.partial_store_bytes[2] = 536.9e6;
-    m.counts.partial_lines_per_block = lines;
+    m.counts.partial_lines_per_block[2] = lines;
     m.time_us = predict(m.counts, truth).time_us;
     data.push_back(m);
   }

@@ -35,7 +35,11 @@ struct Counts {
   int barriers = 0;  // __syncthreads() a block's threads pass
   // Lines a block writes in partial-sector pieces from two or more of its warps, the count the replay makes
   // for the suite (sim/partial_lines.hpp): times the blocks resident at once, the lines partly written at once.
+  // Every partial sector of these benchmarks is written whole by the block, all of a line's sectors alike.
   double partial_lines_per_block = 0;
+  // How many warps write each of those sectors in pieces (the same for all of a benchmark's sectors): the more,
+  // the more the L2 reads back (memsim-partial-lines' 4-, 8- and 16-byte pieces).
+  int partial_sector_warps = 0;
 };
 
 // The L1 wavefronts of a request whose lanes form `rows` row pieces of 32 / rows consecutive lanes, each piece
@@ -163,7 +167,12 @@ Counts strided_counts(int P, int64_t dyn_smem = 0) {
     // A block's K rows each hold 32m elements in pieces of m from 32 (step, warp) pairs, consecutive warps
     // side by side: with pieces under a sector every line of them is written in parts by all 8 warps.
     const double row_bytes = 32.0 * m * sizeof(T);
-    if (m * sizeof(T) < 32) c.partial_lines_per_block = K * std::ceil(row_bytes / 128);
+    if (m * sizeof(T) < 32) {
+      c.partial_lines_per_block = K * std::ceil(row_bytes / 128);
+      // A sector's pieces (m elements each) come from consecutive warps of one step, from all 8 when a
+      // sector holds 8 pieces or more (then from two steps or more).
+      c.partial_sector_warps = std::min(8, int(32 / (m * sizeof(T))));
+    }
   } else {
     // Each block reads whole sectors between its warps, so L1 serves the neighbours' loads.
     c.l1_sectors_ld = inst * strided_sectors;
@@ -427,6 +436,7 @@ Counts half_sector_counts(int rows, int sectors_per_row) {
   // that share as the replay weighs the suite's (sim/partial_lines.hpp); J virtual blocks a block.
   constexpr int m = 32 / K;
   c.partial_lines_per_block = m < 4 ? J * 64.0 * (4 / m) / 8 : 0;
+  c.partial_sector_warps = m < 4 ? 1 : 0;  // a sector's two halves from one thread
   return c;
 }
 

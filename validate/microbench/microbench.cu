@@ -55,7 +55,8 @@ std::string counts_json(const Counts& c) {
      << ", \"global_st_instructions\": " << num(c.global_st_instructions)
      << ", \"loads_in_flight_per_warp\": " << num(c.loads_in_flight_per_warp)
      << ", \"instructions\": " << num(c.instructions) << ", \"barriers\": " << c.barriers
-     << ", \"partial_lines_per_block\": " << num(c.partial_lines_per_block) << "}";
+     << ", \"partial_lines_per_block\": " << num(c.partial_lines_per_block)
+     << ", \"partial_sector_warps\": " << c.partial_sector_warps << "}";
   return os.str();
 }
 
