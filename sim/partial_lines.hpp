@@ -10,7 +10,8 @@
 // 4 of the 8 warps read back as if a fifth to a half as many lines were open (G / 8: a quarter and a half).
 // What is read back is partial sectors, so a line counts by the share of its sectors the block writes in
 // pieces: memsim-partial-lines' blocks writing one sector of each of 128 lines read back about as much as
-// those writing 32 lines whole (1.2 to 1.3 times; as 128 lines, 2 to 4 times). And the more warps write a
+// those writing 32 lines whole (1.2 to 1.3 times at 8 blocks an SM, up to 3 at fewer) and well under those
+// writing 64 lines whole, where counting whole lines would put them past 128. And the more warps write a
 // sector in pieces, the more it reads back (4-byte pieces from 8 warps: 1.9 times 16-byte pieces from 2, in
 // the same lines): the count keeps the sectors apart by how many warps write each, for the cost model to weigh.
 #include <array>
