@@ -43,19 +43,24 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     if (std::find(partial_lines.begin(), partial_lines.end(), line) == partial_lines.end())
       partial_lines.push_back(line);
   }
-  const uint32_t bit = uint32_t(1) << (warp & 31);
-  for (uint64_t line : partial_lines) {
-    if (Line* l = find(line)) l->warps |= bit;
-    else lines_.push_back({line, bit, std::vector<uint64_t>(sectors_per_line, 0), std::vector<uint32_t>(sectors_per_line, 0)});
-  }
+  for (uint64_t line : partial_lines)
+    if (!find(line))
+      lines_.push_back({line, std::vector<uint64_t>(sectors_per_line, 0), std::vector<uint32_t>(sectors_per_line, 0)});
   // The bytes this request writes into the tracked lines, whole sectors included (they may complete a line),
-  // and the warp of each partial piece.
+  // and the warp of each partial piece (so a line's warps are its sectors').
+  const uint32_t bit = uint32_t(1) << (warp & 31);
   for (int i = 0; i < n; ++i)
     if (Line* l = find(touched[i].sector / sectors_per_line)) {
       const uint64_t s = touched[i].sector % sectors_per_line;
       l->written[s] |= touched[i].bytes;
       if (touched[i].bytes != full) l->sector_warps[s] |= bit;
     }
+}
+
+uint32_t PartialPieces::Line::warps() const {
+  uint32_t all = 0;
+  for (uint32_t w : sector_warps) all |= w;
+  return all;
 }
 
 uint64_t PartialPieces::full_sector() const {
@@ -65,14 +70,14 @@ uint64_t PartialPieces::full_sector() const {
 int64_t PartialPieces::lines_completed_by_one_warp() const {
   const uint64_t full = full_sector();
   return std::count_if(lines_.begin(), lines_.end(), [full](const Line& l) {
-    return __builtin_popcount(l.warps) == 1 &&
+    return __builtin_popcount(l.warps()) == 1 &&
            std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) { return w == 0 || w == full; });
   });
 }
 
 // A line one warp writes alone is completed back to back and never held open (the header says why).
 int PartialPieces::warps_if_held_open(const Line& l) {
-  const int warps = __builtin_popcount(l.warps);
+  const int warps = __builtin_popcount(l.warps());
   return warps >= 2 ? warps : 0;
 }
 

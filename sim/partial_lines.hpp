@@ -54,9 +54,9 @@ class PartialPieces {
   int sector_bytes_, line_bytes_;
   struct Line {
     uint64_t line;
-    uint32_t warps;                // bit w: warp w wrote a partial piece of it
     std::vector<uint64_t> written;  // per sector of the line, the bytes written since (bit i: byte i)
     std::vector<uint32_t> sector_warps;  // per sector of the line, the warps writing partial pieces of it
+    uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;
   Line* find(uint64_t line);
