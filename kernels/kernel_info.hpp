@@ -22,6 +22,21 @@ enum class OutputKind {
   TilesTransposed,  // fine: each tile transposed in place (W columns by H rows)
 };
 
+// The default tile of a block: one footprint a thread, except that scalar kernels whose BX is a
+// multiple of BY loop down the rows to a BX x BX tile, as the whitepaper's 32x8 block covers 32x32.
+struct TileExtent {
+  int x = 0, y = 0;
+};
+constexpr TileExtent default_tile_extent(Footprint f, int bx, int by) {
+  switch (f) {
+    case Footprint::Vec4X: return {4 * bx, by};
+    case Footprint::Reg4x4: return {4 * bx, 4 * by};
+    case Footprint::Scalar: break;
+  }
+  if (bx % by == 0) return {bx, bx};
+  return {bx, by};
+}
+
 struct KernelInfo {
   const char* name;
   const char* summary;  // one line for --list-kernels

@@ -12,12 +12,38 @@ namespace memsim {
 struct TileWalk {
   int rows = 0, cols = 0;
   int row_steps = 0, col_steps = 0;
+  // Whether position (r, c) of a step lies in the tile: the last steps of a walk whose tile is no multiple
+  // of the block reach past it.
+  template <class Row, class Col>
+  MEMSIM_HD MEMSIM_INLINE auto in_tile(const Row& r, const Col& c) const {
+    return r < rows && c < cols;
+  }
+};
+
+// The same walk with compile-time extents (a StaticShape's, kernels/static_shape.hpp): nvcc sees constant trip
+// counts and unrolls, and where the block divides the tile every position is in it, so the test folds away.
+template <int Rows, int Cols, int BlockX, int BlockY>
+struct StaticTileWalk {
+  static constexpr int rows = Rows, cols = Cols;
+  static constexpr int row_steps = (Rows + BlockY - 1) / BlockY, col_steps = (Cols + BlockX - 1) / BlockX;
+  static constexpr bool kExact = Rows % BlockY == 0 && Cols % BlockX == 0;
+  template <class Row, class Col>
+  MEMSIM_HD MEMSIM_INLINE bool in_tile(const Row& r, const Col& c) const {
+    if constexpr (kExact) return true;
+    else return r < Rows && c < Cols;
+  }
 };
 MEMSIM_HD inline TileWalk make_tile_walk(int rows, int cols, int bx, int by) {
   return {rows, cols, (rows + by - 1) / by, (cols + bx - 1) / bx};
 }
 
+// The launch as run-time values: what the replay runs every kernel with, and the GPU's fallback for shapes
+// it has no compile-time instantiation of (kernels/static_shape.hpp has the other kind). Index arithmetic is
+// 64-bit, for any matrix.
 struct LaunchShape {
+  using Index = int64_t;
+  // Edge tiles are not told apart from inner ones: every access is bounds-tested (kernels/tiles.hpp).
+  static constexpr bool kSplitEdgeTiles = false;
   int64_t width = 0;   // input columns (W); the transposed output has W rows
   int64_t height = 0;  // input rows (H)
   int block_x = 0, block_y = 0;
@@ -41,6 +67,13 @@ MEMSIM_HD inline void fill_tile_walks(LaunchShape& s) {
   s.walk_quads = make_tile_walk(s.tile_y / 4, s.tile_x / 4, s.block_x, s.block_y);
 }
 
+// The walks a body makes, by kind, for either kind of shape: these read the ones fill_tile_walks stored;
+// StaticShape's overloads compute them at compile time.
+MEMSIM_HD MEMSIM_INLINE const TileWalk& tile_walk(const LaunchShape& s) { return s.walk_tile; }
+MEMSIM_HD MEMSIM_INLINE const TileWalk& transposed_tile_walk(const LaunchShape& s) { return s.walk_tile_transposed; }
+MEMSIM_HD MEMSIM_INLINE const TileWalk& row_quad_walk(const LaunchShape& s) { return s.walk_row_quads; }
+MEMSIM_HD MEMSIM_INLINE const TileWalk& quad_walk(const LaunchShape& s) { return s.walk_quads; }
+
 // The coordinates of one thread (Lane = int: on the GPU and in the per-lane replay) or of a whole warp's
 // lanes at once (Lane = Lanes<int>, sim/lanes.hpp: the warp replay). Block coordinates are the warp's own.
 template <class Lane>
@@ -61,15 +94,21 @@ MEMSIM_HD MEMSIM_INLINE void end_column_walk(int) {}
 // in_tile = false) so a step is one warp-wide instruction, as on the GPU, and the replay can match lanes by
 // occurrence. tx, ty are ints or a warp's Lanes<int>; the loop bounds are uniform. The column walk is the
 // inner loop: what depends on the row alone is loop-invariant there, and nvcc computes it once per row.
-template <class Lane, class F>
-MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(const TileWalk& w, int bx, int by, const Lane& tx, const Lane& ty,
+template <class Walk, class Lane, class F>
+MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(const Walk& w, int bx, int by, const Lane& tx, const Lane& ty,
                                                 F&& f) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
   for (int i = 0; i < w.row_steps; ++i) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
     for (int j = 0; j < w.col_steps; ++j) {
       begin_column_step(tx, j);
       const auto r = ty + i * by;
       const auto c = column_varying(tx) + j * bx;
-      f(r, c, r < w.rows && c < w.cols);
+      f(r, c, w.in_tile(r, c));
     }
   }
   end_column_walk(tx);

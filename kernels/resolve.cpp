@@ -52,14 +52,10 @@ Size2 parse_size2(std::string_view text, std::string_view what) {
 std::string format_size2(Size2 s) { return std::to_string(s.x) + "x" + std::to_string(s.y); }
 
 Size2 default_tile(const KernelInfo& k, Size2 block) {
-  switch (k.footprint) {
-    case Footprint::Vec4X: return {4 * block.x, block.y};
-    case Footprint::Reg4x4: return {4 * block.x, 4 * block.y};
-    case Footprint::Scalar: break;
-  }
-  // The whitepaper's 32x8 block loops down a 32x32 tile: scalar kernels whose BX is a multiple of BY do so.
-  if (block.x % block.y == 0) return {block.x, block.x};
-  return block;
+  // Blocks past an int's range are refused later (they exceed every device's threads a block).
+  if (block.x > 65536 || block.y > 65536) return block;
+  const TileExtent t = default_tile_extent(k.footprint, int(block.x), int(block.y));
+  return {t.x, t.y};
 }
 
 LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) {

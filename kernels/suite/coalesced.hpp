@@ -21,12 +21,10 @@ struct Coalesced {
     k.uses_shared_tile = true;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
-    sync_block(m);
-    drain_tile_transposed(m, s, o, t, kLoadTile, kStoreOut, PlainColumns{});
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
+    const auto o = tile_origin(s, t.block_x, t.block_y);
+    transpose_through_tile<Coalesced>(m, s, o, t, PlainColumns{});
   }
 };
 
@@ -53,12 +51,10 @@ struct Diagonal : Coalesced {
     k.diagonal_blocks = true;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
-    const TileOrigin o = diagonal_tile_origin(s, t.block_x, t.block_y);
-    stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
-    sync_block(m);
-    drain_tile_transposed(m, s, o, t, kLoadTile, kStoreOut, PlainColumns{});
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
+    const auto o = diagonal_tile_origin(s, t.block_x, t.block_y);
+    transpose_through_tile<Coalesced>(m, s, o, t, PlainColumns{});
   }
 };
 
@@ -73,13 +69,11 @@ struct Swizzle : Coalesced {
     k.pow2_tile_x = true;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
+    const auto o = tile_origin(s, t.block_x, t.block_y);
     const XorColumns columns{s.tile_x};
-    stage_tile(m, s, o, t, kLoadIn, kStoreTile, columns);
-    sync_block(m);
-    drain_tile_transposed(m, s, o, t, kLoadTile, kStoreOut, columns);
+    transpose_through_tile<Coalesced>(m, s, o, t, columns);
   }
 };
 

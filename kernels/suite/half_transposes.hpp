@@ -25,13 +25,14 @@ struct Coarse {
     k.square_tile_only = true;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
+    const auto o = tile_origin(s, t.block_x, t.block_y);
+    // Whole tiles only (resolve_launch): a static shape's blocks all take the untested side.
+    with_input_bounds(s, o, [&](const auto& inside) { stage_tile(m, s, o, t, inside, kLoadIn, kStoreTile, PlainColumns{}); });
     sync_block(m);
-    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(tile_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c, const auto& in_tile) {
                          const T v = load_shared<T>(m, kLoadTile, in_tile, r * s.smem_row + c);
                          store_global<T>(m, kStoreOut, in_tile, (o.col0 + r) * s.height + o.row0 + c, v);
@@ -57,13 +58,13 @@ struct Fine {
     k.square_tile_only = true;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    stage_tile(m, s, o, t, kLoadIn, kStoreTile, PlainColumns{});
+    const auto o = tile_origin(s, t.block_x, t.block_y);
+    with_input_bounds(s, o, [&](const auto& inside) { stage_tile(m, s, o, t, inside, kLoadIn, kStoreTile, PlainColumns{}); });
     sync_block(m);
-    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
+    for_each_tile_step(tile_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
                        [&](const auto& r, const auto& c, const auto& in_tile) {
                          const T v = load_shared<T>(m, kLoadTile, in_tile, c * s.smem_row + r);
                          store_global<T>(m, kStoreOut, in_tile, (o.row0 + r) * s.width + o.col0 + c, v);

@@ -16,18 +16,20 @@ struct Naive {
     return {"naive", "coalesced reads, strided writes (one element a step)", "whitepaper (003), 000, 004",
             Footprint::Scalar, OutputKind::Transpose, kSites, num_sites_of<Naive>()};
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](const auto& r, const auto& c, const auto& in_tile) {
-                         const auto x = o.col0 + c;
-                         const auto y = o.row0 + r;
-                         const auto ok = in_tile && x < s.width && y < s.height;
-                         const T v = load_global<T>(m, kLoadIn, ok, y * s.width + x);
-                         store_global<T>(m, kStoreOut, ok, x * s.height + y, v);
-                       });
+    const auto o = tile_origin(s, t.block_x, t.block_y);
+    with_input_bounds(s, o, [&](const auto& inside) {
+      for_each_tile_step(tile_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
+                         [&](const auto& r, const auto& c, const auto& in_tile) {
+                           const auto x = o.col0 + c;
+                           const auto y = o.row0 + r;
+                           const auto ok = in_tile && inside(x, y);
+                           const T v = load_global<T>(m, kLoadIn, ok, y * s.width + x);
+                           store_global<T>(m, kStoreOut, ok, x * s.height + y, v);
+                         });
+    });
   }
 };
 

@@ -18,19 +18,23 @@ struct NaiveRead {
     k.tile_over_output = true;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
     // Output coordinates: ox walks output columns (input rows), oy output rows (input columns).
-    const int64_t ocol0 = int64_t(t.block_x) * s.tile_x, orow0 = int64_t(t.block_y) * s.tile_y;
-    for_each_tile_step(s.walk_tile, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](const auto& r, const auto& c, const auto& in_tile) {
-                         const auto ox = ocol0 + c;
-                         const auto oy = orow0 + r;
-                         const auto ok = in_tile && ox < s.height && oy < s.width;
-                         const T v = load_global<T>(m, kLoadIn, ok, ox * s.width + oy);
-                         store_global<T>(m, kStoreOut, ok, oy * s.height + ox, v);
-                       });
+    // The output has H columns and W rows.
+    using I = typename Shape::Index;
+    const I ocol0 = I(t.block_x) * s.tile_x, orow0 = I(t.block_y) * s.tile_y;
+    with_bounds(s, ocol0, orow0, s.tile_x, s.tile_y, I(s.height), I(s.width), [&](const auto& inside) {
+      for_each_tile_step(tile_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
+                         [&](const auto& r, const auto& c, const auto& in_tile) {
+                           const auto ox = ocol0 + c;
+                           const auto oy = orow0 + r;
+                           const auto ok = in_tile && inside(ox, oy);
+                           const T v = load_global<T>(m, kLoadIn, ok, ox * s.width + oy);
+                           store_global<T>(m, kStoreOut, ok, oy * s.height + ox, v);
+                         });
+    });
   }
 };
 

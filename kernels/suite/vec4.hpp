@@ -18,19 +18,21 @@ struct Vec4 {
     k.width_multiple = 4;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.walk_row_quads, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](const auto& r, const auto& c4, const auto& in_tile) {
-                         const auto x = o.col0 + 4 * c4;
-                         const auto y = o.row0 + r;
-                         const auto ok = in_tile && x < s.width && y < s.height;
-                         T v[4];
-                         load_row_vector<4>(m, kLoadIn, ok, y * s.width + x, v);
-                         for (int k = 0; k < 4; ++k) store_global<T>(m, kStoreOut, ok, (x + k) * s.height + y, v[k]);
-                       });
+    const auto o = tile_origin(s, t.block_x, t.block_y);
+    with_input_bounds(s, o, [&](const auto& inside) {
+      for_each_tile_step(row_quad_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
+                         [&](const auto& r, const auto& c4, const auto& in_tile) {
+                           const auto x = o.col0 + 4 * c4;
+                           const auto y = o.row0 + r;
+                           const auto ok = in_tile && inside(x, y);
+                           T v[4];
+                           load_row_vector<4>(m, kLoadIn, ok, y * s.width + x, v);
+                           for (int k = 0; k < 4; ++k) store_global<T>(m, kStoreOut, ok, (x + k) * s.height + y, v[k]);
+                         });
+    });
   }
 };
 
@@ -53,21 +55,23 @@ struct Vec4Shared {
     k.width_multiple = 4;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.walk_row_quads, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](const auto& r, const auto& c4, const auto& in_tile) {
-                         const auto x = o.col0 + 4 * c4;
-                         const auto y = o.row0 + r;
-                         const auto ok = in_tile && x < s.width && y < s.height;
-                         T v[4];
-                         load_row_vector<4>(m, kLoadIn, ok, y * s.width + x, v);
-                         for (int k = 0; k < 4; ++k) store_shared<T>(m, kStoreTile, ok, r * s.smem_row + 4 * c4 + k, v[k]);
-                       });
-    sync_block(m);
-    drain_tile_transposed(m, s, o, t, kLoadTile, kStoreOut, PlainColumns{});
+    const auto o = tile_origin(s, t.block_x, t.block_y);
+    with_input_bounds(s, o, [&](const auto& inside) {
+      for_each_tile_step(row_quad_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
+                         [&](const auto& r, const auto& c4, const auto& in_tile) {
+                           const auto x = o.col0 + 4 * c4;
+                           const auto y = o.row0 + r;
+                           const auto ok = in_tile && inside(x, y);
+                           T v[4];
+                           load_row_vector<4>(m, kLoadIn, ok, y * s.width + x, v);
+                           for (int k = 0; k < 4; ++k) store_shared<T>(m, kStoreTile, ok, r * s.smem_row + 4 * c4 + k, v[k]);
+                         });
+      sync_block(m);
+      drain_tile_transposed(m, s, o, t, inside, kLoadTile, kStoreOut, PlainColumns{});
+    });
   }
 };
 
@@ -86,22 +90,24 @@ struct Reg4x4 {
     k.height_multiple = 4;
     return k;
   }
-  template <class Mem, class Thread>
-  MEMSIM_HD static void body(Mem& m, const LaunchShape& s, const Thread& t) {
+  template <class Mem, class Shape, class Thread>
+  MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
-    const TileOrigin o = tile_origin(s, t.block_x, t.block_y);
-    for_each_tile_step(s.walk_quads, s.block_x, s.block_y, t.thread_x, t.thread_y,
-                       [&](const auto& r4, const auto& c4, const auto& in_tile) {
-                         const auto x = o.col0 + 4 * c4;
-                         const auto y = o.row0 + 4 * r4;
-                         const auto ok = in_tile && x < s.width && y < s.height;
-                         T src[4][4];
-                         for (int i = 0; i < 4; ++i) load_row_vector<4>(m, kLoadIn, ok, (y + i) * s.width + x, src[i]);
-                         for (int j = 0; j < 4; ++j) {
-                           const T col[4] = {src[0][j], src[1][j], src[2][j], src[3][j]};
-                           store_row_vector<4>(m, kStoreOut, ok, (x + j) * s.height + y, col);
-                         }
-                       });
+    const auto o = tile_origin(s, t.block_x, t.block_y);
+    with_input_bounds(s, o, [&](const auto& inside) {
+      for_each_tile_step(quad_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
+                         [&](const auto& r4, const auto& c4, const auto& in_tile) {
+                           const auto x = o.col0 + 4 * c4;
+                           const auto y = o.row0 + 4 * r4;
+                           const auto ok = in_tile && inside(x, y);
+                           T src[4][4];
+                           for (int i = 0; i < 4; ++i) load_row_vector<4>(m, kLoadIn, ok, (y + i) * s.width + x, src[i]);
+                           for (int j = 0; j < 4; ++j) {
+                             const T col[4] = {src[0][j], src[1][j], src[2][j], src[3][j]};
+                             store_row_vector<4>(m, kStoreOut, ok, (x + j) * s.height + y, col);
+                           }
+                         });
+    });
   }
 };
 

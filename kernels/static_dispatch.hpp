@@ -1,0 +1,65 @@
+#pragma once
+// Which compile-time shape (kernels/static_shape.hpp), if any, runs a resolved launch on the GPU. The GPU
+// launcher (validate/suite_launch.cu), the GPU's address capture and the host test that proves static and
+// run-time shapes address alike all dispatch through here, so they agree on which instantiation a
+// configuration gets.
+#include <cstdint>
+
+#include "kernels/resolve.hpp"
+#include "kernels/static_shape.hpp"
+
+namespace memsim {
+
+// The blocks every kernel and dtype has static instantiations of, with their default tiles and pads: the
+// whitepaper's 32x8, the square 16x16 and 32x32, and the tall 8x32 of seed 000.
+#define MEMSIM_STATIC_BLOCKS(X) X(32, 8) X(16, 16) X(8, 32) X(32, 32)
+
+// The static shape S with the launch's matrix and grid.
+template <class S>
+S make_static_shape(const LaunchShape& s) {
+  S out;
+  out.width = typename S::Index(s.width);
+  out.height = typename S::Index(s.height);
+  out.grid_x = s.grid_x;
+  out.grid_y = s.grid_y;
+  return out;
+}
+
+template <class S>
+bool static_shape_matches(const LaunchShape& s) {
+  return s.block_x == S::block_x && s.block_y == S::block_y && s.tile_x == S::tile_x && s.tile_y == S::tile_y &&
+         s.smem_row == S::smem_row && fits_32bit_index(s.width, s.height, S::tile_x, S::tile_y);
+}
+
+// Calls f(shape) with the static shape of kernel K that matches cfg (its block, tile and pad, a matrix with
+// 32-bit indices) and returns true; returns false, calling nothing, when none does: the caller then runs the
+// run-time LaunchShape.
+template <class K, class F>
+bool with_static_shape(const LaunchConfig& cfg, F&& f) {
+  bool ran = false;
+#define MEMSIM_TRY_STATIC_BLOCK(BX, BY)                                          \
+  if constexpr (default_tile_allowed<K, BX, BY>()) {                             \
+    using S = typename DefaultStaticShape<K, BX, BY, int32_t>::type;             \
+    if (!ran && static_shape_matches<S>(cfg.shape)) {                            \
+      f(make_static_shape<S>(cfg.shape));                                        \
+      ran = true;                                                                \
+    }                                                                            \
+  }
+  MEMSIM_STATIC_BLOCKS(MEMSIM_TRY_STATIC_BLOCK)
+#undef MEMSIM_TRY_STATIC_BLOCK
+  return ran;
+}
+
+// Calls f with the shape the GPU runs cfg with: the matching static shape, else the run-time LaunchShape.
+template <class K, class F>
+void with_launch_shape(const LaunchConfig& cfg, F&& f) {
+  if (!with_static_shape<K>(cfg, f)) f(cfg.shape);
+}
+
+// "static" or "dynamic": which kind of shape the GPU runs cfg with, as validation records say.
+template <class K>
+const char* shape_kind(const LaunchConfig& cfg) {
+  return with_static_shape<K>(cfg, [](const auto&) {}) ? "static" : "dynamic";
+}
+
+}  // namespace memsim

@@ -1,0 +1,76 @@
+#pragma once
+// A launch shape whose block, tile and shared-row extents are compile-time constants, the way people write a
+// transpose (`#define TILE_DIM 32`, `#define BLOCK_ROWS 8`): the same kernel bodies as the run-time LaunchShape
+// (kernels/launch_shape.hpp), read through the same member names, but nvcc folds every tile walk, stride and
+// pad into the instructions, unrolls the row loops, and indexes in 32 bits where the matrix allows it. Only
+// the matrix's sides and the grid stay run-time values, as they are in hand-written kernels. The GPU runs these
+// for the shapes people launch (validate/suite_launch.cu); the replay keeps every extent dynamic and computes
+// the same addresses (tests/core/static_shape_test.cpp checks access by access).
+#include <cstdint>
+
+#include "kernels/kernel_info.hpp"
+#include "kernels/launch_shape.hpp"
+
+namespace memsim {
+
+template <int BlockX, int BlockY, int TileX, int TileY, int SmemRow, class IndexT>
+struct StaticShape {
+  using Index = IndexT;
+  // A block whose tile lies wholly inside the matrix skips the per-element bounds tests (kernels/tiles.hpp,
+  // with_bounds); edge tiles keep them.
+  static constexpr bool kSplitEdgeTiles = true;
+  static constexpr int block_x = BlockX, block_y = BlockY;
+  static constexpr int tile_x = TileX, tile_y = TileY;
+  static constexpr int smem_row = SmemRow;
+  Index width = 0, height = 0;
+  int grid_x = 0, grid_y = 0;
+};
+
+template <int BX, int BY, int TX, int TY, int SR, class I>
+MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TY, TX, BX, BY> tile_walk(const StaticShape<BX, BY, TX, TY, SR, I>&) {
+  return {};
+}
+template <int BX, int BY, int TX, int TY, int SR, class I>
+MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TX, TY, BX, BY> transposed_tile_walk(
+    const StaticShape<BX, BY, TX, TY, SR, I>&) {
+  return {};
+}
+template <int BX, int BY, int TX, int TY, int SR, class I>
+MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TY, TX / 4, BX, BY> row_quad_walk(
+    const StaticShape<BX, BY, TX, TY, SR, I>&) {
+  return {};
+}
+template <int BX, int BY, int TX, int TY, int SR, class I>
+MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TY / 4, TX / 4, BX, BY> quad_walk(
+    const StaticShape<BX, BY, TX, TY, SR, I>&) {
+  return {};
+}
+
+// The static shape of kernel K with block BX x BY and its default tile and pad (kernels/resolve.hpp): what a
+// user gets without --tile and --pad.
+template <class K, int BX, int BY, class Index>
+struct DefaultStaticShape {
+  static constexpr TileExtent kTile = default_tile_extent(K::info().footprint, BX, BY);
+  static constexpr int kSmemRow = K::info().uses_shared_tile ? kTile.x + K::info().default_pad : 0;
+  using type = StaticShape<BX, BY, kTile.x, kTile.y, kSmemRow, Index>;
+};
+
+// Whether resolve_launch accepts kernel K with block BX x BY and its default tile (as far as the kernel alone
+// decides: the matrix may still rule it out): no instantiation is built for a shape that can never run.
+template <class K, int BX, int BY>
+constexpr bool default_tile_allowed() {
+  constexpr KernelInfo k = K::info();
+  constexpr TileExtent t = default_tile_extent(k.footprint, BX, BY);
+  if (k.square_tile_only && t.x != t.y) return false;
+  if (k.pow2_tile_x && !is_pow2(t.x)) return false;
+  return true;
+}
+
+// Whether a matrix's every index, and every position an edge tile reaches past it, fits a 32-bit int.
+MEMSIM_HD constexpr bool fits_32bit_index(int64_t width, int64_t height, int tile_x, int tile_y) {
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  return width > 0 && height > 0 && width < kLimit && height < kLimit &&
+         (width + tile_x + tile_y) * (height + tile_x + tile_y) < kLimit;
+}
+
+}  // namespace memsim
