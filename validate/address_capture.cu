@@ -2,9 +2,11 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 #include <string>
 
+#include "kernels/static_dispatch.hpp"
 #include "kernels/suite.hpp"
 #include "validate/cuda_check.hpp"
 #include "validate/device_capture.cuh"
@@ -13,8 +15,10 @@ namespace memsim::validate {
 
 // The same body as the real kernel (validate/suite_launch.cu), with the capturing policy. Blocks outside the
 // range return as a whole, so no barrier waits for them.
-template <class K, class T>
-__global__ void capture_kernel(DeviceCapture<T> cap, LaunchShape s, int64_t first_block, int64_t last_block) {
+// Shape is the one the real kernel runs with (kernels/static_dispatch.hpp), so a static instantiation's
+// addresses are the ones checked.
+template <class K, class T, class Shape>
+__global__ void capture_kernel(DeviceCapture<T> cap, Shape s, int64_t first_block, int64_t last_block) {
   const int64_t block = int64_t(blockIdx.x) + int64_t(gridDim.x) * blockIdx.y;
   if (block < first_block || block >= last_block) return;
   const int tid = int(threadIdx.x + blockDim.x * threadIdx.y);
@@ -27,19 +31,22 @@ __global__ void capture_kernel(DeviceCapture<T> cap, LaunchShape s, int64_t firs
 
 namespace {
 
-using CaptureFn = void (*)(const LaunchShape& s, int num_sites, int capacity, int64_t first, int64_t last,
+using CaptureFn = void (*)(const LaunchConfig& cfg, int num_sites, int capacity, int64_t first, int64_t last,
                            int64_t* slots, int* counts);
 
 template <class K, class T>
-void run_capture(const LaunchShape& s, int num_sites, int capacity, int64_t first, int64_t last, int64_t* slots,
+void run_capture(const LaunchConfig& cfg, int num_sites, int capacity, int64_t first, int64_t last, int64_t* slots,
                  int* counts) {
   DeviceCapture<T> cap{};
   cap.slots = slots;
   cap.counts = counts;
   cap.num_sites = num_sites;
   cap.capacity = capacity;
-  capture_kernel<K, T><<<dim3(unsigned(s.grid_x), unsigned(s.grid_y)), dim3(unsigned(s.block_x), unsigned(s.block_y))>>>(
-      cap, s, first, last);
+  const LaunchShape& s = cfg.shape;
+  const dim3 grid(unsigned(s.grid_x), unsigned(s.grid_y)), block(unsigned(s.block_x), unsigned(s.block_y));
+  with_launch_shape<K>(cfg, [&](const auto& shape) {
+    capture_kernel<K, T, std::decay_t<decltype(shape)>><<<grid, block>>>(cap, shape, first, last);
+  });
   MEMSIM_CHECK_LAUNCH("capture_kernel launch");
   MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -84,7 +91,7 @@ int max_site_occurrences(const LaunchConfig& cfg) {
   const int sites = cfg.kernel->num_sites;
   const size_t n = size_t(cfg.blocks()) * cfg.threads_per_block() * sites;
   DeviceArray<int> counts(n);
-  fn(cfg.shape, sites, 0, 0, cfg.blocks(), nullptr, counts.ptr);
+  fn(cfg, sites, 0, 0, cfg.blocks(), nullptr, counts.ptr);
   std::vector<int> host(n);
   MEMSIM_CUDA_CHECK(cudaMemcpy(host.data(), counts.ptr, n * sizeof(int), cudaMemcpyDeviceToHost));
   int most = 0;
@@ -106,7 +113,7 @@ AddressCapture capture_addresses(const LaunchConfig& cfg, int64_t first_block, i
   DeviceArray<int64_t> slots(n_slots);
   DeviceArray<int> counts(n_counts);
   MEMSIM_CUDA_CHECK(cudaMemset(slots.ptr, 0xFF, n_slots * sizeof(int64_t)));  // kCaptureUnreached everywhere
-  fn(cfg.shape, out.num_sites, capacity, first_block, last_block, slots.ptr, counts.ptr);
+  fn(cfg, out.num_sites, capacity, first_block, last_block, slots.ptr, counts.ptr);
   out.slots.resize(n_slots);
   out.counts.resize(n_counts);
   MEMSIM_CUDA_CHECK(cudaMemcpy(out.slots.data(), slots.ptr, n_slots * sizeof(int64_t), cudaMemcpyDeviceToHost));

@@ -29,6 +29,7 @@
 #include "validate/ncu.hpp"
 #include "validate/reached.hpp"
 #include "validate/reference.hpp"
+#include "validate/reference_kernels.hpp"
 #include "validate/report.hpp"
 #include "validate/results.hpp"
 #include "validate/suite_launch.hpp"
@@ -159,9 +160,26 @@ OutputCheck run_and_check(const std::function<void()>& launch, void* out_device,
   return check_output(kind, shape, elem_bytes, host_in.data(), host_out.data(), threads);
 }
 
-std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev, const LaunchConfig& any,
+// The references (validate/reference_kernels.hpp) of a group's configurations: those of the same kernel and
+// block, for f32 matrices they can run, each once.
+std::vector<ReferenceKernel> group_references(const std::vector<LaunchConfig>& group) {
+  std::vector<ReferenceKernel> out;
+  if (group.empty() || group.front().dtype != Dtype::F32) return out;
+  for (const ReferenceKernel& ref : reference_kernels()) {
+    if (!reference_runs(ref, group.front().shape.width, group.front().shape.height)) continue;
+    for (const LaunchConfig& c : group)
+      if (c.kernel->name == std::string(ref.kernel) && c.shape.block_x == ref.block_x && c.shape.block_y == ref.block_y) {
+        out.push_back(ref);
+        break;
+      }
+  }
+  return out;
+}
+
+std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev, const std::vector<LaunchConfig>& group,
                                         const BufferRing& ring, std::vector<unsigned char>& host_out,
                                         const std::vector<unsigned char>& host_in, cudaStream_t stream, Cublas& cublas) {
+  const LaunchConfig& any = group.front();
   const Size2 m{any.shape.width, any.shape.height};
   const int eb = dtype_bytes(any.dtype);
   const size_t bytes = ring.bytes;
@@ -197,6 +215,7 @@ std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev
 
   Baseline gb;
   gb.name = "cublas_geam";
+  gb.output = OutputKind::Transpose;
   gb.detail = any.dtype == Dtype::F64 ? "cublasDgeam(T, N), alpha 1, beta 0" : "cublasSgeam(T, N), alpha 1, beta 0";
   if (any.dtype == Dtype::F16) {
     gb.available = false;
@@ -209,6 +228,25 @@ std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev
     gb.timing = time_launches(stream, s.timing, ring.size(), geam);
   }
   out.push_back(gb);
+
+  // The hand-written references of the group's configurations (f32 only, as the articles write them).
+  for (const ReferenceKernel& ref : group_references(group)) {
+    Baseline rb;
+    rb.name = reference_name(ref);
+    rb.detail = ref.detail;
+    rb.reference_of = ref.kernel;
+    rb.output = ref.output;
+    rb.block_x = ref.block_x;
+    rb.block_y = ref.block_y;
+    auto run_ref = [&](int i) {
+      ref.launch(static_cast<const float*>(ring.in[i].get()), static_cast<float*>(ring.out[i].get()), int(m.x), int(m.y),
+                 stream);
+    };
+    rb.check = run_and_check([&] { run_ref(0); }, ring.out[0].get(), bytes, host_out, host_in, ref.output,
+                             plain_shape(m), eb, s.threads);
+    rb.timing = time_launches(stream, s.timing, ring.size(), run_ref);
+    out.push_back(rb);
+  }
   return out;
 }
 
@@ -272,11 +310,13 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
     g.dtype = any.dtype;
     g.matrix_bytes = int64_t(bytes);
     g.buffer_pairs = pairs;
-    if (!s.check_only) g.baselines = measure_baselines(s, dev, any, ring, host_out, host_in, stream, cublas);
+    const std::vector<LaunchConfig> group(cfgs.begin() + first, cfgs.begin() + last);
+    if (!s.check_only) g.baselines = measure_baselines(s, dev, group, ring, host_out, host_in, stream, cublas);
 
     for (size_t i = first; i < last; ++i) {
       ConfigResult r;
       r.cfg = cfgs[i];
+      r.shape_kind = suite_kernel_shape_kind(r.cfg);
       prepare_suite_kernel(r.cfg);
       r.check = run_and_check([&] { launch_suite_kernel(r.cfg, ring.in[0].get(), ring.out[0].get(), stream); },
                               ring.out[0].get(), bytes, host_out, host_in, r.cfg.kernel->output, r.cfg.shape, eb,
@@ -328,6 +368,12 @@ int ncu_child(const ResolvedSweep& sweep) {
       launch_suite_kernel(cfgs[i], in.get(), out.get(), nullptr);
       MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
     }
+    const std::vector<LaunchConfig> group(cfgs.begin() + first, cfgs.begin() + last);
+    for (const ReferenceKernel& ref : group_references(group)) {
+      ref.launch(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), int(group.front().shape.width),
+                 int(group.front().shape.height), nullptr);
+      MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
     first = last;
   }
   return 0;
@@ -364,7 +410,7 @@ void profile(const Settings& s, const char* argv0, RunResult& run) {
   NcuInvocation inv;
   inv.ncu = s.ncu_path;
   inv.log_file = s.out_dir + "/" + s.name + ".ncu.csv";
-  inv.kernel_regex = kSuiteKernelName;
+  inv.kernel_regex = std::string(kSuiteKernelName) + "|" + kReferenceKernelPrefix;
   inv.metrics = ncu_metric_list();
   inv.program.push_back(self_path(argv0));
   for (const std::string& a : child_arguments(s)) inv.program.push_back(a);
@@ -376,18 +422,36 @@ void profile(const Settings& s, const char* argv0, RunResult& run) {
   const int rc = std::system((cmd + " >&2").c_str());
   std::ifstream log(inv.log_file);
   const std::vector<NcuRow> rows = parse_ncu_csv(log);
-  if (rc != 0 || rows.size() != run.configs.size()) {
+  // The child's launches in order: each group's configurations, then the group's references.
+  std::vector<Baseline*> references;
+  for (GroupResult& g : run.groups)
+    for (Baseline& b : g.baselines)
+      if (!b.reference_of.empty()) references.push_back(&b);
+  if (rc != 0 || rows.size() != run.configs.size() + references.size()) {
     run.ncu["status"] = "ncu exited with status " + std::to_string(rc) + " and reported " +
                         std::to_string(rows.size()) + " launches for " + std::to_string(run.configs.size()) +
-                        " configurations (see " + inv.log_file + ")";
+                        " configurations and " + std::to_string(references.size()) + " references (see " +
+                        inv.log_file + ")";
     return;
   }
+  size_t next_config = 0, next_reference = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    ConfigResult& r = run.configs[i];
-    if (!kernel_name_matches(rows[i].kernel_name, r.cfg) || !same_grid(rows[i].grid_size, r.cfg)) {
+    const bool is_reference = rows[i].kernel_name.find(kReferenceKernelPrefix) != std::string::npos;
+    if (is_reference && next_reference < references.size()) {
+      Baseline& b = *references[next_reference++];
+      b.measured = rows[i].metrics;
+      b.ncu_kernel_name = rows[i].kernel_name;
+      continue;
+    }
+    if (next_config >= run.configs.size()) {
+      run.ncu["status"] = "launch " + std::to_string(i) + " (" + rows[i].kernel_name + ") is one more than the run made";
+      return;
+    }
+    ConfigResult& r = run.configs[next_config++];
+    if (is_reference || !kernel_name_matches(rows[i].kernel_name, r.cfg) || !same_grid(rows[i].grid_size, r.cfg)) {
       run.ncu["status"] = "launch " + std::to_string(i) + " is " + rows[i].kernel_name + " grid " + rows[i].grid_size +
                           ", expected " + std::string(kSuiteKernelName) + "<" + suite_kernel_signature(r.cfg) +
-                          " grid " + grid_text(r.cfg);
+                          suite_kernel_shape_signature(r.cfg) + " grid " + grid_text(r.cfg);
       return;
     }
     r.measured = rows[i].metrics;

@@ -219,17 +219,31 @@ Json model_json(const ConfigResult& r, int64_t matrix_bytes, const Baseline* cop
           {"model", r.model->model}};
 }
 
+// The hand-written reference of a configuration's kernel and block in its group, if one ran.
+const Baseline* reference_of(const GroupResult* g, const LaunchConfig& cfg) {
+  if (!g) return nullptr;
+  for (const Baseline& b : g->baselines)
+    if (b.reference_of == cfg.kernel->name && b.block_x == cfg.shape.block_x && b.block_y == cfg.shape.block_y &&
+        b.available && b.timing)
+      return &b;
+  return nullptr;
+}
+
+constexpr const char* kInstructions = "smsp__inst_executed.sum";
+
 Json record_json(const RunResult& run, const ConfigResult& r) {
   const GroupResult* g = group_of(run, r.cfg);
   const int64_t bytes = r.cfg.elements() * dtype_bytes(r.cfg.dtype);
   const Baseline* copy = baseline(g, "copy_kernel");
   const Baseline* geam = baseline(g, "cublas_geam");
   const Baseline* memcpy_b = baseline(g, "cudaMemcpy_d2d");
+  const Baseline* ref = reference_of(g, r.cfg);
   Json j;
   j["id"] = config_label(r.cfg);
   j["config"] = config_json(r.cfg);
   j["config"]["output"] = output_kind_name(r.cfg.kernel->output);
   j["config"]["matrix_bytes"] = bytes;
+  j["config"]["shape"] = r.shape_kind.empty() ? Json(nullptr) : Json(r.shape_kind);
   j["output_check"] = r.check ? check_json(*r.check, r.cfg.kernel->output) : Json(nullptr);
   Json measured;
   if (r.timing) {
@@ -239,6 +253,14 @@ Json record_json(const RunResult& run, const ConfigResult& r) {
     measured["fraction_of_copy_kernel"] = ratio(bw, copy, bytes);
     measured["fraction_of_cublas"] = ratio(bw, geam, bytes);
     measured["fraction_of_memcpy"] = ratio(bw, memcpy_b, bytes);
+    measured["reference"] = ref ? Json(ref->name) : Json(nullptr);
+    measured["fraction_of_reference"] = ratio(bw, ref, bytes);
+    const auto inst = r.measured.find(kInstructions);
+    const auto ref_inst = ref ? ref->measured.find(kInstructions) : r.measured.end();
+    measured["instructions_over_reference"] =
+        ref && inst != r.measured.end() && ref_inst != ref->measured.end() && ref_inst->second > 0
+            ? Json(inst->second / ref_inst->second)
+            : Json(nullptr);
   } else {
     measured["time_us"] = nullptr;
   }
@@ -259,8 +281,13 @@ Json baseline_json(const Baseline& b, int64_t matrix_bytes) {
   j["note"] = b.note.empty() ? Json(nullptr) : Json(b.note);
   j["time_us"] = b.timing ? timing_json(*b.timing, matrix_bytes) : Json(nullptr);
   j["effective_bandwidth_gbs"] = b.timing ? Json(effective_bandwidth_gbs(matrix_bytes, b.timing->median_us)) : Json(nullptr);
-  j["output_check"] = b.check ? check_json(*b.check, b.name == "cublas_geam" ? OutputKind::Transpose : OutputKind::Copy)
-                              : Json(nullptr);
+  j["output_check"] = b.check ? check_json(*b.check, b.output) : Json(nullptr);
+  if (!b.reference_of.empty()) {
+    j["reference_of"] = {{"kernel", b.reference_of}, {"block", {{"x", b.block_x}, {"y", b.block_y}}}};
+    const auto inst = b.measured.find(kInstructions);
+    j["instructions"] = inst != b.measured.end() ? Json(inst->second) : Json(nullptr);
+    j["ncu_kernel_name"] = b.ncu_kernel_name.empty() ? Json(nullptr) : Json(b.ncu_kernel_name);
+  }
   return j;
 }
 
@@ -773,17 +800,18 @@ void markdown_bandwidth(std::ostream& os, const Json& run, const Json& g) {
   const std::string m = g["matrix"].get<std::string>(), d = g["dtype"].get<std::string>();
   os << "### " << d << " " << m << " (" << num(g["matrix_bytes"].get<double>() / 1e6, 1) << " MB; "
      << g["buffer_pairs"] << " buffer pairs, " << num(g["rotated_bytes"].get<double>() / 1e6, 0) << " MB rotated)\n\n";
-  os << "| kernel | block | tile | output | verified | median µs (min–max) | GB/s | % of copy kernel | % of cuBLAS |\n";
-  os << "|---|---|---|---|---|---|---|---|---|\n";
+  os << "| kernel | block | tile | output | verified | median µs (min–max) | GB/s | % of copy kernel | % of cuBLAS | "
+        "% of reference | instructions / reference |\n";
+  os << "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& [name, b] : g["baselines"].items()) {
     os << "| *" << name << "* | | | " << b["detail"].get<std::string>() << " | ";
     os << (b["output_check"].is_object() ? (b["output_check"]["passed"].get<bool>() ? "yes" : "**NO**") : "—") << " | ";
     if (b["time_us"].is_object())
       os << num(b["time_us"]["median"].get<double>(), 1) << " (" << num(b["time_us"]["min"].get<double>(), 1) << "–"
          << num(b["time_us"]["max"].get<double>(), 1) << ") | " << num(b["effective_bandwidth_gbs"].get<double>(), 0)
-         << " | | |\n";
+         << " | | | | |\n";
     else
-      os << (b["note"].is_string() ? b["note"].get<std::string>() : "n/a") << " | | | |\n";
+      os << (b["note"].is_string() ? b["note"].get<std::string>() : "n/a") << " | | | | | |\n";
   }
   std::string best;
   double best_bw = 0;
@@ -793,21 +821,29 @@ void markdown_bandwidth(std::ostream& os, const Json& run, const Json& g) {
     if (size_of(c) != m || c["dtype"] != d) continue;
     const Json& t = r["measured"]["time_us"];
     const bool ok = r["output_check"].is_object() && r["output_check"]["passed"].get<bool>();
-    os << "| " << c["kernel"].get<std::string>() << " | " << block_of(c) << " | " << tile_of(c) << " | "
+    // The shape the GPU ran (a compile-time instantiation or the run-time fallback), where the run says.
+    const std::string shape = c.contains("shape") && c["shape"].is_string() ? " (" + c["shape"].get<std::string>() + ")" : "";
+    os << "| " << c["kernel"].get<std::string>() << shape << " | " << block_of(c) << " | " << tile_of(c) << " | "
        << c["output"].get<std::string>() << " | " << (r["output_check"].is_object() ? (ok ? "yes" : "**NO**") : "—")
        << " | ";
     if (t.is_object()) {
       const double bw = r["measured"]["effective_bandwidth_gbs"].get<double>();
       os << num(t["median"].get<double>(), 1) << " (" << num(t["min"].get<double>(), 1) << "–" << num(t["max"].get<double>(), 1)
          << ") | " << num(bw, 0) << " | " << pct(r["measured"]["fraction_of_copy_kernel"]) << " | "
-         << pct(r["measured"]["fraction_of_cublas"]) << " |\n";
+         << pct(r["measured"]["fraction_of_cublas"]) << " | "
+         << (r["measured"].value("fraction_of_reference", Json()).is_number() ? pct(r["measured"]["fraction_of_reference"])
+                                                                               : std::string(""))
+         << " | " << (r["measured"].value("instructions_over_reference", Json()).is_number()
+                          ? num(r["measured"]["instructions_over_reference"].get<double>(), 2)
+                          : std::string(""))
+         << " |\n";
       if (ok && c["output"] == "transpose" && bw > best_bw) {
         best_bw = bw;
         best = c["kernel"].get<std::string>() + " (block " + block_of(c) + ", tile " + tile_of(c) + ")";
         best_rec = r;
       }
     } else {
-      os << "— | — | — | — |\n";
+      os << "— | — | — | — | | |\n";
     }
   }
   if (!best.empty())

@@ -38,6 +38,7 @@ struct ConfigResult {
   // instructions reached with all-off lanes counted too (validate/reached.hpp).
   std::map<std::string, int64_t> upper_bounds;
   std::string ncu_kernel_name;
+  std::string shape_kind;  // "static" (compile-time shape) or "dynamic" (run-time LaunchShape) on the GPU
 };
 
 struct Baseline {
@@ -47,6 +48,13 @@ struct Baseline {
   std::string note;    // why it is unavailable
   std::optional<TimingStats> timing;
   std::optional<OutputCheck> check;
+  OutputKind output = OutputKind::Copy;  // what its output holds
+  // A hand-written reference (validate/reference_kernels.hpp): the suite kernel and block it stands beside,
+  // and its Nsight Compute counters (empty without --ncu). Empty kernel for the library baselines.
+  std::string reference_of;
+  int block_x = 0, block_y = 0;
+  std::map<std::string, double> measured;
+  std::string ncu_kernel_name;
 };
 
 struct GroupResult {

@@ -20,14 +20,19 @@ void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cud
 // cfg's __global__ function, for cudaFuncGetAttributes and the occupancy API.
 const void* suite_kernel_function(const LaunchConfig& cfg);
 
+// "static" when the GPU runs cfg with a compile-time shape (kernels/static_dispatch.hpp), else "dynamic".
+const char* suite_kernel_shape_kind(const LaunchConfig& cfg);
+
 // A kernel that does nothing, to load the module and wake the GPU before anything measured.
 void launch_warmup_kernel(cudaStream_t stream);
 
-// What identifies cfg's instantiation inside its demangled name, e.g. "Padded, float>": ncu prints
-// "suite_kernel<Padded, float>(...)" (namespaces dropped), c++filt "...suite_kernel<memsim::suite::Padded,
-// float>(...)"; either way the struct name follows '<' or "::".
+// What identifies cfg's instantiation inside its demangled name: "Padded, float, " and its shape,
+// "StaticShape<32, 8, 32, 32, 33," or "LaunchShape". ncu prints "suite_kernel_any<Padded, float,
+// StaticShape<...>>(...)" (namespaces dropped), c++filt "...suite_kernel_any<memsim::suite::Padded, float,
+// memsim::StaticShape<...>>(...)"; either way the struct name follows '<' or "::".
 bool kernel_name_matches(const std::string& demangled, const LaunchConfig& cfg);
-std::string suite_kernel_signature(const LaunchConfig& cfg);  // "Padded, float>"
+std::string suite_kernel_signature(const LaunchConfig& cfg);        // "Padded, float, "
+std::string suite_kernel_shape_signature(const LaunchConfig& cfg);  // "StaticShape<32, 8, 32, 32, 33," or "LaunchShape"
 
 // The base name every suite kernel shares (ncu --kernel-name regex).
 constexpr const char* kSuiteKernelName = "suite_kernel";

@@ -189,25 +189,42 @@ TEST(Ncu, ParsesTheRawPageToo) {
 }
 
 // ncu prints demangled names without namespaces; c++filt keeps them. Either must find its configuration, and
-// a kernel whose name extends another's (CopyShared, Vec4Shared) must not be taken for it.
+// a kernel whose name extends another's (CopyShared, Vec4Shared) must not be taken for it, nor a static
+// instantiation for the run-time one or for another static shape.
 TEST(Ncu, KernelNamesMatchTheirConfiguration) {
   UserConfig u;
   u.kernel = "copy";
-  const LaunchConfig copy = resolve_launch(u);
+  const LaunchConfig copy = resolve_launch(u);  // block 32x8: the static shape of tile 32x32
   u.kernel = "copy_shared";
   const LaunchConfig shared = resolve_launch(u);
   u.kernel = "copy";
   u.dtype = Dtype::F16;
   const LaunchConfig copy16 = resolve_launch(u);
-  const std::string ncu_name = "void suite_kernel<Copy, float>(DeviceMemory<T2>, LaunchShape)";
-  const std::string full = "void memsim::validate::suite_kernel<memsim::suite::Copy, float>(memsim::DeviceMemory<float>, "
-                           "memsim::LaunchShape)";
+  u.dtype = Dtype::F32;
+  u.block = {64, 4};  // no static instantiation
+  const LaunchConfig copy_dynamic = resolve_launch(u);
+  ASSERT_STREQ(suite_kernel_shape_kind(copy), "static");
+  ASSERT_STREQ(suite_kernel_shape_kind(copy_dynamic), "dynamic");
+  const std::string ncu_name =
+      "void suite_kernel_any<Copy, float, StaticShape<32, 8, 32, 32, 0, int>>(DeviceMemory<T2>, T3)";
+  const std::string full =
+      "void memsim::validate::suite_kernel_any<memsim::suite::Copy, float, memsim::StaticShape<32, 8, 32, 32, 0, "
+      "int>>(memsim::DeviceMemory<float>, memsim::StaticShape<32, 8, 32, 32, 0, int>)";
   EXPECT_TRUE(kernel_name_matches(ncu_name, copy));
   EXPECT_TRUE(kernel_name_matches(full, copy));
   EXPECT_FALSE(kernel_name_matches(ncu_name, shared));
   EXPECT_FALSE(kernel_name_matches(ncu_name, copy16));
-  EXPECT_TRUE(kernel_name_matches("void suite_kernel<Copy, unsigned short>(DeviceMemory<T2>, LaunchShape)", copy16));
-  EXPECT_FALSE(kernel_name_matches("void suite_kernel<CopyShared, float>(DeviceMemory<T2>, LaunchShape)", copy));
+  EXPECT_FALSE(kernel_name_matches(ncu_name, copy_dynamic));
+  EXPECT_TRUE(kernel_name_matches(
+      "void suite_kernel_any<Copy, unsigned short, StaticShape<32, 8, 32, 32, 0, int>>(DeviceMemory<T2>, T3)", copy16));
+  EXPECT_FALSE(kernel_name_matches(
+      "void suite_kernel_any<CopyShared, float, StaticShape<32, 8, 32, 32, 33, int>>(DeviceMemory<T2>, T3)", copy));
+  EXPECT_FALSE(kernel_name_matches(
+      "void suite_kernel_any<Copy, float, StaticShape<16, 16, 16, 16, 0, int>>(DeviceMemory<T2>, T3)", copy));
+  EXPECT_TRUE(kernel_name_matches("void suite_kernel_scalar<Copy, float, LaunchShape>(DeviceMemory<T2>, LaunchShape)",
+                                  copy_dynamic));
+  EXPECT_FALSE(kernel_name_matches("void suite_kernel_scalar<Copy, float, LaunchShape>(DeviceMemory<T2>, LaunchShape)",
+                                   copy));
 }
 
 TEST(Ncu, MetricListHoldsEveryPredictionAndTheTrafficCounters) {
