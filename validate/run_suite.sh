@@ -100,7 +100,7 @@ validate() { "$bin" --out-dir "$out" "$@"; }
 
 if has addresses; then
   step "GPU addresses against the replay (every kernel, dtype and block shape; ragged 200x136 too)"
-  validate --check-addresses --kernels all --blocks 32x8,16x16,8x32 --matrices 256x192,200x136 \
+  validate --check-addresses --kernels all --blocks 32x8,16x16,8x32,32x32 --matrices 256x192,200x136 \
     --dtypes f16,f32,f64 --name addresses >/dev/null || fail "address check"
 fi
 
@@ -116,7 +116,7 @@ fi
 if has sanitizer; then
   step "every kernel's output at ragged sizes, under compute-sanitizer memcheck"
   "$sanitizer" --tool memcheck --error-exitcode 99 --print-limit 20 --log-file "$out/sanitizer_odd.memcheck.log" \
-    "$bin" --out-dir "$out" --check-only --kernels all --blocks 32x8,16x16,8x32 \
+    "$bin" --out-dir "$out" --check-only --kernels all --blocks 32x8,16x16,8x32,32x32 \
     --matrices 1000x3000,3000x1000,1001x777 --dtypes f16,f32,f64 --name sanitizer_odd >/dev/null
   rc=$?
   grep -h "ERROR SUMMARY" "$out/sanitizer_odd.memcheck.log" || echo "no memcheck summary in sanitizer_odd.memcheck.log"
