@@ -506,6 +506,31 @@ TEST(Cli, Gt200TableShowsStoreHotspotsAndDiagonalRemovesThem) {
   for (const std::string& bar : even) EXPECT_EQ(bar, "11111111");
 }
 
+// --exact replays every block; the default replays one of each class: the same JSON but for config.replay,
+// which says which ran. With --partitions every block is replayed, and the JSON says why.
+TEST(Cli, ExactAndClassReplaysPrintTheSameReport) {
+  const std::vector<std::string> base = {"--kernel", "vec4_shared", "--matrix", "1000x772", "--dtype", "f16",
+                                         "--block", "16x16", "--format", "json"};
+  std::vector<std::string> exact = base;
+  exact.push_back("--exact");
+  const Cli a = run_cli(base), b = run_cli(exact);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  nlohmann::ordered_json ja = nlohmann::ordered_json::parse(a.out), jb = nlohmann::ordered_json::parse(b.out);
+  EXPECT_EQ(ja["config"]["replay"]["path"], "block_classes");
+  EXPECT_EQ(jb["config"]["replay"]["path"], "full");
+  EXPECT_EQ(jb["config"]["replay"]["why_full"], "the exact replay was asked for");
+  ja["config"].erase("replay");
+  jb["config"].erase("replay");
+  EXPECT_EQ(ja, jb);
+  std::vector<std::string> partitions = base;
+  partitions.push_back("--partitions");
+  const Cli c = run_cli(partitions);
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(nlohmann::ordered_json::parse(c.out)["config"]["replay"]["why_full"],
+            "the partition counter needs every block's own addresses");
+}
+
 }  // namespace
 }  // namespace memsim
 
