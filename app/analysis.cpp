@@ -9,6 +9,7 @@
 #include "app/partition_report.hpp"
 #include "app/report.hpp"
 #include "model/occupancy.hpp"
+#include "sim/launch_size.hpp"
 
 namespace memsim {
 namespace {
@@ -72,21 +73,24 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
                       ": " + std::to_string(device.sms) + " SMs x " + std::to_string(device.max_blocks_per_sm) +
                       " blocks)");
 
-  Analysis a;
-  a.config = resolve_launch(user, launch_limits(device));
-  const int regs = options.regs ? *options.regs : kernel_registers(device, a.config.kernel->name, a.config.dtype);
-  require_fit(device, a.config, regs, options.regs.has_value());
-
   ReplayOptions ropts;
   ropts.threads = options.threads;
   ropts.rules = memory_rules(device);
+  ropts.exact = options.exact;
   // Partition traffic costs replay time; it is counted when asked for, or when the device's mapping is public
-  // (GT200, G80), where camping is a real effect rather than an assumption.
-  std::unique_ptr<PartitionTrafficSink> counter;
+  // (GT200, G80), where camping is a real effect rather than an assumption. It needs every block's addresses:
+  // those launches are replayed in full (sim/replay.hpp).
   const bool count_partitions = options.partitions || options.resident_blocks || !device.partitions.assumed;
   if (options.window_options_given && !count_partitions)
     throw ConfigError("--window-step and --max-windows shape the partition windows, which " + device.name +
                       " counts only with --partitions (its partition mapping is assumed)");
+
+  Analysis a;
+  a.config = resolve_launch_any_size(user, launch_limits(device), ropts.rules, options.exact || count_partitions);
+  const int regs = options.regs ? *options.regs : kernel_registers(device, a.config.kernel->name, a.config.dtype);
+  require_fit(device, a.config, regs, options.regs.has_value());
+
+  std::unique_ptr<PartitionTrafficSink> counter;
   if (count_partitions) {
     if (const std::string why = check_partition_spec(device.partitions); !why.empty())
       throw ConfigError("device " + device.name + ": " + why);
@@ -118,7 +122,7 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     copy_user.kernel = "copy";
     copy_user.tile.reset();
     copy_user.pad.reset();
-    const LaunchConfig copy_cfg = resolve_launch(copy_user, launch_limits(device));
+    const LaunchConfig copy_cfg = resolve_launch_any_size(copy_user, launch_limits(device), ropts.rules, options.exact);
     ReplayOptions copy_opts = ropts;
     copy_opts.sector_sink_prototype = nullptr;
     PredictOptions copy_popts;

@@ -26,6 +26,7 @@ struct AnalysisOptions {
   int64_t max_windows = 256;                // windows kept in the JSON
   bool window_options_given = false;        // --window-step or --max-windows on the command line
   bool predict_copy = true;                 // also predict the copy kernel, for fraction_of_copy
+  bool exact = false;                       // replay every block, not one of each class (sim/block_classes.hpp)
 };
 
 struct Analysis {

@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
       ("max-windows", po::value<int64_t>()->default_value(256), "partition windows kept in the JSON, evenly spaced (figures use all)")
       ("format,f", po::value<std::string>()->default_value("table"), "output: table, json or csv")
       ("threads", po::value<int>()->default_value(0), "replay worker threads (0: all hardware threads)")
+      ("exact", "replay every block (default: one block of each class of blocks with identical counts, the same figures; the JSON's config.replay says which ran)")
       ("list-kernels", "list the kernel suite and exit")
       ("list-devices", "list the device profiles and exit");
   // clang-format on
@@ -134,6 +135,7 @@ int main(int argc, char** argv) {
     if (vm.count("regs")) aopts.regs = vm["regs"].as<int>();
     if (vm.count("instructions")) aopts.instructions = vm["instructions"].as<double>();
     aopts.partitions = vm.count("partitions") > 0;
+    aopts.exact = vm.count("exact") > 0;
     if (vm.count("resident-blocks")) aopts.resident_blocks = vm["resident-blocks"].as<int64_t>();
     aopts.window_step = vm["window-step"].as<int64_t>();
     aopts.max_windows = vm["max-windows"].as<int64_t>();

@@ -85,6 +85,14 @@ nlohmann::ordered_json replay_json(const ReplayResult& r) {
   nlohmann::ordered_json j;
   j["kernel"] = r.config.kernel->name;
   j["config"] = config_json(r.config);
+  // Which replay ran: one block of each class of identical counts, or every block (and why).
+  nlohmann::ordered_json path{{"path", r.path.by_classes ? "block_classes" : "full"},
+                              {"blocks_replayed", r.path.blocks_replayed}};
+  if (r.path.by_classes)
+    path["classes"] = r.path.classes;
+  else
+    path["why_full"] = r.path.why_full;
+  j["config"]["replay"] = path;
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   for (const Metric& m : ncu_metrics(r)) metrics[m.name] = m.value;
   j["metrics"] = metrics;
@@ -147,7 +155,16 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
      << c["block"]["y"] << "  tile " << c["tile"]["x"] << "x" << c["tile"]["y"];
   if (c["shared_bytes_per_block"].get<int64_t>() > 0)
     os << "  pad " << c["pad"] << "  shared " << c["shared_bytes_per_block"] << " B/block";
-  os << "  grid " << c["grid"]["x"] << "x" << c["grid"]["y"] << "\n\n";
+  os << "  grid " << c["grid"]["x"] << "x" << c["grid"]["y"] << "\n";
+  if (c.contains("replay")) {
+    const auto& p = c["replay"];
+    if (p["path"] == "block_classes")
+      os << "replay: by block classes (" << grouped(p["classes"].get<int64_t>()) << " classes, "
+         << grouped(p["blocks_replayed"].get<int64_t>()) << " blocks replayed; --exact replays every block)\n";
+    else
+      os << "replay: every block (" << p["why_full"].get<std::string>() << ")\n";
+  }
+  os << "\n";
 
   os << "Totals (Nsight Compute metric names)\n";
   for (const auto& [name, value] : r["metrics"].items())

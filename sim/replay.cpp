@@ -9,6 +9,7 @@
 
 #include "kernels/runtime_division.hpp"
 #include "kernels/suite.hpp"
+#include "sim/block_classes.hpp"
 #include "sim/clones.hpp"
 #include "sim/partial_lines.hpp"
 #include "sim/warp_recorder.hpp"
@@ -165,11 +166,11 @@ void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, 
   entry_for(cfg).walk[int(cfg.dtype)](cfg.shape, default_layout(cfg), first, last, recorders, visit, findings);
 }
 
-ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
+namespace {
+
+// Every block, split among worker threads; their tallies merged in launch order.
+Tally replay_every_block(const LaunchConfig& cfg, const BufferLayout& layout, const ReplayOptions& options) {
   const RangeFn fn = find_range_fn(cfg);
-  ReplayResult result;
-  result.config = cfg;
-  result.layout = default_layout(cfg);
   const int64_t blocks = cfg.blocks();
   int workers = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   // A worker per few hundred blocks at least: small launches are not worth a thread.
@@ -184,7 +185,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   }
   auto run = [&](int i) {
     const int64_t first = blocks * i / workers, last = blocks * (i + 1) / workers;
-    fn(cfg.shape, result.layout, first, last, options.rules, tallies[i]);
+    fn(cfg.shape, layout, first, last, options.rules, tallies[i]);
   };
   if (workers == 1) {
     run(0);
@@ -195,14 +196,50 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
     for (std::thread& t : pool) t.join();
   }
   for (int i = 1; i < workers; ++i) tallies[0].merge(tallies[i]);
+  return std::move(tallies[0]);
+}
 
-  result.sites = std::move(tallies[0].sites);
-  result.findings = std::move(tallies[0].findings);
-  result.sectors = std::move(tallies[0].sectors_sink);
+// By classes when the launch has them and its checks pass (sim/block_classes.hpp), else every block.
+Tally replay_tally(const LaunchConfig& cfg, const BufferLayout& layout, const ReplayOptions& options,
+                   ReplayPath& path) {
+  if (options.exact)
+    path.why_full = "the exact replay was asked for";
+  else if (options.sector_sink_prototype)
+    path.why_full = "the partition counter needs every block's own addresses";
+  if (path.why_full.empty()) {
+    const ClassPlan plan = plan_block_classes(cfg, options.rules);
+    path.why_full = plan.why_not;
+    if (path.why_full.empty()) {
+      Tally by_classes(cfg.kernel->num_sites);
+      path.why_full = replay_by_classes(cfg, layout, plan, options.rules, by_classes);
+      if (path.why_full.empty()) {
+        path.by_classes = true;
+        path.classes = int64_t(plan.classes.size());
+        path.blocks_replayed = plan.blocks_to_replay();
+        return by_classes;
+      }
+    }
+  }
+  path.blocks_replayed = cfg.blocks();
+  return replay_every_block(cfg, layout, options);
+}
+
+}  // namespace
+
+ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
+  find_range_fn(cfg);  // a kernel without a replay entry fails here, before any work
+  ReplayResult result;
+  result.config = cfg;
+  result.layout = default_layout(cfg);
+  const int64_t blocks = cfg.blocks();
+  Tally tally = replay_tally(cfg, result.layout, options, result.path);
+  result.sites = std::move(tally.sites);
+  result.findings = std::move(tally.findings);
+  result.sectors = std::move(tally.sectors_sink);
   result.warps = blocks * cfg.warps_per_block();
-  result.lane_operations = tallies[0].lane_operations;
-  for (int i = 0; i < 2; ++i) result.runtime_divisions[i] = tallies[0].runtime_divisions[i];
-  result.barriers_per_thread = tallies[0].barriers_per_thread;
+  result.lane_operations = tally.lane_operations;
+  for (int i = 0; i < 2; ++i) result.runtime_divisions[i] = tally.runtime_divisions[i];
+  result.barriers_per_thread = tally.barriers_per_thread;
   // One block in the middle of the grid stands for all: the suite's blocks differ only at ragged edges.
   const PartialLines partial = partial_lines_of_block(cfg, blocks / 2, options.rules);
   result.partial_lines_per_block = partial.from_warps;

@@ -17,11 +17,22 @@ struct ReplayOptions {
   int threads = 0;  // 0: one per hardware thread
   MemoryRules rules;
   const SectorSink* sector_sink_prototype = nullptr;  // cloned per worker when partition traffic is wanted
+  // Replay every block even where the blocks fall into classes of identical counts (sim/block_classes.hpp).
+  bool exact = false;
+};
+
+// Which replay produced a result: every block, or one block of each class of identical counts.
+struct ReplayPath {
+  bool by_classes = false;
+  std::string why_full;        // when every block was replayed: why (the exact replay asked for, no proof, ...)
+  int64_t classes = 0;         // by classes: how many
+  int64_t blocks_replayed = 0;  // blocks whose warps ran through the kernel's body (checks included)
 };
 
 struct ReplayResult {
   LaunchConfig config;
   BufferLayout layout;
+  ReplayPath path;
   std::vector<SiteCounts> sites;  // indexed like config.kernel->sites
   std::vector<Finding> findings;
   std::unique_ptr<SectorSink> sectors;  // merged sink, when one was asked for

@@ -5,18 +5,18 @@
 
 namespace memsim {
 
-void SiteCounts::add(const SiteCounts& o) {
-  instructions += o.instructions;
-  lane_accesses += o.lane_accesses;
-  bytes += o.bytes;
-  sectors += o.sectors;
-  ideal_sectors += o.ideal_sectors;
-  lines += o.lines;
-  l1_wavefronts += o.l1_wavefronts;
-  transactions += o.transactions;
-  wavefronts += o.wavefronts;
+void SiteCounts::add_times(const SiteCounts& o, int64_t times) {
+  instructions += times * o.instructions;
+  lane_accesses += times * o.lane_accesses;
+  bytes += times * o.bytes;
+  sectors += times * o.sectors;
+  ideal_sectors += times * o.ideal_sectors;
+  lines += times * o.lines;
+  l1_wavefronts += times * o.l1_wavefronts;
+  transactions += times * o.transactions;
+  wavefronts += times * o.wavefronts;
   if (first_block_bank_words.empty()) first_block_bank_words = o.first_block_bank_words;
-  ideal_wavefronts += o.ideal_wavefronts;
+  ideal_wavefronts += times * o.ideal_wavefronts;
 }
 
 namespace {

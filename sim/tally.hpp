@@ -3,6 +3,7 @@
 // handed to a SectorSink (the partition-camping counter). Plain records, merged by addition.
 #include <cstdint>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "kernels/launch_shape.hpp"
@@ -28,7 +29,15 @@ struct SiteCounts {
   // delivered; a bank-usage heatmap shows a conflict as one hot column.
   std::vector<std::vector<int64_t>> first_block_bank_words;
   int64_t bank_conflicts() const { return wavefronts - ideal_wavefronts; }
-  void add(const SiteCounts& o);
+  // Every count but the bank rows, to compare two sites' counts whole.
+  auto counts() const {
+    return std::tie(instructions, lane_accesses, bytes, sectors, ideal_sectors, lines, l1_wavefronts, transactions,
+                    wavefronts, ideal_wavefronts);
+  }
+  void add(const SiteCounts& o) { add_times(o, 1); }
+  // Adds `times` copies of o's counts (the replay by block classes, sim/block_classes.hpp); the bank rows are
+  // the first block's, taken once.
+  void add_times(const SiteCounts& o, int64_t times);
 };
 
 enum class FindingKind { Misaligned, OutOfBounds };

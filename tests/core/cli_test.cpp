@@ -96,7 +96,7 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--device", "nosuchgpu"},                                          // unknown device profile
       {"--kernel", "vec4", "--matrix", "1001x64"},
       {"--kernel", "reg4x4", "--matrix", "64x1001"},
-      {"--matrix", "65536x65536"},
+      {"--matrix", "1048577x1048576"},                       // past 2^40 elements
       {"--kernel", "swizzle", "--block", "24x8"},            // tile 24x24
       {"--kernel", "coarse", "--tile", "32x64"},
       {"--kernel", "coarse", "--matrix", "100x64"},
@@ -123,7 +123,11 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--device", "gtx280", "--regs", "200"},               // GT200: at most 124 registers a thread
       {"--resident-blocks", "1000000"},                      // more than 132 SMs x 32 blocks
       {"--window-step", "3"},                                // partition windows are not counted on h100
-      {"--block", "1x1", "--matrix", "65537x65535"},         // 2^32 one-lane warps: over the replay's bound
+      {"--block", "1x1", "--matrix", "65537x65535", "--exact"},  // 2^32 one-lane warps: over the replay's bound
+      {"--kernel", "diagonal", "--block", "1x1", "--matrix", "65537x65535"},  // no classes: the same bound
+      {"--kernel", "coarse", "--matrix", "65601x65536"},     // past 2^32-1: still whole tiles only
+      {"--kernel", "vec4", "--matrix", "65537x65536"},       // ... and vector widths
+      {"--matrix", "65536x2097153"},                         // 65537 blocks tall: more than the device launches
       {"--kernel", "naive", "--matrix", "1x1", "--tile", "65536x65536", "--block", "32x32"},
   };
   for (const auto& args : bad) {
@@ -265,7 +269,9 @@ TEST(Cli, JsonShapeIsPinned) {
   const auto& c = j["config"];
   EXPECT_EQ(keys_of(c), (std::vector<std::string>{"kernel", "matrix", "dtype", "elem_bytes", "block", "tile",
                                                    "tile_over_output", "grid", "pad", "shared_bytes_per_block",
-                                                   "threads_per_block", "blocks"}));
+                                                   "threads_per_block", "blocks", "replay"}));
+  EXPECT_EQ(c["replay"]["path"], "full");  // 4 blocks, each its own class: nothing to gain
+  EXPECT_EQ(c["replay"]["blocks_replayed"], 4);
   EXPECT_EQ(keys_of(c["matrix"]), (std::vector<std::string>{"width", "height"}));
   for (const char* xy : {"block", "tile", "grid"}) EXPECT_EQ(keys_of(c[xy]), (std::vector<std::string>{"x", "y"}));
   EXPECT_EQ(c["kernel"], "coalesced");
@@ -498,6 +504,31 @@ TEST(Cli, Gt200TableShowsStoreHotspotsAndDiagonalRemovesThem) {
   const std::vector<std::string> even = store_bars(diagonal.out);
   ASSERT_FALSE(even.empty()) << diagonal.out;
   for (const std::string& bar : even) EXPECT_EQ(bar, "11111111");
+}
+
+// --exact replays every block; the default replays one of each class: the same JSON but for config.replay,
+// which says which ran. With --partitions every block is replayed, and the JSON says why.
+TEST(Cli, ExactAndClassReplaysPrintTheSameReport) {
+  const std::vector<std::string> base = {"--kernel", "vec4_shared", "--matrix", "1000x772", "--dtype", "f16",
+                                         "--block", "16x16", "--format", "json"};
+  std::vector<std::string> exact = base;
+  exact.push_back("--exact");
+  const Cli a = run_cli(base), b = run_cli(exact);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  nlohmann::ordered_json ja = nlohmann::ordered_json::parse(a.out), jb = nlohmann::ordered_json::parse(b.out);
+  EXPECT_EQ(ja["config"]["replay"]["path"], "block_classes");
+  EXPECT_EQ(jb["config"]["replay"]["path"], "full");
+  EXPECT_EQ(jb["config"]["replay"]["why_full"], "the exact replay was asked for");
+  ja["config"].erase("replay");
+  jb["config"].erase("replay");
+  EXPECT_EQ(ja, jb);
+  std::vector<std::string> partitions = base;
+  partitions.push_back("--partitions");
+  const Cli c = run_cli(partitions);
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(nlohmann::ordered_json::parse(c.out)["config"]["replay"]["why_full"],
+            "the partition counter needs every block's own addresses");
 }
 
 }  // namespace
