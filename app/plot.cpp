@@ -137,7 +137,7 @@ int draw_plot(const std::string& kind, const std::string& out, const nlohmann::o
               const std::vector<std::string>& extra) {
   if (ends_with(out, ".json")) {
     std::ofstream f(out);
-    f << document.dump(1) << "\n";
+    f << document.dump() << "\n";
     f.close();
     if (!f) return plot_error("cannot write --plot-out " + out + ": " + std::strerror(errno));
     std::cout << out << "\n";
