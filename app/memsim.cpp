@@ -1,12 +1,18 @@
 // memsim: replay a transpose kernel's memory accesses, report what the hardware would count, and predict its
 // time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/.
+#include <unistd.h>
+
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "app/analysis.hpp"
+#include "app/plot.hpp"
 #include "app/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
@@ -48,12 +54,81 @@ int list_devices(std::ostream& os) {
   return 0;
 }
 
+// The --plot options, checked before anything is replayed; "" when they are fine.
+std::string check_plot_options(const po::variables_map& vm, const std::string& kernel) {
+  const bool plot = vm.count("plot") > 0;
+  for (const char* opt : {"plot-out", "plot-site", "plot-instruction"})
+    if (vm.count(opt) && !plot) return std::string("--") + opt + " goes with --plot (banks, partitions or sectors)";
+  if (!plot) return "";
+  const std::string kind = vm["plot"].as<std::string>();
+  const std::vector<std::string>& kinds = plot_kinds();
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    return "unknown --plot '" + kind + "': expected banks, partitions or sectors";
+  if (!vm.count("plot-out")) return "--plot " + kind + " needs --plot-out FILE (.png, .svg, or .json for its data)";
+  const std::filesystem::path out = vm["plot-out"].as<std::string>();
+  std::string ext = out.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext != ".png" && ext != ".svg" && ext != ".json")
+    return "--plot-out " + out.string() + ": the extension picks the format: .png, .svg, or .json for the data";
+  const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return "cannot write --plot-out " + out.string() + ": no directory " + dir.string();
+  if (std::filesystem::is_directory(out, ec)) return "cannot write --plot-out " + out.string() + ": it is a directory";
+  if (access(dir.c_str(), W_OK) != 0) return "cannot write --plot-out " + out.string() + ": " + dir.string() + " is not writable";
+  if (kind != "banks")
+    for (const char* opt : {"plot-site", "plot-instruction"})
+      if (vm.count(opt)) return std::string("--") + opt + " goes with --plot banks";
+  if (vm.count("plot-instruction") && vm["plot-instruction"].as<int64_t>() < 0)
+    return "--plot-instruction must be 0 or more (the warp instructions of block 0 at the site, in launch order)";
+  const KernelInfo* k = find_kernel(kernel);
+  if (kind != "banks" || !k) return "";  // an unknown kernel: the analysis says so
+  std::string shared;
+  for (int i = 0; i < k->num_sites; ++i)
+    if (k->sites[i].space == Space::Shared) shared += (shared.empty() ? "" : ", ") + std::to_string(i) + " '" + k->sites[i].name + "'";
+  if (shared.empty())
+    return "kernel " + kernel + " has no shared-memory access for --plot banks (try coalesced, padded or swizzle)";
+  if (vm.count("plot-site")) {
+    const std::string site = vm["plot-site"].as<std::string>();
+    for (int i = 0; i < k->num_sites; ++i)
+      if (k->sites[i].space == Space::Shared && (site == k->sites[i].name || site == std::to_string(i))) return "";
+    return "unknown --plot-site '" + site + "' for kernel " + kernel + ": its shared sites are " + shared;
+  }
+  return "";
+}
+
 // A full disk or a closed pipe must not pass for a report written.
 int flushed_output() {
   std::cout.flush();
   if (std::cout) return 0;
   std::cerr << "memsim: cannot write the output\n";
   return 1;
+}
+
+// The suite at one matrix, dtype and block on one device, global sites only: the sector map's data. The
+// chosen kernel keeps its --tile and --pad; a kernel the launch does not allow is listed with the reason.
+nlohmann::ordered_json suite_sectors(const UserConfig& chosen, const DeviceProfile& device, AnalysisOptions aopts) {
+  aopts.predict_copy = false;
+  nlohmann::ordered_json reports = nlohmann::ordered_json::array(), skipped = nlohmann::ordered_json::array();
+  for (const KernelInfo& k : kernel_suite()) {
+    UserConfig user = chosen;
+    if (user.kernel != k.name) {
+      user.kernel = k.name;
+      user.tile.reset();
+      user.pad.reset();
+    }
+    try {
+      const Analysis a = analyze(user, device, aopts);
+      nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+      for (const auto& s : a.report["sites"])
+        if (s["space"] == "global") sites.push_back(s);
+      reports.push_back({{"kernel", k.name}, {"config", a.report["config"]}, {"sites", sites}});
+    } catch (const ConfigError& e) {
+      if (user.kernel == chosen.kernel) throw;
+      skipped.push_back({{"kernel", k.name}, {"reason", e.what()}});
+    }
+  }
+  return {{"reports", reports}, {"skipped", skipped}};
 }
 
 }  // namespace
@@ -79,6 +154,10 @@ int main(int argc, char** argv) {
       ("format,f", po::value<std::string>()->default_value("table"), "output: table, json or csv")
       ("threads", po::value<int>()->default_value(0), "replay worker threads (0: all hardware threads)")
       ("exact", "replay every block (default: one block of each class of blocks with identical counts, the same figures; the JSON's config.replay says which ran)")
+      ("plot", po::value<std::string>(), "draw a picture instead of printing the report: banks (one shared instruction, lanes x banks), partitions (DRAM partitions per window), sectors (global sectors per request, the whole suite); needs --plot-out")
+      ("plot-out", po::value<std::string>(), "file --plot writes: .png or .svg by the extension, .json for the data it is drawn from")
+      ("plot-site", po::value<std::string>(), "--plot banks: shared site by name ('ld tile') or number (default: the most wavefronts an instruction)")
+      ("plot-instruction", po::value<int64_t>(), "--plot banks: warp instruction of block 0 at the site, 0-based in launch order (default: the one with the most wavefronts)")
       ("list-kernels", "list the kernel suite and exit")
       ("list-devices", "list the device profiles and exit");
   // clang-format on
@@ -140,7 +219,30 @@ int main(int argc, char** argv) {
     aopts.window_step = vm["window-step"].as<int64_t>();
     aopts.max_windows = vm["max-windows"].as<int64_t>();
     aopts.window_options_given = !vm["window-step"].defaulted() || !vm["max-windows"].defaulted();
-    const Analysis analysis = analyze(user, load_profile(vm["device"].as<std::string>()), aopts);
+    if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) return usage_error(why);
+    const DeviceProfile device = load_profile(vm["device"].as<std::string>());
+    if (vm.count("plot")) {
+      const std::string kind = vm["plot"].as<std::string>();
+      std::vector<std::string> extra;
+      if (kind == "partitions") aopts.partitions = true;  // the picture is of them, assumed mapping or not
+      nlohmann::ordered_json doc;
+      if (kind == "sectors") {
+        doc = suite_sectors(user, device, aopts);
+        doc["kernel"] = user.kernel;
+      } else {
+        aopts.predict_copy = false;
+        const Analysis analysis = analyze(user, device, aopts);
+        doc = analysis.report;
+        if (kind == "banks") doc["bank_map"] = bank_map_json(analysis.config, memory_rules(device));
+        if (vm.count("plot-site")) extra = {"--site", vm["plot-site"].as<std::string>()};
+        if (vm.count("plot-instruction"))
+          for (const std::string& a : {std::string("--instruction"), std::to_string(vm["plot-instruction"].as<int64_t>())})
+            extra.push_back(a);
+      }
+      doc["plot"] = {{"kind", kind}, {"device", device.display_name}, {"device_profile", device.name}};
+      return draw_plot(kind, vm["plot-out"].as<std::string>(), doc, extra);
+    }
+    const Analysis analysis = analyze(user, device, aopts);
     const nlohmann::ordered_json& report = analysis.report;
 
     if (format == "json")

@@ -1,5 +1,14 @@
 #!/usr/bin/env python3
-"""Heatmaps from memsim's JSON report (`memsim --format json`).
+"""Pictures of memsim's JSON: one command per picture, PNG or SVG by the output's extension.
+
+  memsim_plot.py validation RUN.json [RUN2.json ...] --out DIR [--format png|svg]   (plot_validation.py)
+  memsim_plot.py banks FILE.json --out banks.png [--site NAME|N] [--instruction N]     (plot_maps.py)
+  memsim_plot.py sectors FILE.json [more.json ...] --out sectors.svg                  (plot_maps.py)
+  memsim_plot.py partitions FILE.json --out partitions.png
+
+`memsim --plot KIND --plot-out FILE` runs the last three on its own replay (FILE.json: the data, not drawn);
+FILE "-" reads standard input. Without a command word the script draws the heatmaps below (the first form it
+had), several reports at once:
 
   bank usage:       one panel per shared-memory site; rows = the warp instructions of the first block (launch
                     order), columns = banks, value = distinct words the bank delivered ("first_block_bank_words").
@@ -26,27 +35,26 @@ stderr and exits with code 2; a figure beyond matplotlib's 65535 pixels a side i
 anything is written. Nothing to draw (no shared sites with bank words, no partition results) exits with 1.
 """
 import argparse
-import json
-import math
 import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # its sibling modules, however it is loaded
+try:
+    import matplotlib
 
-matplotlib.use("Agg")  # files only: no display needed
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")  # files only: no display needed
+    import matplotlib.pyplot as plt  # noqa: E402
+except ImportError:
+    print(f"{os.environ.get('MEMSIM_PLOT_PROG') or 'memsim_plot'}: drawing needs matplotlib, which {sys.executable} "
+          "cannot import: install python3-matplotlib (apt-get install python3-matplotlib)", file=sys.stderr)
+    sys.exit(2)
 
-PROG = "memsim_plot"
-MIN_DPI, MAX_DPI = 20, 1200  # FreeType refuses the 6-point labels below about 6 dpi; under 20 nothing is legible
-MAX_PIXELS = 65535  # matplotlib's Agg renderer refuses a figure of 2^16 pixels or more a side
+from plot_common import (MAX_PIXELS, MAX_DPI, MIN_DPI, PROG, InputError, Malformed, check_dpi,  # noqa: E402
+                         check_out_file, check_pixels, config_text, device_of, is_number, plain, read_json, save)
+import plot_maps  # noqa: E402
+import plot_validation  # noqa: E402
 
-
-class InputError(Exception):
-    """A mistake in the command line or in a report: one line on stderr, exit 2."""
-
-
-class Malformed(Exception):
-    """A report section that is not what memsim writes; the message names the field."""
+COMMANDS = ("validation", "banks", "sectors", "partitions")
 
 
 class Parser(argparse.ArgumentParser):
@@ -55,20 +63,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
-    except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror or e}")
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not JSON (not UTF-8 text); memsim writes its report with --format json")
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path} is not JSON ({e.msg} at line {e.lineno} column {e.colno}); memsim writes its "
-                         "report with --format json")
-    except RecursionError:
-        raise InputError(f"{path} nests JSON arrays or objects too deeply to be a memsim report")
-    except ValueError:  # an integer of more digits than Python converts
-        raise InputError(f"{path} holds a number too long to be a memsim report's")
+    report = read_json(path, "memsim writes its report with --format json")
     if not isinstance(report, dict) or "sites" not in report:
         raise InputError(f"{path} is not a memsim JSON report (no 'sites')")
     try:
@@ -77,15 +72,6 @@ def load(path):
     except Malformed as e:
         raise InputError(f"{path} is not a well-formed memsim JSON report: {e}")
     return report
-
-
-def is_number(x):
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return False
-    try:
-        return math.isfinite(x)
-    except OverflowError:  # an integer beyond any float
-        return False
 
 
 def field(obj, key, where, kind=None):
@@ -115,11 +101,6 @@ def table(rows, where):
             if not is_number(v) or v < 0:
                 raise Malformed(f"{where}[{i}][{j}] is not a finite number >= 0")
     return rows
-
-
-def plain(text):
-    """Text drawn as it is: matplotlib would parse $...$ as mathematics (and fail on what it cannot)."""
-    return str(text).replace("$", r"\$")
 
 
 def label_of(report, path):
@@ -197,7 +178,12 @@ def partition_panels(report):
 
 
 def heat(ax, rows, vmax, xlabel, ylabel, title, ylabels=None):
-    im = ax.imshow(rows, aspect="auto", interpolation="nearest", cmap="viridis", vmin=0, vmax=vmax or 1)
+    # Zero (an idle bank or partition) is white, below the colour scale, so that one word per bank (a
+    # conflict-free instruction) does not look like none.
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_under("white")
+    tiny = (vmax or 1) * 1e-9
+    im = ax.imshow(rows, aspect="auto", interpolation="nearest", cmap=cmap, vmin=tiny, vmax=vmax or 1)
     ax.set_title(plain(title), fontsize=8)
     ax.set_xlabel(xlabel, fontsize=8)
     ax.set_ylabel(ylabel, fontsize=8)
@@ -211,6 +197,15 @@ def heat(ax, rows, vmax, xlabel, ylabel, title, ylabels=None):
         ax.set_yticks(ticks)
         ax.set_yticklabels([ylabels[i] for i in ticks], fontsize=6)
     return im
+
+
+def title_suffix(reports):
+    """The device, and the configuration when one report is drawn (side by side, each panel names its own)."""
+    devices = sorted({device_of(r) for _, r in reports})
+    text = "\n" + " / ".join(devices)
+    if len(reports) == 1:
+        text += ", " + config_text(reports[0][1].get("config"))
+    return plain(text)
 
 
 def row_max(rows):
@@ -245,9 +240,9 @@ def draw_banks(reports, out_path, dpi):
                 continue
             title, rows = panels[r]
             im = heat(ax, rows, vmax, "bank", "warp instruction of block 0", f"{label}: {title}")
-    fig.colorbar(im, ax=axes, shrink=0.8, label="distinct words delivered")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="distinct words delivered (white: none)")
     fig.suptitle("Shared-memory bank usage of block 0\na conflict is a hot bank: one cell holding many words, the "
-                 "rest of its row empty", fontsize=9)
+                 "rest of its row empty" + title_suffix(reports), fontsize=9)
     save(fig, out_path, dpi)
     return True
 
@@ -279,20 +274,11 @@ def draw_partitions(reports, out_path, dpi):
             ylabel = "window: resident blocks (linear ids)" if d == 0 else ""
             im = heat(ax, kib, vmax, "partition", ylabel, f"{label}\n{title}", ylabels)
             ax.set_xlabel("partition\n" + plain(sub) if d == 0 else "partition", fontsize=7)
-    fig.colorbar(im, ax=axes, shrink=0.8, label="KiB served in the window")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="KiB served in the window (white: none)")
     fig.suptitle("DRAM partition usage per window of resident blocks\ncamping: hot cells, the rest of the row idle; "
-                 "imbalance = max/mean, traffic-weighted", fontsize=9)
+                 "imbalance = max/mean, traffic-weighted" + title_suffix(reports), fontsize=9)
     save(fig, out_path, dpi)
     return True
-
-
-def save(fig, out_path, dpi):
-    try:
-        fig.savefig(out_path, dpi=dpi)
-    except OSError as e:
-        raise InputError(f"cannot write {out_path}: {e.strerror or e}")
-    finally:
-        plt.close(fig)
 
 
 def output_names(paths):
@@ -333,10 +319,81 @@ def same_file(a, b):
 
 def main(argv):
     try:
+        if argv and argv[0] in COMMANDS:
+            return run_command(argv[0], argv[1:])
         return run(argv)
     except InputError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
+
+
+def run_command(command, argv):
+    """memsim_plot.py validation RUN.json [...] --out DIR | banks|sectors|partitions FILE --out PICTURE."""
+    ap = Parser(prog=f"memsim_plot.py {command}", description=COMMAND_HELP[command])
+    if command == "validation":
+        ap.add_argument("runs", nargs="+", help="memsim-validate run documents (validate/results/*.json)")
+        ap.add_argument("--out", required=True, help="output directory, created if missing")
+        ap.add_argument("--format", default="png", help="png or svg (default png)")
+    else:
+        ap.add_argument("inputs", nargs="+" if command == "sectors" else 1,
+                        help="JSON from memsim (--plot KIND --plot-out FILE.json, or --format json); - reads "
+                             "standard input")
+        ap.add_argument("--out", required=True, help="the picture: .png or .svg by the extension")
+    if command == "banks":
+        ap.add_argument("--site", help="shared site by name or number (default: the one with the worst instruction)")
+        ap.add_argument("--instruction", type=int, help="warp instruction of block 0 at the site, 0-based in "
+                                                        "launch order (default: the most wavefronts)")
+    ap.add_argument("--dpi", type=int, default=110, help=f"resolution, {MIN_DPI} to {MAX_DPI} (default 110)")
+    args = ap.parse_args(argv)
+    check_dpi(args.dpi)
+    if command == "validation":
+        if args.format not in ("png", "svg"):
+            raise InputError(f"--format {args.format}: expected png or svg")
+        if not args.out:
+            raise InputError("--out is empty: give a directory")
+        if os.path.exists(args.out) and not os.path.isdir(args.out):
+            raise InputError(f"--out {args.out} exists and is not a directory")
+        docs = [(p, read_json(p, "memsim-validate writes its run document as NAME.json")) for p in args.runs]
+        for path in plot_validation.draw_validation(docs, args.out, args.format, args.dpi):
+            print(path)
+        return 0
+    check_out_file(args.out)
+    docs = [(p, read_json(p, "memsim writes it with --plot KIND --plot-out FILE.json")) for p in args.inputs]
+    name, doc = docs[0]
+    if command == "banks":
+        check_pixels(args.out, plot_maps.BANK_MAP_SIZE, args.dpi)
+        fig = plot_maps.draw_bank_map(doc, name, args.out, args.dpi, args.site, args.instruction)
+    elif command == "sectors":
+        check_pixels(args.out, plot_maps.SECTOR_MAP_SIZE, args.dpi)
+        fig = plot_maps.draw_sector_map(docs, args.dpi)
+    else:
+        if not isinstance(doc, dict) or "sites" not in doc:
+            raise InputError(f"{name} is not a memsim JSON report (no 'sites')")
+        try:
+            got = partition_figure([(label_of(doc, name), doc)])
+        except Malformed as e:
+            raise InputError(f"{name} is not a well-formed memsim JSON report: {e}")
+        if not got:
+            raise InputError(f"{name} has no 'partitions': memsim counts them with --partitions (or --plot partitions)")
+        check_pixels(args.out, got[1], args.dpi)
+        draw_partitions([(label_of(doc, name), doc)], args.out, args.dpi)
+        print(args.out)
+        return 0
+    save(fig, args.out, args.dpi)
+    print(args.out)
+    return 0
+
+
+COMMAND_HELP = {
+    "validation": "Validation charts from memsim-validate run documents: OUT/validation_scatter (predicted against "
+                  "measured time), OUT/validation_counters (Nsight Compute counters' errors) and "
+                  "OUT/bandwidth_<dtype>_<matrix> (measured and predicted bandwidth per kernel and block).",
+    "banks": "Bank map of one shared-memory warp instruction (lanes x banks, each cell the word it reads) from "
+             "memsim --plot banks --plot-out FILE.json.",
+    "sectors": "Sector map: sectors per request against the ideal for every global site, kernels x sites, from "
+               "memsim --plot sectors --plot-out FILE.json or memsim --format json reports.",
+    "partitions": "DRAM partition usage per window of resident blocks from a memsim report with partition results.",
+}
 
 
 def run(argv):
