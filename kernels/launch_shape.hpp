@@ -26,10 +26,16 @@ template <int Rows, int Cols, int BlockX, int BlockY>
 struct StaticTileWalk {
   static constexpr int rows = Rows, cols = Cols;
   static constexpr int row_steps = (Rows + BlockY - 1) / BlockY, col_steps = (Cols + BlockX - 1) / BlockX;
-  static constexpr bool kExact = Rows % BlockY == 0 && Cols % BlockX == 0;
+  // A thread's row is ty + k * BlockY with ty < BlockY (its column likewise), so where the block divides an
+  // extent every position lies inside it along that extent and only the other one needs a test: nvcc cannot
+  // know ty < BlockY, and would test both on every step.
+  static constexpr bool kRowsExact = Rows % BlockY == 0, kColsExact = Cols % BlockX == 0;
+  static constexpr bool kExact = kRowsExact && kColsExact;
   template <class Row, class Col>
   MEMSIM_HD MEMSIM_INLINE bool in_tile(const Row& r, const Col& c) const {
     if constexpr (kExact) return true;
+    else if constexpr (kRowsExact) return c < Cols;
+    else if constexpr (kColsExact) return r < Rows;
     else return r < Rows && c < Cols;
   }
 };
