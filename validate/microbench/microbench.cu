@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <optional>
@@ -282,19 +283,23 @@ void run_shared_copy(Runs& runs, const mb::Pool& pool, const Device& dev, int P)
 
 // ---- per-block cost: the same bytes in more or fewer blocks --------------------------------------------
 
-template <bool kShared>
-void run_tiled(Runs& runs, const mb::Pool& pool, const Device& dev, int W, int H, int bx, int by, int e) {
-  const void* fn = kShared ? (const void*)&mb::tiled_copy_shared : (const void*)&mb::tiled_copy;
+template <bool kShared, int BX, int BY, int E>
+void run_tiled(Runs& runs, const mb::Pool& pool, const Device& dev, int W, int H) {
+  const void* fn = kShared ? (const void*)&mb::tiled_copy_shared<BX, BY, E> : (const void*)&mb::tiled_copy<BX, BY, E>;
   const size_t n = size_t(W) * H, bytes = n * 4;
-  const int tile_h = by * e;
-  const size_t dyn = kShared ? size_t(bx) * tile_h * 4 : 0;
+  constexpr int tile_h = BY * E;
+  if (W % BX != 0 || H % tile_h != 0 || n >= (size_t(1) << 31)) {
+    std::fprintf(stderr, "memsim-microbench: tiled copy %dx%d needs a multiple of its %dx%d tile below 2^31 elements\n",
+                 W, H, BX, tile_h);
+    std::exit(1);
+  }
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
-  const dim3 grid{unsigned(W / bx), unsigned(H / tile_h)}, block{unsigned(bx), unsigned(by)};
+  const dim3 grid{unsigned(W / BX), unsigned(H / tile_h)}, block{unsigned(BX), unsigned(BY)};
   auto launch = [&](int i) {
     const float* in = static_cast<const float*>(ps.in(i));
     float* out = static_cast<float*>(ps.out(i));
-    if (kShared) mb::tiled_copy_shared<<<grid, block, dyn>>>(in, out, W, H, tile_h);
-    else mb::tiled_copy<<<grid, block>>>(in, out, W, H, tile_h);
+    if constexpr (kShared) mb::tiled_copy_shared<BX, BY, E><<<grid, block>>>(in, out, W);
+    else mb::tiled_copy<BX, BY, E><<<grid, block>>>(in, out, W);
   };
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
@@ -304,28 +309,33 @@ void run_tiled(Runs& runs, const mb::Pool& pool, const Device& dev, int W, int H
       download<unsigned char>(ps.in(0), bytes) == download<unsigned char>(ps.out(0), bytes) ? "ok" : "WRONG";
   const Stats s = mb::time_launches(launch);
   std::ostringstream p;
-  p << "\"block\": \"" << bx << "x" << by << "\", \"per_thread\": " << e << ", \"matrix\": \"" << W << "x" << H << "\"";
+  p << "\"block\": \"" << BX << "x" << BY << "\", \"per_thread\": " << E << ", \"matrix\": \"" << W << "x" << H << "\"";
   runs.add(kShared ? "tiled_copy_shared" : "tiled_copy", p.str(),
-           kShared ? mb::tiled_copy_shared_counts(W, H, bx, by, e) : mb::tiled_copy_counts(W, H, bx, by, e), fn, s,
-           verdict, occupancy(fn, bx * by, dyn));
+           kShared ? mb::tiled_copy_shared_counts(W, H, BX, BY, E) : mb::tiled_copy_counts(W, H, BX, BY, E), fn, s,
+           verdict, occupancy(fn, BX * BY, 0));
 }
 
 void run_block_cost(Runs& runs, const mb::Pool& pool, const Device& dev, bool quick) {
   const int P = 4096;
-  for (int e : {1, 2, 4, 8}) run_tiled<false>(runs, pool, dev, P, P, 32, 8, e);
-  run_tiled<false>(runs, pool, dev, P, P, 16, 16, 1);
-  run_tiled<false>(runs, pool, dev, P, P, 16, 16, 2);
-  run_tiled<false>(runs, pool, dev, P, P, 8, 32, 1);
-  run_tiled<false>(runs, pool, dev, P, P, 64, 4, 1);
-  run_tiled<false>(runs, pool, dev, P, P, 32, 4, 1);   // 128-thread blocks
-  run_tiled<false>(runs, pool, dev, P, P, 32, 32, 1);  // 1024-thread blocks
-  for (int e : {1, 4}) run_tiled<true>(runs, pool, dev, P, P, 32, 8, e);
-  run_tiled<true>(runs, pool, dev, P, P, 16, 16, 1);
-  run_tiled<true>(runs, pool, dev, P, P, 8, 32, 1);
+  run_tiled<false, 32, 8, 1>(runs, pool, dev, P, P);
+  run_tiled<false, 32, 8, 2>(runs, pool, dev, P, P);
+  run_tiled<false, 32, 8, 4>(runs, pool, dev, P, P);
+  run_tiled<false, 32, 8, 8>(runs, pool, dev, P, P);
+  run_tiled<false, 16, 16, 1>(runs, pool, dev, P, P);
+  run_tiled<false, 16, 16, 2>(runs, pool, dev, P, P);
+  run_tiled<false, 8, 32, 1>(runs, pool, dev, P, P);
+  run_tiled<false, 64, 4, 1>(runs, pool, dev, P, P);
+  run_tiled<false, 32, 4, 1>(runs, pool, dev, P, P);   // 128-thread blocks
+  run_tiled<false, 32, 32, 1>(runs, pool, dev, P, P);  // 1024-thread blocks
+  run_tiled<true, 32, 8, 1>(runs, pool, dev, P, P);
+  run_tiled<true, 32, 8, 4>(runs, pool, dev, P, P);
+  run_tiled<true, 16, 16, 1>(runs, pool, dev, P, P);
+  run_tiled<true, 8, 32, 1>(runs, pool, dev, P, P);
   if (!quick) {
-    for (int e : {1, 4}) run_tiled<false>(runs, pool, dev, 2 * P, 2 * P, 32, 8, e);
-    run_tiled<false>(runs, pool, dev, P / 2, P / 2, 32, 8, 1);
-    run_tiled<false>(runs, pool, dev, P / 2, P / 2, 32, 8, 4);
+    run_tiled<false, 32, 8, 1>(runs, pool, dev, 2 * P, 2 * P);
+    run_tiled<false, 32, 8, 4>(runs, pool, dev, 2 * P, 2 * P);
+    run_tiled<false, 32, 8, 1>(runs, pool, dev, P / 2, P / 2);
+    run_tiled<false, 32, 8, 4>(runs, pool, dev, P / 2, P / 2);
   }
 }
 
