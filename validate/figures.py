@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The accuracy and speed figures README.md and validate/results/README.md quote, from the committed runs.
+
+Every figure those documents quote about the GPU runs sits in a generated block between
+`<!-- figures:NAME -->` and `<!-- /figures:NAME -->`; this script recomputes each block from the committed run
+documents (validate/results/*.json, the model's hold-out report), so a figure and its source cannot disagree:
+
+    validate/figures.py --check     # exit 1 and name the block when a document's block differs
+    validate/figures.py --write     # rewrite the blocks in place after a new run
+
+Paths are relative to the repository root (the parent of this script's folder). Standard library only. A
+missing or malformed run document, or a document without a block it should hold, gives one line on stderr and
+exit 2.
+"""
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join("validate", "results")
+DOCUMENTS = ("README.md", os.path.join(RESULTS, "README.md"))
+# The GPUs whose runs are quoted: label, the run holding 8192x8192 f32 with the references, the 16384 run.
+GPUS = (("H100", "suite_f32.json", None), ("H200", "h200_suite_f32.json", "h200_suite_16384.json"))
+COUNT_RUNS = ("suite_f32.json", "suite_f16_f64.json", "odd_sizes.json", "h200_suite_f32.json",
+              "h200_suite_f16_f64.json", "h200_suite_16384.json")
+HOLDOUT = os.path.join("model", "calibration", "h100_holdout_suite.txt")
+
+
+class Error(Exception):
+    pass
+
+
+def load(name):
+    path = os.path.join(ROOT, RESULTS, name)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise Error("cannot read run document %s: %s" % (path, e.strerror)) from None
+    except json.JSONDecodeError as e:
+        raise Error("%s is not JSON (%s)" % (path, e)) from None
+
+
+def matrix(rec):
+    m = rec["config"]["matrix"]
+    return "%dx%d" % (m["width"], m["height"])
+
+
+def block(rec):
+    b = rec["config"]["block"]
+    return "%dx%d" % (b["x"], b["y"])
+
+
+def records_with_reference(doc, mat):
+    out = []
+    for r in doc["records"]:
+        meas = r.get("measured") or {}
+        if matrix(r) == mat and r["config"]["dtype"] == "f32" and meas.get("reference"):
+            out.append(r)
+    return out
+
+
+def memcpy_gbs(doc, mat):
+    for g in doc["groups"]:
+        if g["matrix"] == mat and g["dtype"] == "f32":
+            return g["baselines"]["cudaMemcpy_d2d"]["effective_bandwidth_gbs"]
+    raise Error("no f32 %s group in the run" % mat)
+
+
+def block_references():
+    """Suite kernel against its hand-written reference, 8192x8192 f32, on each GPU."""
+    docs = {label: load(name) for label, name, _ in GPUS}
+    rows = {}
+    for label, doc in docs.items():
+        for r in records_with_reference(doc, "8192x8192"):
+            m = r["measured"]
+            rows.setdefault((r["config"]["kernel"], block(r)), {})[label] = (
+                m["effective_bandwidth_gbs"], m["fraction_of_memcpy"], m["fraction_of_reference"],
+                m["instructions_over_reference"])
+    labels = [label for label, _, _ in GPUS]
+    head = "| kernel | block | " + " | ".join(
+        "%s GB/s | %s of cudaMemcpy | %s of reference | %s instructions / reference" % ((lab,) * 4)
+        for lab in labels) + " |"
+    lines = [head, "|" + " --- |" * (2 + 4 * len(labels))]
+    worst = {}
+    for (kernel, blk), per in rows.items():
+        cells = []
+        for lab in labels:
+            if lab not in per:
+                cells += ["-"] * 4
+                continue
+            gbs, mc, ref, inst = per[lab]
+            cells += ["%.0f" % gbs, "%.3f" % mc, "%.3f" % ref, "%.2fx" % inst]
+            if lab not in worst or ref < worst[lab][0]:
+                worst[lab] = (ref, "%s %s" % (kernel, blk))
+        lines.append("| %s | %s | %s |" % (kernel, blk, " | ".join(cells)))
+    for lab in labels:
+        memcpy = memcpy_gbs(docs[lab], "8192x8192")
+        ref, what = worst[lab]
+        lines.append("")
+        lines.append("%s: cudaMemcpy %.0f GB/s; lowest suite kernel / reference %.3f (%s)." % (lab, memcpy, ref, what))
+    return "\n".join(lines)
+
+
+def exact_counts():
+    """Global requests and sectors: memsim against Nsight Compute, over every committed run."""
+    lines = []
+    for name in COUNT_RUNS:
+        doc = load(name)
+        equal = total = 0
+        for r in doc["records"]:
+            for metric, v in (r.get("metrics") or {}).items():
+                if v.get("tolerance") == "exact" and v.get("measured") is not None:
+                    total += 1
+                    equal += v.get("predicted") == v.get("measured")
+        device = doc["context"]["device"]["name"]
+        lines.append("- `%s` (%s): %d of %d equal" % (name, device, equal, total))
+    return "\n".join(lines)
+
+
+def model_accuracy():
+    """The hold-out report's pooled lines (the h100 profile against the committed suite runs)."""
+    path = os.path.join(ROOT, HOLDOUT)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise Error("cannot read %s: %s" % (path, e.strerror)) from None
+    found = re.findall(r"^\s*all, (block 32x8|all blocks)\s+n=(\d+)\s+MAPE\s+([\d.]+)%\s+max\s+([\d.]+)%\s+"
+                       r"Spearman\s+([\d.]+)", text, re.M)
+    if len(found) != 2:
+        raise Error("%s has no 'Every record' lines (expected memsim-calibrate --holdout-validate output)" % path)
+    return "\n".join("- %s: %s configurations, MAPE %s%%, worst %s%%, Spearman %s" % row for row in found)
+
+
+BLOCKS = {"references": block_references, "counts": exact_counts, "model": model_accuracy}
+MARK = re.compile(r"(<!-- figures:(\w+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
+
+
+def regenerate(text, made):
+    def sub(m):
+        name = m.group(2)
+        if name not in BLOCKS:
+            raise Error("unknown figures block '%s' (known: %s)" % (name, ", ".join(sorted(BLOCKS))))
+        if name not in made:
+            made[name] = BLOCKS[name]()
+        return m.group(1) + made[name] + "\n" + m.group(4)
+    return MARK.sub(sub, text)
+
+
+def main(argv):
+    if len(argv) != 1 or argv[0] not in ("--check", "--write"):
+        raise Error("usage: validate/figures.py --check | --write")
+    made, stale = {}, []
+    for doc in DOCUMENTS:
+        path = os.path.join(ROOT, doc)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if not MARK.search(text):
+            raise Error("%s holds no figures block" % doc)
+        new = regenerate(text, made)
+        if new != text:
+            stale.append(doc)
+            if argv[0] == "--write":
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(new)
+    if stale and argv[0] == "--check":
+        print("figures.py: figures in %s differ from the committed runs: run validate/figures.py --write"
+              % ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Error as e:
+        print("figures.py: %s" % e, file=sys.stderr)
+        sys.exit(2)
