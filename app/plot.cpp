@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "model/install_paths.hpp"
 #include "sim/replay.hpp"
 #include "sim/shared_banks.hpp"
 
@@ -148,7 +149,8 @@ int draw_plot(const std::string& kind, const std::string& out, const nlohmann::o
     return plot_error("--plot needs python3 with matplotlib, and no python3 was found: install python3-matplotlib "
                       "(apt-get install python3-matplotlib)");
   const char* env_script = std::getenv("MEMSIM_PLOT_SCRIPT");
-  const std::string script = env_script && *env_script ? env_script : MEMSIM_PLOT_SCRIPT_DEFAULT;
+  const std::string script = env_script && *env_script ? env_script
+                             : installed_data_path("plots/memsim_plot.py").value_or(MEMSIM_PLOT_SCRIPT_DEFAULT);
   struct stat st {};
   if (stat(script.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return plot_error("the plotting script " + script + " is missing (set MEMSIM_PLOT_SCRIPT to plots/memsim_plot.py)");

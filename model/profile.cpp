@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/install_paths.hpp"
 #include "model/json_fields.hpp"
 
 #ifndef MEMSIM_DEVICE_DIR_DEFAULT
@@ -96,6 +97,7 @@ CostConstants read_cost(const JsonFields& r) {
 
 std::string device_dir() {
   if (const char* env = std::getenv("MEMSIM_DEVICE_DIR"); env && *env) return env;
+  if (auto installed = installed_data_path("devices")) return *installed;
   return MEMSIM_DEVICE_DIR_DEFAULT;
 }
 

@@ -106,7 +106,8 @@ struct DeviceProfile {
   nlohmann::json calibration;  // the "calibration" block as written by memsim-calibrate (null when none)
 };
 
-// The directory profiles are read from: $MEMSIM_DEVICE_DIR, else the source tree's model/devices.
+// The directory profiles are read from: $MEMSIM_DEVICE_DIR, else an installed tree's share/memsim/devices
+// (beside the running executable), else the source tree's model/devices.
 std::string device_dir();
 // Profile stems found there, sorted.
 std::vector<std::string> list_profiles();
