@@ -130,15 +130,21 @@ DeviceProfile load_profile(const std::string& name) {
 DeviceProfile load_profile_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ProfileError("device profile " + path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_profile(text.str(), fs::path(path).stem().string(), path);
+}
+
+DeviceProfile parse_profile(const std::string& text, const std::string& name, const std::string& where) {
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {  // a syntax error, or a number past a double's range (1e400)
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    throw ProfileError("device profile " + path + ": not valid JSON (" + what + ")");
+    throw ProfileError("device profile " + where + ": not valid JSON (" + what + ")");
   }
-  return profile_from_json(j, fs::path(path).stem().string(), path);
+  return profile_from_json(j, name, where);
 }
 
 DeviceProfile profile_from_json(const json& j, const std::string& name, const std::string& where) {
