@@ -17,18 +17,46 @@ namespace po = boost::program_options;
 namespace memsim {
 namespace {
 
+// Boost.Program_options (1.74) words an error by replacing %name% placeholders in its template with the
+// option and the value as typed, over and over while one is left: an argument that holds one ("--pad
+// %value%") never runs out, and memsim hung there for good. The parser gets the arguments with every '%'
+// escaped (and the escape character itself), and what it gives back, values and messages, is unescaped.
+constexpr char kEscape = '\x1f';
+
+std::string escape_percent(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '%' || c == kEscape) out += {kEscape, c == '%' ? 'p' : 'e'};
+    else out += c;
+  }
+  return out;
+}
+
+std::string unescape_percent(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == kEscape && i + 1 < s.size()) out += s[++i] == 'p' ? '%' : kEscape;
+    else out += s[i];
+  }
+  return out;
+}
+
+std::string text(const po::variables_map& vm, const char* option) {
+  return unescape_percent(vm[option].as<std::string>());
+}
+
 // The --plot options, checked before anything is replayed; "" when they are fine.
 std::string check_plot_options(const po::variables_map& vm, const std::string& kernel) {
   const bool plot = vm.count("plot") > 0;
   for (const char* opt : {"plot-out", "plot-site", "plot-instruction"})
     if (vm.count(opt) && !plot) return std::string("--") + opt + " goes with --plot (banks, partitions or sectors)";
   if (!plot) return "";
-  const std::string kind = vm["plot"].as<std::string>();
+  const std::string kind = text(vm, "plot");
   const std::vector<std::string>& kinds = plot_kinds();
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
     return "unknown --plot '" + kind + "': expected banks, partitions or sectors";
   if (!vm.count("plot-out")) return "--plot " + kind + " needs --plot-out FILE (.png, .svg, or .json for its data)";
-  const std::filesystem::path out = vm["plot-out"].as<std::string>();
+  const std::filesystem::path out = text(vm, "plot-out");
   std::string ext = out.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (ext != ".png" && ext != ".svg" && ext != ".json")
@@ -52,7 +80,7 @@ std::string check_plot_options(const po::variables_map& vm, const std::string& k
   if (shared.empty())
     return "kernel " + kernel + " has no shared-memory access for --plot banks (try coalesced, padded or swizzle)";
   if (vm.count("plot-site")) {
-    const std::string site = vm["plot-site"].as<std::string>();
+    const std::string site = text(vm, "plot-site");
     for (int i = 0; i < k->num_sites; ++i)
       if (k->sites[i].space == Space::Shared && (site == k->sites[i].name || site == std::to_string(i))) return "";
     return "unknown --plot-site '" + site + "' for kernel " + kernel + ": its shared sites are " + shared;
@@ -123,17 +151,19 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   po::options_description all;
   all.add(opts).add(hidden);
 
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.push_back(escape_percent(argv[i]));
   po::variables_map vm;
   try {
     po::positional_options_description stray;
     stray.add("stray", -1);
-    po::store(po::command_line_parser(argc, argv).options(all).positional(stray).run(), vm);
+    po::store(po::command_line_parser(args).options(all).positional(stray).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw ConfigError(std::string(e.what()) + " (memsim --help lists the options)");
+    throw ConfigError(unescape_percent(e.what()) + " (memsim --help lists the options)");
   }
   if (vm.count("stray")) {
-    const std::string word = vm["stray"].as<std::vector<std::string>>().front();
+    const std::string word = unescape_percent(vm["stray"].as<std::vector<std::string>>().front());
     throw ConfigError("unexpected argument '" + word + "': memsim takes options only (e.g. --kernel " + word +
                       "; memsim --help lists them)");
   }
@@ -154,13 +184,13 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
     return cmd;
   }
   UserConfig& user = cmd.user;
-  user.kernel = vm["kernel"].as<std::string>();
-  user.matrix = parse_size2(vm["matrix"].as<std::string>(), "--matrix");
-  user.block = parse_size2(vm["block"].as<std::string>(), "--block");
-  if (vm.count("tile")) user.tile = parse_size2(vm["tile"].as<std::string>(), "--tile");
+  user.kernel = text(vm, "kernel");
+  user.matrix = parse_size2(text(vm, "matrix"), "--matrix");
+  user.block = parse_size2(text(vm, "block"), "--block");
+  if (vm.count("tile")) user.tile = parse_size2(text(vm, "tile"), "--tile");
   if (vm.count("pad")) user.pad = vm["pad"].as<int>();
-  user.dtype = parse_dtype(vm["dtype"].as<std::string>());
-  cmd.format = vm["format"].as<std::string>();
+  user.dtype = parse_dtype(text(vm, "dtype"));
+  cmd.format = text(vm, "format");
   if (cmd.format != "table" && cmd.format != "json" && cmd.format != "csv")
     throw ConfigError("invalid --format '" + cmd.format + "': expected table, json or csv");
   const int threads = vm["threads"].as<int>();
@@ -177,13 +207,13 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   aopts.max_windows = vm["max-windows"].as<int64_t>();
   aopts.window_options_given = !vm["window-step"].defaulted() || !vm["max-windows"].defaulted();
   if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) throw ConfigError(why);
-  cmd.device = vm["device"].as<std::string>();
+  cmd.device = text(vm, "device");
   if (vm.count("plot")) {
     cmd.action = CliCommand::Action::Plot;
-    cmd.plot_kind = vm["plot"].as<std::string>();
-    cmd.plot_out = vm["plot-out"].as<std::string>();
+    cmd.plot_kind = text(vm, "plot");
+    cmd.plot_out = text(vm, "plot-out");
     if (cmd.plot_kind == "partitions") aopts.partitions = true;  // the picture is of them, assumed mapping or not
-    if (vm.count("plot-site")) cmd.plot_extra = {"--site", vm["plot-site"].as<std::string>()};
+    if (vm.count("plot-site")) cmd.plot_extra = {"--site", text(vm, "plot-site")};
     if (vm.count("plot-instruction"))
       for (const std::string& a : {std::string("--instruction"), std::to_string(vm["plot-instruction"].as<int64_t>())})
         cmd.plot_extra.push_back(a);
@@ -205,6 +235,19 @@ nlohmann::ordered_json plot_document(const CliCommand& cmd, const DeviceProfile&
   }
   doc["plot"] = {{"kind", cmd.plot_kind}, {"device", device.display_name}, {"device_profile", device.name}};
   return doc;
+}
+
+std::string one_line(const std::string& message) {
+  std::string out;
+  for (const char c : message) {
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
+      out += c;
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t") : std::string("\\x") + hex[(c >> 4) & 15] + hex[c & 15];
+    }
+  }
+  return out;
 }
 
 }  // namespace memsim

@@ -34,4 +34,7 @@ CliCommand parse_command_line(int argc, const char* const* argv);
 // sites for sectors. Throws ConfigError as analyze does.
 nlohmann::ordered_json plot_document(const CliCommand& cmd, const DeviceProfile& device);
 
+// An error for one line of stderr: control characters (a newline in an argument echoed back) escaped.
+std::string one_line(const std::string& message);
+
 }  // namespace memsim

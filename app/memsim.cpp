@@ -20,7 +20,7 @@ namespace {
 constexpr int kExitUsage = 2;
 
 int usage_error(const std::string& msg) {
-  std::cerr << "memsim: " << msg << "\n";
+  std::cerr << "memsim: " << one_line(msg) << "\n";
   return kExitUsage;
 }
 
@@ -42,7 +42,7 @@ int list_devices(std::ostream& os) {
          << (p.calibrated ? "  calibrated" : "  data-sheet stand-ins") << "\n";
     } catch (const ProfileError& e) {
       os << "(not usable: see the error)\n";
-      std::cerr << "memsim: " << e.what() << "\n";
+      std::cerr << "memsim: " << one_line(e.what()) << "\n";
     }
   }
   return 0;
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     // A bug, not a user's mistake: say so rather than abort.
-    std::cerr << "memsim: internal error: " << e.what() << "\n";
+    std::cerr << "memsim: internal error: " << one_line(e.what()) << "\n";
     return 1;
   }
   return flushed_output();
