@@ -1,6 +1,7 @@
 // Device profiles: the shipped files load and say what the data sheets say; errors are one clear line.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "model/cost.hpp"
 #include "model/json_fields.hpp"
 #include "model/profile.hpp"
 
@@ -263,6 +265,32 @@ TEST_F(ScratchDir, OutOfRangeMessagesNameTheValueAndTheRange) {
       ADD_FAILURE() << pointer << " accepted";
     } catch (const ProfileError& e) {
       EXPECT_EQ(e.what(), "device profile " + (dir_ / "bad.json").string() + ": " + message);
+    }
+  }
+}
+
+// Fuzzing finding (issue 20): read-back factors of 2.15e-319 and 1.88 at 4 and 8 warps were accepted, and
+// the geometric interpolation between them (1.88 / 2.15e-319 overflows) gave 5 to 7 warps an infinite factor,
+// printed as null. The factors now lie from 0.1 to 100; at both ends every warp count gets a finite factor
+// within them.
+TEST_F(ScratchDir, ReadBackWarpFactorsStayFinite) {
+  nlohmann::json j = shipped_h100();
+  j["cost"]["read_back"]["sector_warp_factors"] = {2.15e-319, 1.88};
+  write("tiny", j.dump());
+  try {
+    load_profile("tiny");
+    ADD_FAILURE() << "accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'cost.read_back.sector_warp_factors[0]' must be from 0.1 to 100"),
+              std::string::npos) << e.what();
+  }
+  for (const auto& [at4, at8] : {std::pair{0.1, 100.0}, std::pair{100.0, 0.1}}) {
+    j["cost"]["read_back"]["sector_warp_factors"] = {at4, at8};
+    write("edges", j.dump());
+    const DeviceProfile p = load_profile("edges");
+    for (int warps = 1; warps <= 32; ++warps) {
+      const double f = read_back_sector_warp_factor(p.cost, warps);
+      EXPECT_TRUE(std::isfinite(f) && f >= 0.1 && f <= 100) << at4 << ", " << at8 << " at " << warps << ": " << f;
     }
   }
 }
