@@ -55,9 +55,20 @@ void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, int regs,
   throw ConfigError(os.str());
 }
 
+// Partition traffic costs replay time; it is counted when asked for, or when the device's mapping is public
+// (GT200, G80), where camping is a real effect rather than an assumption. It needs every block's addresses:
+// those launches are replayed in full (sim/replay.hpp).
+bool counts_partitions(const DeviceProfile& device, const AnalysisOptions& options) {
+  return options.partitions || options.resident_blocks || !device.partitions.assumed;
+}
+
+int registers_of(const DeviceProfile& device, const AnalysisOptions& options, const LaunchConfig& cfg) {
+  return options.regs ? *options.regs : kernel_registers(device, cfg.kernel->name, cfg.dtype);
+}
+
 }  // namespace
 
-Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   if (options.regs && (*options.regs < 1 || *options.regs > device.max_regs_per_thread))
     throw ConfigError("--regs must be between 1 and " + std::to_string(device.max_regs_per_thread) + " (" +
                       device.name + "'s registers a thread)");
@@ -72,28 +83,31 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     throw ConfigError("--resident-blocks must be between 1 and " + std::to_string(most_resident) + " (" + device.name +
                       ": " + std::to_string(device.sms) + " SMs x " + std::to_string(device.max_blocks_per_sm) +
                       " blocks)");
+  const bool count_partitions = counts_partitions(device, options);
+  if (options.window_options_given && !count_partitions)
+    throw ConfigError("--window-step and --max-windows shape the partition windows, which " + device.name +
+                      " counts only with --partitions (its partition mapping is assumed)");
+  const LaunchConfig cfg =
+      resolve_launch_any_size(user, launch_limits(device), memory_rules(device), options.exact || count_partitions);
+  require_fit(device, cfg, registers_of(device, options, cfg), options.regs.has_value());
+  if (count_partitions)
+    if (const std::string why = check_partition_spec(device.partitions); !why.empty())
+      throw ConfigError("device " + device.name + ": " + why);
+  return cfg;
+}
 
+Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  Analysis a;
+  a.config = resolve_analysis(user, device, options);
+  const int regs = registers_of(device, options, a.config);
+  const bool count_partitions = counts_partitions(device, options);
   ReplayOptions ropts;
   ropts.threads = options.threads;
   ropts.rules = memory_rules(device);
   ropts.exact = options.exact;
-  // Partition traffic costs replay time; it is counted when asked for, or when the device's mapping is public
-  // (GT200, G80), where camping is a real effect rather than an assumption. It needs every block's addresses:
-  // those launches are replayed in full (sim/replay.hpp).
-  const bool count_partitions = options.partitions || options.resident_blocks || !device.partitions.assumed;
-  if (options.window_options_given && !count_partitions)
-    throw ConfigError("--window-step and --max-windows shape the partition windows, which " + device.name +
-                      " counts only with --partitions (its partition mapping is assumed)");
-
-  Analysis a;
-  a.config = resolve_launch_any_size(user, launch_limits(device), ropts.rules, options.exact || count_partitions);
-  const int regs = options.regs ? *options.regs : kernel_registers(device, a.config.kernel->name, a.config.dtype);
-  require_fit(device, a.config, regs, options.regs.has_value());
 
   std::unique_ptr<PartitionTrafficSink> counter;
   if (count_partitions) {
-    if (const std::string why = check_partition_spec(device.partitions); !why.empty())
-      throw ConfigError("device " + device.name + ": " + why);
     const int64_t resident = options.resident_blocks ? *options.resident_blocks : resident_for(device, a.config, regs);
     counter = std::make_unique<PartitionTrafficSink>(
         device.partitions, block_schedule(a.config.blocks(), resident, options.window_step), ropts.rules.sector_bytes);

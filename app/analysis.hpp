@@ -39,5 +39,8 @@ struct Analysis {
 
 // Throws ConfigError for a launch or option the device does not allow.
 Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options = {});
+// The launch analyze would replay, with every option and limit it checks checked, and nothing replayed: the
+// same ConfigError, in the same order (the fuzz target resolves launches too large to replay with it).
+LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options = {});
 
 }  // namespace memsim

@@ -451,8 +451,9 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
   };
   if (!fit.warnings.empty()) prof_json["calibration"]["warnings"] = fit.warnings;
   // The profile as written must read back (fit_constants refused anything non-finite or degenerate; this is
-  // the last guard before a file others will predict with).
-  prof = profile_from_json(json::parse(prof_json.dump()), prof.name, bp);
+  // the last guard before a file others will predict with). A constant past its physical range is the fit's
+  // doing, not the base profile's: the profile is named as fitted from the run.
+  prof = profile_from_json(json::parse(prof_json.dump()), prof.name, "fitted from " + bench_path);
   if (!out.empty()) {
     std::ofstream o(out);
     o << prof_json.dump(2) << "\n";

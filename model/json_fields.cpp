@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "model/profile.hpp"
 
@@ -11,6 +12,14 @@ namespace {
 
 // How a number that is not finite reads in a message; dump() writes it as null.
 const char* non_finite_name(double x) { return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"; }
+
+bool within(double v, const NumberRange& r) { return (r.lo_open ? v > r.lo : v >= r.lo) && v <= r.hi; }
+
+std::string plain(double v) {  // 100000, 0.05, 1e+09: a bound as a reader writes it
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
 
 }  // namespace
 
@@ -77,6 +86,19 @@ double BasicJsonFields<Json>::at_least(const std::string& path, double lo) const
 }
 
 template <class Json>
+double BasicJsonFields<Json>::number_in(const std::string& path, const NumberRange& range) const {
+  const double v = number(path);
+  if (!within(v, range))
+    fail(path, "must be " + describe(range) + ", got " + need(path).dump());
+  return v;
+}
+
+template <class Json>
+double BasicJsonFields<Json>::number_in_or(const std::string& path, const NumberRange& range, double fallback) const {
+  return find(path) ? number_in(path, range) : fallback;
+}
+
+template <class Json>
 double BasicJsonFields<Json>::number_or(const std::string& path, double fallback) const {
   return find(path) ? number(path) : fallback;
 }
@@ -105,22 +127,24 @@ int64_t BasicJsonFields<Json>::count(const std::string& path) const {
 template <class Json>
 int64_t BasicJsonFields<Json>::count_to(const std::string& path, int64_t hi) const {
   const int64_t v = count(path);
-  if (v > hi) fail(path, "must be at most " + std::to_string(hi));
+  if (v > hi) fail(path, "must be at most " + bound(hi) + ", got " + std::to_string(v));
   return v;
 }
 
 template <class Json>
-int BasicJsonFields<Json>::small(const std::string& path) const {
+int64_t BasicJsonFields<Json>::count_in(const std::string& path, int64_t lo, int64_t hi, const char* unit) const {
   const int64_t v = count(path);
-  if (v > 1 << 30) fail(path, "is out of range");
-  return int(v);
+  if (v < lo || v > hi)
+    fail(path, "must be from " + bound(lo) + " to " + bound(hi) + (*unit ? " " : "") + unit + ", got " +
+                   std::to_string(v));
+  return v;
 }
 
 template <class Json>
 int BasicJsonFields<Json>::power_of_two(const std::string& path, int lo, int hi) const {
   const int64_t v = count(path);
   if (v < lo || v > hi || (v & (v - 1)) != 0)
-    fail(path, "must be a power of two from " + std::to_string(lo) + " to " + std::to_string(hi));
+    fail(path, "must be a power of two from " + bound(lo) + " to " + bound(hi) + ", got " + std::to_string(v));
   return int(v);
 }
 
@@ -182,15 +206,19 @@ std::optional<std::string> BasicJsonFields<Json>::null_or_string(const std::stri
 }
 
 template <class Json>
-void BasicJsonFields<Json>::numbers(const std::string& path, int n, const std::string& what, bool zero_allowed,
-                                    double* out) const {
+void BasicJsonFields<Json>::numbers_in(const std::string& path, int n, const std::string& what,
+                                       const NumberRange& range, double* out) const {
   const Json& a = need(path);
   if (!a.is_array() || int(a.size()) != n) fail(path, "must be " + std::to_string(n) + " numbers (" + what + ")");
+  const BasicJsonFields items(a, where_, prefix_ + path, raise_);
   for (int i = 0; i < n; ++i) {
-    const bool ok = a[i].is_number() && std::isfinite(a[i].template get<double>()) &&
-                    (zero_allowed ? a[i].template get<double>() >= 0 : a[i].template get<double>() > 0);
-    if (!ok) fail(path, zero_allowed ? "must hold numbers that are not negative" : "must hold positive numbers");
-    out[i] = a[i].template get<double>();
+    const std::string item = "[" + std::to_string(i) + "]";
+    if (!a[i].is_number()) items.fail(item, "must be a number (" + what + "), got " + type_of(a[i]));
+    const double v = a[i].template get<double>();
+    if (!std::isfinite(v)) items.fail(item, std::string("must be finite, got ") + non_finite_name(v));
+    if (!within(v, range))
+      items.fail(item, "must be " + describe(range) + ", got " + a[i].dump());
+    out[i] = v;
   }
 }
 
@@ -251,6 +279,13 @@ std::string BasicJsonFields<Json>::bound(int64_t v) {
     return "2^" + std::to_string(k);
   }
   return std::to_string(v);
+}
+
+template <class Json>
+std::string BasicJsonFields<Json>::describe(const NumberRange& r) {
+  const std::string unit = *r.unit ? std::string(" ") + r.unit : std::string();
+  if (r.lo_open) return "above " + plain(r.lo) + " and at most " + plain(r.hi) + unit;
+  return "from " + plain(r.lo) + " to " + plain(r.hi) + unit;
 }
 
 template <class Json>

@@ -20,6 +20,14 @@ namespace memsim {
 // Must not return.
 using RaiseFieldError = void (*)(const std::string& where, const std::string& path, const std::string& why);
 
+// A number's physical range, for a message: "must be from 1 to 100000 GB/s" or, with lo_open, "must be above
+// 0 and at most 10000 ps" (a rate or a cost that 0 would make infinite or meaningless).
+struct NumberRange {
+  double lo, hi;
+  bool lo_open;
+  const char* unit;  // "" when the number has none
+};
+
 // The profile and microbenchmark readers' errors: ProfileError (model/profile.hpp),
 // "<where>: field '<path>' <why>"; the quotes set the path apart from a record named in `where`
 // ("run.json: runs[5] (copy): field 'time_us.median' must be positive, got 0").
@@ -40,6 +48,10 @@ class BasicJsonFields {
   double positive(const std::string& path) const;
   double non_negative(const std::string& path) const;
   double at_least(const std::string& path, double lo) const;
+  // A finite number within `range`; the message names the value and the range.
+  double number_in(const std::string& path, const NumberRange& range) const;
+  // A field older documents lack: `fallback` when absent, else checked like number_in.
+  double number_in_or(const std::string& path, const NumberRange& range, double fallback) const;
   double number_or(const std::string& path, double fallback) const;
   // A field older documents lack: `fallback` when absent, else checked like non_negative.
   double non_negative_or(const std::string& path, double fallback) const;
@@ -48,7 +60,8 @@ class BasicJsonFields {
   // A JSON integer > 0 (an unsigned one past 2^63 - 1 is out of range, not wrapped).
   int64_t count(const std::string& path) const;
   int64_t count_to(const std::string& path, int64_t hi) const;
-  int small(const std::string& path) const;  // a count up to 2^30
+  // A count (as count) from lo to hi; the message names the value and the range.
+  int64_t count_in(const std::string& path, int64_t lo, int64_t hi, const char* unit = "") const;
   int power_of_two(const std::string& path, int lo, int hi) const;
   // A whole number in [lo, hi], written as an integer or not (256.0 is 256).
   int64_t integer(const std::string& path, int64_t lo, int64_t hi) const;
@@ -62,9 +75,9 @@ class BasicJsonFields {
   // or a string.
   std::string string(const std::string& path) const;
   std::optional<std::string> null_or_string(const std::string& path) const;
-  // Exactly n numbers (`what` says which, for the message) into out[0..n), each positive, or not negative
-  // when zero_allowed.
-  void numbers(const std::string& path, int n, const std::string& what, bool zero_allowed, double* out) const;
+  // Exactly n numbers (`what` says which, for the message) into out[0..n), each within `range`; an item out
+  // of it is named by its index ("ps_per_byte[1]").
+  void numbers_in(const std::string& path, int n, const std::string& what, const NumberRange& range, double* out) const;
   const Json& array(const std::string& path) const;
 
   // Nested objects, whose fields' paths carry their own: object("time_us") reads "time_us.median";
@@ -81,6 +94,7 @@ class BasicJsonFields {
   [[noreturn]] void fail(const std::string& path, const std::string& why) const;
 
   static std::string bound(int64_t v);  // 1073741824 reads better as 2^30
+  static std::string describe(const NumberRange& r);  // "from 1 to 100000 GB/s"
   // What a value is, for a message: `string "fast"`, `number 0`, `true`, `null`, `an array`, `an object`
   // (a long string cut to 40 characters: a message stays one readable line).
   static std::string type_of(const Json& v);

@@ -20,13 +20,39 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// Physical ranges of a profile's numbers. They are generous (a device ten times past today's either way still
+// reads), but a value past them is a typo or a unit slip, and would predict a time no device takes (cost
+// fields of 1e300 gave 4e296 us). Rates have a floor, costs a ceiling: a time is work over a rate, or work
+// times a cost.
+constexpr NumberRange kClockMhz{100, 1e5, false, "MHz"};
+constexpr NumberRange kBandwidth{1, 1e5, false, "GB/s"};
+constexpr NumberRange kPicoseconds{0, 1e4, true, "ps"};          // a cost per sector, request or slot
+constexpr NumberRange kPicosecondsOrNone{0, 1e4, false, "ps"};   // 0: no such cost
+constexpr NumberRange kCyclesPerWavefront{0, 1000, true, "cycles"};
+constexpr NumberRange kLatency{0, 100, true, "us"};
+constexpr NumberRange kHold{0, 100, false, "us"};               // what a block or a barrier holds an SM slot
+constexpr NumberRange kLaunch{0, 1000, false, "us"};
+constexpr NumberRange kIssuePerCycle{0.05, 64, false, "warp instructions a cycle"};
+constexpr NumberRange kInstructionsPerMemoryOp{1, 1000, false, ""};  // the memory instruction is one of them
+constexpr NumberRange kInstructionsPerWarp{0, 1e5, false, ""};
+constexpr NumberRange kInstructionsPerOp{0, 1000, false, ""};
+constexpr NumberRange kOpenLines{1, 1e12, false, "lines"};
+constexpr NumberRange kPerLogLines{0, 100, true, ""};
+// Read-back of sectors written by 4 or 8 warps over 2 warps' (measured 1.7 and 1.9): interpolated
+// geometrically, so the two may be at most 1000 apart (a factor of 2e-319 made the interpolation infinite).
+constexpr NumberRange kWarpFactor{0.1, 100, false, ""};
+constexpr NumberRange kLinesPerRequest{1, 1024, false, "lines"};
+constexpr NumberRange kStoresPerWarp{1, 1e6, false, "store instructions"};
+constexpr NumberRange kOverlapP{1, 100, false, ""};  // 1: terms add; 100 is the largest term already
+constexpr int64_t kMaxSharedBytes = int64_t(1) << 26;  // 64 MiB a block or an SM
+
 PartitionSpec read_partitions(const JsonFields& r) {
   PartitionSpec p;
   const std::string policy = r.text("dram.partitions.policy");
   if (policy == "linear") p.policy = PartitionSpec::Policy::Linear;
   else if (policy == "xor_hash") p.policy = PartitionSpec::Policy::XorHash;
   else r.fail("dram.partitions.policy", "must be \"linear\" or \"xor_hash\", got \"" + policy + "\"");
-  p.count = int(r.count_to("dram.partitions.count", 4096));
+  p.count = int(r.count_in("dram.partitions.count", 1, 4096, "partitions"));
   p.granularity_bytes = r.power_of_two("dram.partitions.granularity_bytes", 1, 1 << 30);
   if (const json* bits = r.find("dram.partitions.xor_bits")) {
     if (!bits->is_array()) r.fail("dram.partitions.xor_bits", "must be an array of bit positions");
@@ -49,47 +75,47 @@ PartitionSpec read_partitions(const JsonFields& r) {
 
 // A caveat's threshold (model/profile.hpp: long_wait, store_bursts): optional (absent: no such caveat), else a
 // positive threshold and the evidence it rests on.
-void read_caveat_threshold(const JsonFields& r, const std::string& group, const char* threshold, double& from,
-                           std::string& evidence) {
+void read_caveat_threshold(const JsonFields& r, const std::string& group, const char* threshold,
+                           const NumberRange& range, double& from, std::string& evidence) {
   if (!r.find(group)) return;
-  from = r.positive(group + "." + threshold);
+  from = r.number_in(group + "." + threshold, range);
   evidence = r.text_or(group + ".evidence", "");
   if (evidence.empty()) r.fail(group + ".evidence", "must say what the threshold rests on");
 }
 
 CostConstants read_cost(const JsonFields& r) {
   CostConstants c;
-  c.dram_gbs = r.positive("cost.dram_gbs");
-  c.l2_sector_ps = r.positive("cost.l2_sector_ps");
+  c.dram_gbs = r.number_in("cost.dram_gbs", kBandwidth);
+  c.l2_sector_ps = r.number_in("cost.l2_sector_ps", kPicoseconds);
   const std::string lane_classes = "lanes of at most 4, 8 and 16 bytes";
-  r.numbers("cost.partial_store_ps", 3, lane_classes, false, c.partial_store_ps);
-  c.l1_cycles_per_wavefront = r.positive("cost.l1_cycles_per_wavefront");
-  c.l2_write_slot_ps = r.non_negative_or("cost.l2_write_slot_ps", 0);  // absent: no crossbar term
-  c.latency_us = r.positive("cost.latency_us");
-  read_caveat_threshold(r, "cost.long_wait", "from_lines", c.long_wait_lines, c.long_wait_evidence);
-  read_caveat_threshold(r, "cost.store_bursts", "from_stores", c.store_burst_stores, c.store_burst_evidence);
-  c.block_us = r.non_negative_or("cost.block_us", 0);  // absent: no block cost
-  c.barrier_us = r.non_negative_or("cost.barrier_us", 0);  // absent: barriers cost nothing extra
-  c.issue_per_cycle = r.positive("cost.issue_per_cycle");
-  c.instructions_per_memory_op = r.positive("cost.instructions_per_memory_op");
+  r.numbers_in("cost.partial_store_ps", 3, lane_classes, kPicoseconds, c.partial_store_ps);
+  c.l1_cycles_per_wavefront = r.number_in("cost.l1_cycles_per_wavefront", kCyclesPerWavefront);
+  c.l2_write_slot_ps = r.number_in_or("cost.l2_write_slot_ps", kPicosecondsOrNone, 0);  // absent: no crossbar term
+  c.latency_us = r.number_in("cost.latency_us", kLatency);
+  read_caveat_threshold(r, "cost.long_wait", "from_lines", kLinesPerRequest, c.long_wait_lines, c.long_wait_evidence);
+  read_caveat_threshold(r, "cost.store_bursts", "from_stores", kStoresPerWarp, c.store_burst_stores,
+                        c.store_burst_evidence);
+  c.block_us = r.number_in_or("cost.block_us", kHold, 0);  // absent: no block cost
+  c.barrier_us = r.number_in_or("cost.barrier_us", kHold, 0);  // absent: barriers cost nothing extra
+  c.issue_per_cycle = r.number_in("cost.issue_per_cycle", kIssuePerCycle);
+  c.instructions_per_memory_op = r.number_in("cost.instructions_per_memory_op", kInstructionsPerMemoryOp);
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.
-  c.instructions_per_warp = r.non_negative_or("cost.instructions_per_warp", 0);
-  c.instructions_per_source_op = r.non_negative_or("cost.instructions_per_source_op", 0);
+  c.instructions_per_warp = r.number_in_or("cost.instructions_per_warp", kInstructionsPerWarp, 0);
+  c.instructions_per_source_op = r.number_in_or("cost.instructions_per_source_op", kInstructionsPerOp, 0);
   if (r.find("cost.read_back")) {
-    c.read_back_from_lines = r.positive("cost.read_back.from_lines");
-    c.read_back_per_log_lines = r.positive("cost.read_back.per_log_lines");
-    r.numbers("cost.read_back.ps_per_byte", 3, lane_classes, true, c.read_back_ps_per_byte);
+    c.read_back_from_lines = r.number_in("cost.read_back.from_lines", kOpenLines);
+    c.read_back_per_log_lines = r.number_in("cost.read_back.per_log_lines", kPerLogLines);
+    r.numbers_in("cost.read_back.ps_per_byte", 3, lane_classes, kPicosecondsOrNone, c.read_back_ps_per_byte);
     // Absent in profiles from before it: the same read-back whatever writes a sector.
     if (r.find("cost.read_back.sector_warp_factors"))
-      r.numbers("cost.read_back.sector_warp_factors", 2, "at 4 and 8 warps a sector", false,
-                c.read_back_sector_warp_factors);
+      r.numbers_in("cost.read_back.sector_warp_factors", 2, "at 4 and 8 warps a sector", kWarpFactor,
+                   c.read_back_sector_warp_factors);
   }
   if (r.find("cost.instructions_per_division"))
-    r.numbers("cost.instructions_per_division", 2, "32- and 64-bit operands", true, c.instructions_per_division);
-  c.launch_us = r.number("cost.launch_us");
-  if (c.launch_us < 0) r.fail("cost.launch_us", "must not be negative");
-  c.overlap_p = r.number("cost.overlap_p");
-  if (!(c.overlap_p >= 1)) r.fail("cost.overlap_p", "must be at least 1");
+    r.numbers_in("cost.instructions_per_division", 2, "32- and 64-bit operands", kInstructionsPerOp,
+                 c.instructions_per_division);
+  c.launch_us = r.number_in("cost.launch_us", kLaunch);
+  c.overlap_p = r.number_in("cost.overlap_p", kOverlapP);
   return c;
 }
 
@@ -132,15 +158,21 @@ DeviceProfile load_profile(const std::string& name) {
 DeviceProfile load_profile_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ProfileError("device profile " + path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_profile(text.str(), fs::path(path).stem().string(), path);
+}
+
+DeviceProfile parse_profile(const std::string& text, const std::string& name, const std::string& where) {
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {  // a syntax error, or a number past a double's range (1e400)
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    throw ProfileError("device profile " + path + ": not valid JSON (" + what + ")");
+    throw ProfileError("device profile " + where + ": not valid JSON (" + what + ")");
   }
-  return profile_from_json(j, fs::path(path).stem().string(), path);
+  return profile_from_json(j, name, where);
 }
 
 DeviceProfile profile_from_json(const json& j, const std::string& name, const std::string& where) {
@@ -152,38 +184,40 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   p.compute_capability = r.text("compute_capability");
   p.source = r.text_or("source", "");
 
-  p.sms = r.small("sm.count");
-  p.max_threads_per_sm = r.small("sm.max_threads");
-  p.max_warps_per_sm = r.small("sm.max_warps");
-  p.max_blocks_per_sm = r.small("sm.max_blocks");
-  p.regs_per_sm = r.small("sm.registers");
-  p.max_regs_per_thread = r.small("sm.max_registers_per_thread");
-  p.max_regs_per_block = r.small("sm.max_registers_per_block");
-  p.reg_alloc_unit = r.small("sm.register_allocation_unit");
-  p.warp_alloc_granularity = r.small("sm.warp_allocation_granularity");
+  p.sms = int(r.count_in("sm.count", 1, 4096, "SMs"));
+  p.max_threads_per_sm = int(r.count_in("sm.max_threads", 32, 65536, "threads"));
+  p.max_warps_per_sm = int(r.count_in("sm.max_warps", 1, 2048, "warps"));
+  if (p.max_warps_per_sm != p.max_threads_per_sm / 32)
+    r.fail("sm.max_warps", "must be sm.max_threads / 32 (" + std::to_string(p.max_threads_per_sm / 32) + "), got " +
+                               std::to_string(p.max_warps_per_sm));
+  p.max_blocks_per_sm = int(r.count_in("sm.max_blocks", 1, 1024, "blocks"));
+  p.regs_per_sm = int(r.count_in("sm.registers", 256, 1 << 22, "registers"));
+  p.max_regs_per_thread = int(r.count_in("sm.max_registers_per_thread", 1, 1024, "registers"));
+  p.max_regs_per_block = int(r.count_in("sm.max_registers_per_block", 1, 1 << 22, "registers"));
+  p.reg_alloc_unit = int(r.count_in("sm.register_allocation_unit", 1, 65536, "registers"));
+  p.warp_alloc_granularity = int(r.count_in("sm.warp_allocation_granularity", 1, 64, "warps"));
   const std::string reg_gran = r.text_or("sm.register_allocation_granularity", "warp");
   if (reg_gran != "warp" && reg_gran != "block") r.fail("sm.register_allocation_granularity", "must be \"warp\" or \"block\"");
   p.reg_alloc_per_block = reg_gran == "block";
-  p.sm_clock_mhz = r.positive("sm.clock_mhz");
+  p.sm_clock_mhz = r.number_in("sm.clock_mhz", kClockMhz);
 
-  p.shared_per_sm = r.count("shared.per_sm");
-  p.shared_per_block = r.count("shared.per_block");
-  p.shared_per_block_optin = r.find("shared.per_block_optin") ? r.count("shared.per_block_optin") : p.shared_per_block;
-  if (const json* reserved = r.find("shared.reserved_per_block")) {
-    if (!reserved->is_number_integer() || reserved->get<int64_t>() < 0 || reserved->get<int64_t>() > (1 << 30))
-      r.fail("shared.reserved_per_block", "must be an integer from 0 to 2^30");
-    p.reserved_shared_per_block = reserved->get<int64_t>();
-  }
-  p.shared_alloc_granularity = r.small("shared.allocation_granularity");
+  p.shared_per_sm = r.count_in("shared.per_sm", 1, kMaxSharedBytes, "bytes");
+  p.shared_per_block = r.count_in("shared.per_block", 1, kMaxSharedBytes, "bytes");
+  p.shared_per_block_optin = r.find("shared.per_block_optin")
+                                 ? r.count_in("shared.per_block_optin", 1, kMaxSharedBytes, "bytes")
+                                 : p.shared_per_block;
+  if (r.find("shared.reserved_per_block"))
+    p.reserved_shared_per_block = r.integer_literal("shared.reserved_per_block", 0, 1 << 20);
+  p.shared_alloc_granularity = int(r.count_in("shared.allocation_granularity", 1, 65536, "bytes"));
   // The bank model works in powers of two, a warp's lanes at most, banks of at most 16 bytes.
   p.banks = r.power_of_two("shared.banks", 1, 64);
   p.bank_bytes = r.power_of_two("shared.bank_bytes", 1, 16);
   p.bank_phase_lanes = r.power_of_two("shared.phase_lanes", 1, 32);
   if (p.shared_per_block_optin < p.shared_per_block) r.fail("shared.per_block_optin", "must be at least shared.per_block");
 
-  p.max_threads_per_block = r.small("launch.max_threads_per_block");
-  p.max_block_x = r.small("launch.max_block_x");
-  p.max_block_y = r.small("launch.max_block_y");
+  p.max_threads_per_block = int(r.count_in("launch.max_threads_per_block", 32, 65536, "threads"));
+  p.max_block_x = int(r.count_in("launch.max_block_x", 1, 65536, "threads"));
+  p.max_block_y = int(r.count_in("launch.max_block_y", 1, 65536, "threads"));
   // A launch's grid is held in ints (as CUDA's gridDim is 32-bit).
   p.max_grid_x = r.count_to("launch.max_grid_x", INT32_MAX);
   p.max_grid_y = r.count_to("launch.max_grid_y", INT32_MAX);
@@ -201,8 +235,9 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   const double l2 = r.number("l2_bytes");
   if (!(l2 >= 0 && l2 <= double(int64_t(1) << 50))) r.fail("l2_bytes", "must be from 0 to 2^50");
   p.l2_bytes = int64_t(l2);
-  p.dram_peak_gbs = r.positive("dram.peak_gbs");
-  p.mem_clock_mhz = r.positive("dram.clock_mhz");
+  p.dram_peak_gbs = r.number_in("dram.peak_gbs", kBandwidth);
+  p.mem_clock_mhz = r.number_in("dram.clock_mhz", kClockMhz);
+  if (r.find("dram.bus_width_bits")) r.count_in("dram.bus_width_bits", 8, 65536, "bits");  // read by people only
   p.partitions = read_partitions(r);
 
   p.cost = read_cost(r);

@@ -115,6 +115,8 @@ std::vector<std::string> list_profiles();
 // malformed file (naming the file and the field).
 DeviceProfile load_profile(const std::string& name);
 DeviceProfile load_profile_file(const std::string& path);
+// A profile's text, as load_profile_file reads it (the fuzz target's way in); `where` names it in errors.
+DeviceProfile parse_profile(const std::string& text, const std::string& name, const std::string& where);
 DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& name, const std::string& where);
 
 // Registers of `kernel` at `dtype` from the profile's table, 0 when it has none.

@@ -142,6 +142,38 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
   }
 }
 
+// Fuzzing finding (issue 20): Boost.Program_options words an error by replacing %name% placeholders with what
+// was typed until none is left, so an argument holding one ("--pad %value%") hung memsim for good. Each is
+// refused at once (timeout gives 124 past 20 s), with the argument quoted as typed.
+TEST(Cli, PlaceholdersInArgumentsAreQuotedNotExpanded) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--ma%canonical_option%"}, "memsim: unrecognised option '--ma%canonical_option%'"},
+      {{"--pad", "%value%"}, "memsim: the argument ('%value%') for option '--pad' is invalid"},
+      {{"--threads=%value%x"}, "memsim: the argument ('%value%x') for option '--threads' is invalid"},
+      {{"--regs", "%prefix%%option%"}, "memsim: the argument ('%prefix%%option%') for option '--regs' is invalid"},
+      {{"--kernel", "%option%"}, "memsim: unknown kernel '%option%'"},
+      {{"%original_token%"}, "memsim: unexpected argument '%original_token%'"},
+      {{"--device", "h%100\x1fp"}, "memsim: unknown device 'h%100\\x1fp'"},
+  };
+  for (const auto& [args, start] : cases) {
+    std::vector<std::string> timed = {"20", MEMSIM_BIN};
+    timed.insert(timed.end(), args.begin(), args.end());
+    const Cli r = test::run_command("timeout", timed, ::testing::TempDir() + "memsim_cli_placeholder_" +
+                                                          std::to_string(getpid()));
+    EXPECT_EQ(r.code, 2) << join(args) << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.rfind(start, 0), 0u) << join(args) << "\nstderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+// An argument with a newline or another control character, echoed in an error, stays on the error's one
+// line: escaped as \n, \t or \xNN.
+TEST(Cli, ControlCharactersInAnErrorAreEscaped) {
+  const Cli r = run_cli({"--kernel", "a\nb\tc\x01"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "memsim: unknown kernel 'a\\nb\\tc\\x01' (memsim --list-kernels lists the suite)\n");
+}
+
 // A word without an option (a forgotten --kernel: `memsim naive`) must be refused, not ignored, and named.
 TEST(Cli, StrayPositionalArgumentIsRefused) {
   for (const std::vector<std::string>& args : {std::vector<std::string>{"naive"},

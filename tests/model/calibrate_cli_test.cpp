@@ -145,20 +145,29 @@ TEST(CalibrateCli, HoldoutValidateSkipsUntimedRecords) {
 
 // A fitted constant a million times off its prior is written (it is the least-squares answer) but said: on
 // stderr and in the profile's calibration block.
-TEST(CalibrateCli, ConstantFarFromItsPriorIsWarnedOf) {
+// A base profile whose constant is out of its physical range is refused before any fit, naming the field (the
+// fit's warning for a constant far from its prior is tested on fit_constants: tests/model/fit_test.cpp; a
+// profile can no longer hold a prior a million times off, 1e-3 GB/s here).
+TEST(CalibrateCli, BaseProfileOutOfRangeIsRefused) {
   json base = json::parse(slurp(MEMSIM_H100_PROFILE));
-  base["cost"]["dram_gbs"] = 1e-3;  // the runs say about 3300
+  base["cost"]["dram_gbs"] = 1e-3;
   const std::string bp = write_doc("low_bandwidth.json", base), out = temp_path("low_bandwidth_out.json");
   const Cli r = run_cli({"--microbench", write_doc("warn_run.json", runs_only()), "--base", bp, "--out", out});
-  EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("dram_gbs"), std::string::npos) << r.err;
-  const json written = json::parse(slurp(out));
-  ASSERT_TRUE(written["calibration"].contains("warnings")) << written["calibration"].dump();
-  ASSERT_EQ(written["calibration"]["warnings"].size(), 1u);
-  EXPECT_NE(written["calibration"]["warnings"][0].get<std::string>().find("dram_gbs"), std::string::npos);
-  EXPECT_GT(written["cost"]["dram_gbs"].get<double>(), 1000);
-  std::remove(out.c_str());
+  expect_input_error(r, {bp, "'cost.dram_gbs'", "from 1 to 100000 GB/s", "got 0.001"});
+  EXPECT_FALSE(exists(out));
+}
+
+// Runs that measured 3000 times longer than the H100 takes fit constants past the profile's physical ranges
+// (a DRAM bandwidth of about 3366 / 3000 GB/s, a latency of about 0.5 x 3000 us): the fit is refused, its
+// profile named as fitted from the run, not as the base profile (which is fine), and nothing is written.
+TEST(CalibrateCli, FitOutsideThePhysicalRangesIsRefused) {
+  json slow = runs_only();
+  for (json& run : slow["runs"]) run["time_us"]["median"] = run["time_us"]["median"].get<double>() * 3000;
+  const std::string run = write_doc("slow_run.json", slow), out = temp_path("slow_out.json");
+  const Cli r = run_cli({"--microbench", run, "--base", "h100", "--out", out});
+  expect_input_error(r, {"device profile fitted from " + run + ": field 'cost.", "must be"});
+  EXPECT_EQ(r.err.find("h100.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(out));
 }
 
 // --- the command line's own options ---

@@ -1,13 +1,16 @@
 // Device profiles: the shipped files load and say what the data sheets say; errors are one clear line.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <stdexcept>
+#include <tuple>
 
+#include "model/cost.hpp"
 #include "model/json_fields.hpp"
 #include "model/profile.hpp"
 
@@ -193,6 +196,105 @@ TEST_F(ScratchDir, OutOfRangeValuesAreNamed) {
   }
 }
 
+// Every number of a profile has a physical range (issue 20): a cost field of 1e300 was accepted and predicted
+// 4e296 us. Each numeric leaf of the shipped H100 profile (a superset of the others' fields), set to 1e300 and
+// to -1e300 in turn, is refused with the field named by its path; the calibration block is a record of the
+// fit, read by people only.
+TEST_F(ScratchDir, EveryNumericFieldHasAPhysicalRange) {
+  const nlohmann::json shipped = shipped_h100();
+  // Each numeric leaf: its JSON pointer, and the field as the error names it (dots between keys, [i] for an
+  // array's items; the XOR bits are named as the array).
+  std::vector<std::pair<std::string, std::string>> leaves;
+  const std::function<void(const nlohmann::json&, const std::string&, const std::string&)> walk =
+      [&](const nlohmann::json& v, const std::string& pointer, const std::string& field) {
+        if (v.is_object()) {
+          for (const auto& [k, item] : v.items()) {
+            if (pointer.empty() && k == "calibration") continue;
+            std::string escaped;  // RFC 6901: ~ and / within a key
+            for (char c : k) escaped += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+            walk(item, pointer + "/" + escaped, (field.empty() ? "" : field + ".") + k);
+          }
+        } else if (v.is_array()) {
+          for (size_t i = 0; i < v.size(); ++i)
+            walk(v[i], pointer + "/" + std::to_string(i),
+                 field.find("xor_bits") != std::string::npos ? field : field + "[" + std::to_string(i) + "]");
+        } else if (v.is_number()) {
+          leaves.emplace_back(pointer, field);
+        }
+      };
+  walk(shipped, "", "");
+  ASSERT_GT(leaves.size(), 50u);  // about 60 outside the register table and the XOR bits, 39 in the table
+  for (const auto& [pointer, field] : leaves) {
+    for (const double value : {1e300, -1e300}) {
+      nlohmann::json j = shipped;
+      j[nlohmann::json::json_pointer(pointer)] = value;
+      write("bad", j.dump());
+      try {
+        load_profile("bad");
+        ADD_FAILURE() << pointer << " = " << value << " accepted";
+      } catch (const ProfileError& e) {
+        EXPECT_NE(std::string(e.what()).find("'" + field + "'"), std::string::npos) << pointer << ": " << e.what();
+      }
+    }
+  }
+}
+
+// The message names the field, the value and the range with its unit.
+TEST_F(ScratchDir, OutOfRangeMessagesNameTheValueAndTheRange) {
+  const std::vector<std::tuple<std::string, nlohmann::json, std::string>> cases = {
+      {"/cost/latency_us", 1e300, "field 'cost.latency_us' must be above 0 and at most 100 us, got 1e+300"},
+      {"/cost/dram_gbs", 0.5, "field 'cost.dram_gbs' must be from 1 to 100000 GB/s, got 0.5"},
+      {"/cost/partial_store_ps/1", 2e4, "field 'cost.partial_store_ps[1]' must be above 0 and at most 10000 ps, got 20000.0"},
+      {"/cost/read_back/ps_per_byte/2", -1, "field 'cost.read_back.ps_per_byte[2]' must be from 0 to 10000 ps, got -1"},
+      {"/cost/overlap_p", 0.5, "field 'cost.overlap_p' must be from 1 to 100, got 0.5"},
+      {"/cost/issue_per_cycle", 0, "field 'cost.issue_per_cycle' must be from 0.05 to 64 warp instructions a cycle, got 0"},
+      {"/sm/clock_mhz", 1.98e9, "field 'sm.clock_mhz' must be from 100 to 100000 MHz, got 1980000000.0"},
+      {"/sm/count", 100000, "field 'sm.count' must be from 1 to 4096 SMs, got 100000"},
+      {"/sm/max_warps", 32, "field 'sm.max_warps' must be sm.max_threads / 32 (64), got 32"},
+      {"/shared/per_sm", 1LL << 40, "field 'shared.per_sm' must be from 1 to 2^26 bytes, got 1099511627776"},
+      {"/dram/bus_width_bits", 0, "field 'dram.bus_width_bits' must be a positive integer"},
+      {"/dram/partitions/count", 5000, "field 'dram.partitions.count' must be from 1 to 4096 partitions, got 5000"},
+      {"/global/sector_bytes", 128, "field 'global.sector_bytes' must be a power of two from 16 to 64, got 128"},
+  };
+  for (const auto& [pointer, value, message] : cases) {
+    nlohmann::json j = shipped_h100();
+    j[nlohmann::json::json_pointer(pointer)] = value;
+    write("bad", j.dump());
+    try {
+      load_profile("bad");
+      ADD_FAILURE() << pointer << " accepted";
+    } catch (const ProfileError& e) {
+      EXPECT_EQ(e.what(), "device profile " + (dir_ / "bad.json").string() + ": " + message);
+    }
+  }
+}
+
+// Fuzzing finding (issue 20): read-back factors of 2.15e-319 and 1.88 at 4 and 8 warps were accepted, and
+// the geometric interpolation between them (1.88 / 2.15e-319 overflows) gave 5 to 7 warps an infinite factor,
+// printed as null. The factors now lie from 0.1 to 100; at both ends every warp count gets a finite factor
+// within them.
+TEST_F(ScratchDir, ReadBackWarpFactorsStayFinite) {
+  nlohmann::json j = shipped_h100();
+  j["cost"]["read_back"]["sector_warp_factors"] = {2.15e-319, 1.88};
+  write("tiny", j.dump());
+  try {
+    load_profile("tiny");
+    ADD_FAILURE() << "accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'cost.read_back.sector_warp_factors[0]' must be from 0.1 to 100"),
+              std::string::npos) << e.what();
+  }
+  for (const auto& [at4, at8] : {std::pair{0.1, 100.0}, std::pair{100.0, 0.1}}) {
+    j["cost"]["read_back"]["sector_warp_factors"] = {at4, at8};
+    write("edges", j.dump());
+    const DeviceProfile p = load_profile("edges");
+    for (int warps = 1; warps <= 32; ++warps) {
+      const double f = read_back_sector_warp_factor(p.cost, warps);
+      EXPECT_TRUE(std::isfinite(f) && f >= 0.1 && f <= 100) << at4 << ", " << at8 << " at " << warps << ": " << f;
+    }
+  }
+}
+
 // The read-back constants are optional (absent: no read-back), else all three, ps_per_byte 3 numbers.
 TEST_F(ScratchDir, ReadBackConstants) {
   nlohmann::json j = shipped_h100();
@@ -266,7 +368,7 @@ TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
       load_profile("bad");
       FAIL() << bad;
     } catch (const ProfileError& e) {
-      EXPECT_NE(std::string(e.what()).find("field 'cost.instructions_per_division'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("field 'cost.instructions_per_division"), std::string::npos) << e.what();
     }
   }
 }

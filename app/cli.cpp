@@ -1,0 +1,253 @@
+#include "app/cli.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cctype>
+#include <cstdint>
+#include <filesystem>
+#include <sstream>
+
+#include "app/plot.hpp"
+#include "kernels/registry.hpp"
+
+namespace po = boost::program_options;
+
+namespace memsim {
+namespace {
+
+// Boost.Program_options (1.74) words an error by replacing %name% placeholders in its template with the
+// option and the value as typed, over and over while one is left: an argument that holds one ("--pad
+// %value%") never runs out, and memsim hung there for good. The parser gets the arguments with every '%'
+// escaped (and the escape character itself), and what it gives back, values and messages, is unescaped.
+constexpr char kEscape = '\x1f';
+
+std::string escape_percent(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '%' || c == kEscape) out += {kEscape, c == '%' ? 'p' : 'e'};
+    else out += c;
+  }
+  return out;
+}
+
+std::string unescape_percent(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == kEscape && i + 1 < s.size()) out += s[++i] == 'p' ? '%' : kEscape;
+    else out += s[i];
+  }
+  return out;
+}
+
+std::string text(const po::variables_map& vm, const char* option) {
+  return unescape_percent(vm[option].as<std::string>());
+}
+
+// The --plot options, checked before anything is replayed; "" when they are fine.
+std::string check_plot_options(const po::variables_map& vm, const std::string& kernel) {
+  const bool plot = vm.count("plot") > 0;
+  for (const char* opt : {"plot-out", "plot-site", "plot-instruction"})
+    if (vm.count(opt) && !plot) return std::string("--") + opt + " goes with --plot (banks, partitions or sectors)";
+  if (!plot) return "";
+  const std::string kind = text(vm, "plot");
+  const std::vector<std::string>& kinds = plot_kinds();
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    return "unknown --plot '" + kind + "': expected banks, partitions or sectors";
+  if (!vm.count("plot-out")) return "--plot " + kind + " needs --plot-out FILE (.png, .svg, or .json for its data)";
+  const std::filesystem::path out = text(vm, "plot-out");
+  std::string ext = out.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext != ".png" && ext != ".svg" && ext != ".json")
+    return "--plot-out " + out.string() + ": the extension picks the format: .png, .svg, or .json for the data";
+  const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return "cannot write --plot-out " + out.string() + ": no directory " + dir.string();
+  if (std::filesystem::is_directory(out, ec)) return "cannot write --plot-out " + out.string() + ": it is a directory";
+  if (access(dir.c_str(), W_OK) != 0) return "cannot write --plot-out " + out.string() + ": " + dir.string() + " is not writable";
+  if (kind != "banks")
+    for (const char* opt : {"plot-site", "plot-instruction"})
+      if (vm.count(opt)) return std::string("--") + opt + " goes with --plot banks";
+  if (vm.count("plot-instruction") && vm["plot-instruction"].as<int64_t>() < 0)
+    return "--plot-instruction must be 0 or more (the warp instructions of block 0 at the site, in launch order)";
+  const KernelInfo* k = find_kernel(kernel);
+  if (kind != "banks" || !k) return "";  // an unknown kernel: the analysis says so
+  std::string shared;
+  for (int i = 0; i < k->num_sites; ++i)
+    if (k->sites[i].space == Space::Shared) shared += (shared.empty() ? "" : ", ") + std::to_string(i) + " '" + k->sites[i].name + "'";
+  if (shared.empty())
+    return "kernel " + kernel + " has no shared-memory access for --plot banks (try coalesced, padded or swizzle)";
+  if (vm.count("plot-site")) {
+    const std::string site = text(vm, "plot-site");
+    for (int i = 0; i < k->num_sites; ++i)
+      if (k->sites[i].space == Space::Shared && (site == k->sites[i].name || site == std::to_string(i))) return "";
+    return "unknown --plot-site '" + site + "' for kernel " + kernel + ": its shared sites are " + shared;
+  }
+  return "";
+}
+
+// The suite at one matrix, dtype and block on one device, global sites only: the sector map's data. The
+// chosen kernel keeps its --tile and --pad; a kernel the launch does not allow is listed with the reason.
+nlohmann::ordered_json suite_sectors(const UserConfig& chosen, const DeviceProfile& device, AnalysisOptions aopts) {
+  aopts.predict_copy = false;
+  nlohmann::ordered_json reports = nlohmann::ordered_json::array(), skipped = nlohmann::ordered_json::array();
+  for (const KernelInfo& k : kernel_suite()) {
+    UserConfig user = chosen;
+    if (user.kernel != k.name) {
+      user.kernel = k.name;
+      user.tile.reset();
+      user.pad.reset();
+    }
+    try {
+      const Analysis a = analyze(user, device, aopts);
+      nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+      for (const auto& s : a.report["sites"])
+        if (s["space"] == "global") sites.push_back(s);
+      reports.push_back({{"kernel", k.name}, {"config", a.report["config"]}, {"sites", sites}});
+    } catch (const ConfigError& e) {
+      if (user.kernel == chosen.kernel) throw;
+      skipped.push_back({{"kernel", k.name}, {"reason", e.what()}});
+    }
+  }
+  return {{"reports", reports}, {"skipped", skipped}};
+}
+
+}  // namespace
+
+CliCommand parse_command_line(int argc, const char* const* argv) {
+  po::options_description opts("memsim options");
+  // clang-format off
+  opts.add_options()
+      ("help,h", "show this help and exit")
+      ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels)")
+      ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows")
+      ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY)")
+      ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, README.md's Default tile)")
+      ("pad,p", po::value<int>(), "extra elements per shared-tile row (shared-tile kernels; default per kernel)")
+      ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64")
+      ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")
+      ("regs", po::value<int>(), "registers per thread for occupancy (default: the profile's table for the kernel, else 32)")
+      ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: memory instructions x the profile's ratio)")
+      ("partitions", "count DRAM partition traffic per window of resident blocks (always on for devices whose mapping is known)")
+      ("resident-blocks", po::value<int64_t>(), "blocks resident at once for the partition windows (default: SMs x occupancy)")
+      ("window-step", po::value<int64_t>()->default_value(0), "blocks retiring between partition windows (0: non-overlapping waves)")
+      ("max-windows", po::value<int64_t>()->default_value(256), "partition windows kept in the JSON, evenly spaced (figures use all)")
+      ("format,f", po::value<std::string>()->default_value("table"), "output: table, json or csv")
+      ("threads", po::value<int>()->default_value(0), "replay worker threads (0: all hardware threads)")
+      ("exact", "replay every block (default: one block of each class of blocks with identical counts, the same figures; the JSON's config.replay says which ran)")
+      ("plot", po::value<std::string>(), "draw a picture instead of printing the report: banks (one shared instruction, lanes x banks), partitions (DRAM partitions per window), sectors (global sectors per request, the whole suite); needs --plot-out")
+      ("plot-out", po::value<std::string>(), "file --plot writes: .png or .svg by the extension, .json for the data it is drawn from")
+      ("plot-site", po::value<std::string>(), "--plot banks: shared site by name ('ld tile') or number (default: the most wavefronts an instruction)")
+      ("plot-instruction", po::value<int64_t>(), "--plot banks: warp instruction of block 0 at the site, 0-based in launch order (default: the one with the most wavefronts)")
+      ("list-kernels", "list the kernel suite and exit")
+      ("list-devices", "list the device profiles and exit");
+  // clang-format on
+  // Bare words land here, to be named in the error: memsim takes options only (a forgotten --kernel is not
+  // silently ignored).
+  po::options_description hidden;
+  hidden.add_options()("stray", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.push_back(escape_percent(argv[i]));
+  po::variables_map vm;
+  try {
+    po::positional_options_description stray;
+    stray.add("stray", -1);
+    po::store(po::command_line_parser(args).options(all).positional(stray).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(unescape_percent(e.what()) + " (memsim --help lists the options)");
+  }
+  if (vm.count("stray")) {
+    const std::string word = unescape_percent(vm["stray"].as<std::vector<std::string>>().front());
+    throw ConfigError("unexpected argument '" + word + "': memsim takes options only (e.g. --kernel " + word +
+                      "; memsim --help lists them)");
+  }
+  CliCommand cmd;
+  if (vm.count("help")) {
+    std::ostringstream os;
+    os << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n\n" << opts << "\n";
+    cmd.action = CliCommand::Action::Help;
+    cmd.help = os.str();
+    return cmd;
+  }
+  if (vm.count("list-kernels")) {
+    cmd.action = CliCommand::Action::ListKernels;
+    return cmd;
+  }
+  if (vm.count("list-devices")) {
+    cmd.action = CliCommand::Action::ListDevices;
+    return cmd;
+  }
+  UserConfig& user = cmd.user;
+  user.kernel = text(vm, "kernel");
+  user.matrix = parse_size2(text(vm, "matrix"), "--matrix");
+  user.block = parse_size2(text(vm, "block"), "--block");
+  if (vm.count("tile")) user.tile = parse_size2(text(vm, "tile"), "--tile");
+  if (vm.count("pad")) user.pad = vm["pad"].as<int>();
+  user.dtype = parse_dtype(text(vm, "dtype"));
+  cmd.format = text(vm, "format");
+  if (cmd.format != "table" && cmd.format != "json" && cmd.format != "csv")
+    throw ConfigError("invalid --format '" + cmd.format + "': expected table, json or csv");
+  const int threads = vm["threads"].as<int>();
+  if (threads < 0 || threads > 256) throw ConfigError("--threads must be between 0 and 256");
+
+  AnalysisOptions& aopts = cmd.analysis;
+  aopts.threads = threads;
+  if (vm.count("regs")) aopts.regs = vm["regs"].as<int>();
+  if (vm.count("instructions")) aopts.instructions = vm["instructions"].as<double>();
+  aopts.partitions = vm.count("partitions") > 0;
+  aopts.exact = vm.count("exact") > 0;
+  if (vm.count("resident-blocks")) aopts.resident_blocks = vm["resident-blocks"].as<int64_t>();
+  aopts.window_step = vm["window-step"].as<int64_t>();
+  aopts.max_windows = vm["max-windows"].as<int64_t>();
+  aopts.window_options_given = !vm["window-step"].defaulted() || !vm["max-windows"].defaulted();
+  if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) throw ConfigError(why);
+  cmd.device = text(vm, "device");
+  if (vm.count("plot")) {
+    cmd.action = CliCommand::Action::Plot;
+    cmd.plot_kind = text(vm, "plot");
+    cmd.plot_out = text(vm, "plot-out");
+    if (cmd.plot_kind == "partitions") aopts.partitions = true;  // the picture is of them, assumed mapping or not
+    if (vm.count("plot-site")) cmd.plot_extra = {"--site", text(vm, "plot-site")};
+    if (vm.count("plot-instruction"))
+      for (const std::string& a : {std::string("--instruction"), std::to_string(vm["plot-instruction"].as<int64_t>())})
+        cmd.plot_extra.push_back(a);
+  }
+  return cmd;
+}
+
+nlohmann::ordered_json plot_document(const CliCommand& cmd, const DeviceProfile& device) {
+  nlohmann::ordered_json doc;
+  AnalysisOptions aopts = cmd.analysis;
+  if (cmd.plot_kind == "sectors") {
+    doc = suite_sectors(cmd.user, device, aopts);
+    doc["kernel"] = cmd.user.kernel;
+  } else {
+    aopts.predict_copy = false;
+    const Analysis analysis = analyze(cmd.user, device, aopts);
+    doc = analysis.report;
+    if (cmd.plot_kind == "banks") doc["bank_map"] = bank_map_json(analysis.config, memory_rules(device));
+  }
+  doc["plot"] = {{"kind", cmd.plot_kind}, {"device", device.display_name}, {"device_profile", device.name}};
+  return doc;
+}
+
+std::string one_line(const std::string& message) {
+  std::string out;
+  for (const char c : message) {
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
+      out += c;
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t") : std::string("\\x") + hex[(c >> 4) & 15] + hex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace memsim

@@ -1,0 +1,99 @@
+// libFuzzer target over memsim's command line: the input is the arguments, separated by NUL bytes. Each goes
+// through main's own path (app/cli.hpp): parse_command_line, the device profile, the launch resolved against
+// it with every option checked (resolve_analysis) and, for launches small enough to replay in a moment, the
+// whole analysis and the report in the format asked for (to a string, not stdout), or the --plot document
+// (the plotting script is not run). Beyond the sanitizers' checks: errors are one line, reports finite.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/analysis.hpp"
+#include "app/cli.hpp"
+#include "app/report.hpp"
+#include "fuzz/fuzz_checks.hpp"
+#include "model/profile.hpp"
+
+namespace {
+
+using namespace memsim;
+
+// The covered area (blocks x tile elements) up to which the analysis runs: 2^16 replays in about a
+// millisecond; larger launches are resolved, not replayed.
+constexpr double kMaxReplayedElements = 65536;
+
+bool input_has_newline = false;
+
+const DeviceProfile* profile(const std::string& name) {
+  static std::map<std::string, DeviceProfile> loaded;  // only the shipped ones load: the cache stays small
+  if (const auto it = loaded.find(name); it != loaded.end()) return &it->second;
+  try {
+    return &loaded.emplace(name, load_profile(name)).first->second;
+  } catch (const ProfileError& e) {
+    fuzz::check_error_line(e.what(), input_has_newline);
+    return nullptr;
+  }
+}
+
+void check_report(const nlohmann::ordered_json& report) {
+  fuzz::check_finite(report);
+  const double t = report["prediction"]["time_us"].get<double>();
+  if (!(t > 0)) fuzz::fail("a predicted time that is not positive", std::to_string(t));
+}
+
+void run(const CliCommand& cmd) {
+  if (cmd.action == CliCommand::Action::Help && cmd.help.find("--kernel") == std::string::npos)
+    fuzz::fail("help without the options", cmd.help);
+  if (cmd.action != CliCommand::Action::Report && cmd.action != CliCommand::Action::Plot) return;
+  const DeviceProfile* device = profile(cmd.device);
+  if (!device) return;
+  AnalysisOptions options = cmd.analysis;
+  options.threads = 1;  // as many as asked give the same counts (tests/core/cli_test.cpp); a thread is quicker here
+  try {
+    const LaunchConfig cfg = resolve_analysis(cmd.user, *device, options);
+    const double covered = double(cfg.blocks()) * cfg.shape.tile_x * cfg.shape.tile_y;
+    if (covered > kMaxReplayedElements) return;
+    if (cmd.action == CliCommand::Action::Plot) {
+      CliCommand plot = cmd;
+      plot.analysis = options;
+      fuzz::check_finite(plot_document(plot, *device));
+      return;
+    }
+    const Analysis a = analyze(cmd.user, *device, options);
+    check_report(a.report);
+    std::ostringstream out;
+    if (cmd.format == "json") out << a.report.dump(2);
+    else if (cmd.format == "csv") print_csv(out, a.report);
+    else print_table(out, a.report);
+    if (out.str().empty()) fuzz::fail("an empty report", cmd.format);
+  } catch (const ConfigError& e) {
+    fuzz::check_error_line(e.what(), input_has_newline);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 4096) return 0;  // a command line, not a file
+  std::vector<std::string> words(1);
+  for (size_t i = 0; i < size; ++i) {
+    if (data[i] == 0) words.emplace_back();
+    else words.back() += char(data[i]);
+  }
+  if (size == 0) words.clear();
+  input_has_newline = std::find(data, data + size, '\n') != data + size;
+  std::vector<const char*> argv = {"memsim"};
+  for (const std::string& w : words) argv.push_back(w.c_str());
+  CliCommand cmd;
+  try {
+    cmd = parse_command_line(int(argv.size()), argv.data());
+  } catch (const ConfigError& e) {
+    fuzz::check_error_line(e.what(), input_has_newline);
+    return 0;
+  }
+  run(cmd);
+  return 0;
+}
