@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
       ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels)")
       ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows")
       ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY)")
-      ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, GUIDE.md 2)")
+      ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, docs/hardware.md)")
       ("pad,p", po::value<int>(), "extra elements per shared-tile row (shared-tile kernels; default per kernel)")
       ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64")
       ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")

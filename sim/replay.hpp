@@ -70,7 +70,7 @@ using WarpVisitor = std::function<void(int64_t block, int warp, const WarpAccess
 void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, Recorders recorders,
                           const WarpVisitor& visit, Tally& findings);
 
-// Totals under Nsight Compute's metric names (GUIDE.md 2), in a fixed order.
+// Totals under Nsight Compute's metric names (docs/hardware.md, "Conventions"), in a fixed order.
 struct Metric {
   std::string name;
   int64_t value;
