@@ -131,6 +131,13 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     a.prediction.fraction_of_copy = copy.time_us / a.prediction.time_us;
   }
   a.report["prediction"] = to_json(a.prediction, &device);
+  // Where the prediction's constants come from, beside the configuration it is for.
+  nlohmann::ordered_json report;
+  for (auto& [key, value] : a.report.items()) {
+    report[key] = std::move(value);
+    if (key == "config") report["device"] = provenance_json(device);
+  }
+  a.report = std::move(report);
   return a;
 }
 

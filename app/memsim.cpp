@@ -44,8 +44,7 @@ int list_devices(std::ostream& os) {
     os << std::left << std::setw(9) << n << " ";
     try {
       const DeviceProfile p = load_profile(n);
-      os << p.display_name << " (cc " << p.compute_capability << ")"
-         << (p.calibrated ? "  calibrated" : "  data-sheet stand-ins") << "\n";
+      os << p.display_name << " (cc " << p.compute_capability << "): " << cost_basis_text(p) << "\n";
     } catch (const ProfileError& e) {
       os << "(not usable: see the error)\n";
       std::cerr << "memsim: " << e.what() << "\n";

@@ -173,7 +173,14 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
 
   if (r.contains("prediction")) {
     const auto& p = r["prediction"];
-    os << "\nPrediction on " << p["device"].get<std::string>() << "\n";
+    os << "\nPrediction on " << p["device"].get<std::string>();
+    // Where the constants come from, right where the time is read: calibrated on which run, or stand-ins.
+    if (r.contains("device")) {
+      const auto& d = r["device"];
+      os << " (" << d["name"].get<std::string>() << ", compute capability " << d["compute_capability"].get<std::string>()
+         << ")\n  " << d["provenance"].get<std::string>();
+    }
+    os << "\n";
     os << "  time " << fixed(p["time_us"].get<double>(), 2) << " us, effective bandwidth "
        << fixed(p["effective_bandwidth_gbs"].get<double>(), 1) << " GB/s";
     if (p.contains("fraction_of_copy")) os << ", " << fixed(100.0 * p["fraction_of_copy"].get<double>(), 1) << "% of copy";

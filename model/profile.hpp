@@ -104,7 +104,20 @@ struct DeviceProfile {
   std::map<std::string, int> kernel_registers;
   bool calibrated = false;  // cost constants fitted to microbenchmarks (else stand-ins from the data sheet)
   nlohmann::json calibration;  // the "calibration" block as written by memsim-calibrate (null when none)
+  // Where the cost constants come from: "calibrated" (the calibration block above), else the optional
+  // "cost_basis" block's kind: "published" (solved from published measurements of the device) or
+  // "data_sheet" (stand-ins from the data sheet, the default); its summary says what they are in one phrase.
+  std::string cost_basis = "data_sheet";
+  std::string cost_basis_summary;
 };
+
+// Where a profile's numbers come from, as every report says it. cost_basis_text: "calibrated: cost constants
+// fitted to N microbenchmark runs on DEVICE (DATE); fit error ..." or "NOT CALIBRATED: ...; no GPU has checked
+// them"; provenance_line: the same after "NAME (DISPLAY NAME, compute capability X.Y): ". provenance_json: the
+// profile's names, "calibrated", "cost_basis", the text as "provenance", and the calibration's run and error.
+std::string cost_basis_text(const DeviceProfile& p);
+std::string provenance_line(const DeviceProfile& p);
+nlohmann::ordered_json provenance_json(const DeviceProfile& p);
 
 // The directory profiles are read from: $MEMSIM_DEVICE_DIR, else the source tree's model/devices.
 std::string device_dir();

@@ -262,7 +262,8 @@ TEST(Cli, JsonShapeIsPinned) {
   EXPECT_EQ(r.err, "");
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);  // throws (fails) if not JSON
   EXPECT_EQ(keys_of(j),
-            (std::vector<std::string>{"kernel", "config", "metrics", "warps", "sites", "findings", "prediction"}));
+            (std::vector<std::string>{"kernel", "config", "device", "metrics", "warps", "sites", "findings",
+                                      "prediction"}));
   EXPECT_EQ(j["kernel"], "coalesced");
   EXPECT_EQ(j["warps"], 32);  // 4 blocks x 8 warps
 
@@ -334,6 +335,54 @@ TEST(Cli, JsonShapeIsPinned) {
   }
   EXPECT_TRUE(j["findings"].is_array());
   EXPECT_TRUE(j["findings"].empty());
+}
+
+// The shipped h100 profile's calibration block, read here from the file itself.
+nlohmann::json h100_calibration() {
+  std::ifstream in(device_dir() + "/h100.json");
+  return nlohmann::json::parse(in).at("calibration");
+}
+
+// Where the numbers come from: the JSON's "device" block and the table's prediction name the profile and say
+// whether it is calibrated (which run, from the profile's own calibration block) or a stand-in.
+TEST(Cli, ReportsSayWhereTheConstantsComeFrom) {
+  const nlohmann::json cal = h100_calibration();
+  const Cli json = run_cli({"--matrix", "256x256", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json d = nlohmann::json::parse(json.out)["device"];
+  EXPECT_EQ(keys_of(nlohmann::ordered_json::parse(json.out)["device"]), (std::vector<std::string>{"profile", "name", "compute_capability", "calibrated",
+                                                   "cost_basis", "provenance", "calibration"}));
+  EXPECT_EQ(d["profile"], "h100");
+  EXPECT_EQ(d["calibrated"], true);
+  EXPECT_EQ(d["cost_basis"], "calibrated");
+  EXPECT_EQ(d["calibration"]["date"], cal["date"]);
+  EXPECT_EQ(d["calibration"]["runs"], cal["runs"]);
+  EXPECT_EQ(d["calibration"]["mape_pct"], cal["mape_pct"]);
+  const std::string date = cal["date"].get<std::string>();
+  EXPECT_NE(d["provenance"].get<std::string>().find(date), std::string::npos) << d["provenance"];
+
+  const Cli table = run_cli({"--matrix", "256x256"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  const size_t pred = table.out.find("Prediction on h100 (NVIDIA H100 SXM5 80GB HBM3, compute capability 9.0)\n"
+                                     "  calibrated: cost constants fitted to " +
+                                     std::to_string(cal["runs"].get<int>()) + " microbenchmark runs");
+  EXPECT_NE(pred, std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(date, pred), std::string::npos) << table.out;
+
+  for (const char* device : {"a100", "v100", "8800gtx"}) {
+    const Cli t = run_cli({"--matrix", "256x256", "--device", device});
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("Prediction on " + std::string(device) + " ("), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("  NOT CALIBRATED: data-sheet stand-ins ("), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("no GPU has checked them\n  time "), std::string::npos) << t.out;
+    const Cli j = run_cli({"--matrix", "256x256", "--device", device, "--format", "json"});
+    const nlohmann::json dj = nlohmann::json::parse(j.out)["device"];
+    EXPECT_EQ(dj["calibrated"], false) << device;
+    EXPECT_EQ(dj["cost_basis"], "data_sheet") << device;
+    EXPECT_TRUE(dj["calibration"].is_null()) << device;
+  }
+  const Cli gt = run_cli({"--matrix", "256x256", "--device", "gtx280", "--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(gt.out)["device"]["cost_basis"], "published");
 }
 
 // Findings have no suite kernel that produces them on a legal launch: pin their JSON shape through

@@ -274,6 +274,68 @@ TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
 // The one reader of JSON fields (model/json_fields.hpp) in the profile readers' words: a ProfileError naming
 // the document and the field by its path, through nested objects, array items and map members whose keys
 // hold dots. (memsim-validate --render reads its runs with the same reader: tests/gpu/validate_host_test.cpp.)
+// Where the constants come from: the calibration block (which run, the fit's error) or the cost_basis block of a
+// profile no GPU calibrated; the figures quoted are the block's own, rounded to two significant digits.
+TEST_F(ScratchDir, ProvenanceNamesTheRunOrTheStandIns) {
+  nlohmann::json j = shipped_h100();
+  j["calibration"] = {{"date", "2026-01-02T03:04:05Z"}, {"device", "Test GPU"}, {"runs", 12},
+                      {"mape_pct", 4.349}, {"max_error_pct", 18.51}};
+  write("cal", j.dump());
+  const DeviceProfile cal = load_profile("cal");
+  EXPECT_TRUE(cal.calibrated);
+  EXPECT_EQ(cal.cost_basis, "calibrated");
+  EXPECT_EQ(cost_basis_text(cal), "calibrated: cost constants fitted to 12 microbenchmark runs on Test GPU "
+                                  "(2026-01-02T03:04:05Z); fit error MAPE 4.3%, worst 19%");
+  EXPECT_EQ(provenance_line(cal).rfind("cal (NVIDIA H100 SXM5 80GB HBM3, compute capability 9.0): calibrated: ", 0),
+            0u);
+  const nlohmann::ordered_json pj = provenance_json(cal);
+  EXPECT_EQ(pj["profile"], "cal");
+  EXPECT_EQ(pj["calibrated"], true);
+  EXPECT_EQ(pj["calibration"]["runs"], 12);
+  EXPECT_EQ(pj["calibration"]["date"], "2026-01-02T03:04:05Z");
+
+  j.erase("calibration");
+  write("plain", j.dump());
+  const DeviceProfile plain = load_profile("plain");
+  EXPECT_FALSE(plain.calibrated);
+  EXPECT_EQ(plain.cost_basis, "data_sheet");  // the default
+  EXPECT_EQ(cost_basis_text(plain), "NOT CALIBRATED: data-sheet stand-ins; no GPU has checked them");
+  EXPECT_TRUE(provenance_json(plain)["calibration"].is_null());
+
+  j["cost_basis"] = {{"kind", "published"}, {"summary", "from a paper"}};
+  write("paper", j.dump());
+  EXPECT_EQ(cost_basis_text(load_profile("paper")),
+            "NOT CALIBRATED: constants derived from published measurements (from a paper); memsim has not checked "
+            "them on a GPU");
+  for (const auto& [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"cost_basis.kind", {{"kind", "guess"}, {"summary", "x"}}}, {"cost_basis.summary", {{"kind", "data_sheet"}}}}) {
+    j["cost_basis"] = value;
+    write("bad", j.dump());
+    try {
+      load_profile("bad");
+      FAIL() << field;
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  }
+  // Both blocks: a stand-in's description on calibrated constants is a contradiction.
+  j["cost_basis"] = {{"kind", "data_sheet"}, {"summary", "x"}};
+  j["calibration"] = {{"runs", 1}};
+  write("both", j.dump());
+  EXPECT_THROW(load_profile("both"), ProfileError);
+}
+
+// The shipped profiles: only h100 is calibrated; gtx280's constants come from the whitepaper's timings.
+TEST(Profile, ShippedProvenance) {
+  EXPECT_EQ(load_profile("h100").cost_basis, "calibrated");
+  EXPECT_EQ(load_profile("gtx280").cost_basis, "published");
+  for (const char* n : {"a100", "v100", "8800gtx"}) {
+    const DeviceProfile p = load_profile(n);
+    EXPECT_EQ(p.cost_basis, "data_sheet") << n;
+    EXPECT_NE(cost_basis_text(p).find("NOT CALIBRATED"), std::string::npos) << n;
+  }
+}
+
 TEST(JsonFields, NamesTheFieldByItsPath) {
   const nlohmann::json doc = nlohmann::json::parse(
       R"({"runs": [{"n": 32.0, "ok": "yes", "id": ""}, 7], "metrics": {"a.b": {"v": null}}})");
