@@ -58,6 +58,8 @@ void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, int regs,
 }  // namespace
 
 Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  // A kernel the device cannot run is refused, not predicted.
+  if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
   if (options.regs && (*options.regs < 1 || *options.regs > device.max_regs_per_thread))
     throw ConfigError("--regs must be between 1 and " + std::to_string(device.max_regs_per_thread) + " (" +
                       device.name + "'s registers a thread)");

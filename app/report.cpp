@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "model/significant.hpp"
+
 namespace memsim {
 namespace {
 
@@ -181,9 +183,11 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
          << ")\n  " << d["provenance"].get<std::string>();
     }
     os << "\n";
-    os << "  time " << fixed(p["time_us"].get<double>(), 2) << " us, effective bandwidth "
-       << fixed(p["effective_bandwidth_gbs"].get<double>(), 1) << " GB/s";
-    if (p.contains("fraction_of_copy")) os << ", " << fixed(100.0 * p["fraction_of_copy"].get<double>(), 1) << "% of copy";
+    // Significant digits, not fixed decimals: a 1x1 matrix's bandwidth is small, not "0.0 GB/s".
+    os << "  time " << significant(p["time_us"].get<double>()) << " us, effective bandwidth "
+       << significant(p["effective_bandwidth_gbs"].get<double>()) << " GB/s";
+    if (p.contains("fraction_of_copy"))
+      os << ", " << significant(100.0 * p["fraction_of_copy"].get<double>(), 3) << "% of copy";
     os << "\n  bottleneck: " << p["bottleneck"].get<std::string>() << "\n";
     if (p.contains("caveats"))
       for (const auto& caveat : p["caveats"]) os << "  caveat: " << caveat.get<std::string>() << "\n";
@@ -192,7 +196,7 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
          << p["instructions_basis"].get<std::string>() << ")\n";
     if (p.contains("terms_us"))
       for (const auto& [name, value] : p["terms_us"].items())
-        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)
+        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << significant(value.get<double>())
            << " us\n";
     // The partial-store term's share that is the read-back of partly written lines, when there is one.
     if (p.value("read_back_fraction", 0.0) > 0) {
@@ -200,9 +204,9 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
          << " lines partly written at once";
       // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
       if (p.value("read_back_warp_factor", 1.0) != 1.0)
-        os << " (x" << fixed(p["read_back_warp_factor"].get<double>(), 2) << " for the warps writing each sector)";
-      os << "; " << fixed(100.0 * p["read_back_fraction"].get<double>(), 1)
-         << "% of the partial stores' bytes read back from DRAM first: " << fixed(p["read_back_us"].get<double>(), 2)
+        os << " (x" << significant(p["read_back_warp_factor"].get<double>(), 3) << " for the warps writing each sector)";
+      os << "; " << significant(100.0 * p["read_back_fraction"].get<double>(), 3)
+         << "% of the partial stores' bytes read back from DRAM first: " << significant(p["read_back_us"].get<double>())
          << " us of the partial-store term\n";
     }
   }
@@ -225,9 +229,9 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     os << "  " << std::left << std::setw(4) << s["site"].get<int>() << std::setw(16)
        << (s["op"].get<std::string>() + " " + s["name"].get<std::string>().substr(3)) << std::setw(8)
        << s["space"].get<std::string>() << std::right << std::setw(14) << grouped(s["instructions"].get<int64_t>())
-       << std::setw(15) << grouped(count) << std::setw(11) << fixed(per, 2) << std::setw(9) << fixed(ideal_per, 2)
+       << std::setw(15) << grouped(count) << std::setw(11) << significant(per, 3) << std::setw(9) << significant(ideal_per, 3)
        << std::setw(13) << (global ? std::string("-") : grouped(s["bank_conflicts"].get<int64_t>())) << std::setw(7)
-       << fixed(100.0 * s["efficiency"].get<double>(), 0) << "%"
+       << significant(100.0 * s["efficiency"].get<double>(), 3) << "%"
        << "  " << s["expr"].get<std::string>() << "\n";
   }
 

@@ -1,6 +1,7 @@
 #include "model/profile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -93,6 +94,17 @@ CostConstants read_cost(const JsonFields& r) {
   return c;
 }
 
+// "9.0" -> 9, 0. Digits only, one point: what cudaGetDeviceProperties' major and minor print as.
+bool parse_compute_capability(const std::string& cc, int& major, int& minor) {
+  const size_t dot = cc.find('.');
+  if (dot == 0 || dot == std::string::npos || dot + 1 == cc.size() || cc.size() > 7) return false;
+  for (size_t i = 0; i < cc.size(); ++i)
+    if (i != dot && !std::isdigit(static_cast<unsigned char>(cc[i]))) return false;
+  major = std::stoi(cc.substr(0, dot));
+  minor = std::stoi(cc.substr(dot + 1));
+  return true;
+}
+
 }  // namespace
 
 std::string device_dir() {
@@ -149,6 +161,8 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   p.name = name;
   p.display_name = r.text("display_name");
   p.compute_capability = r.text("compute_capability");
+  if (int major = 0, minor = 0; !parse_compute_capability(p.compute_capability, major, minor))
+    r.fail("compute_capability", "must be MAJOR.MINOR, e.g. \"9.0\", got \"" + p.compute_capability + "\"");
   p.source = r.text_or("source", "");
 
   p.sms = r.small("sm.count");
@@ -279,6 +293,15 @@ nlohmann::ordered_json provenance_json(const DeviceProfile& p) {
   }
   j["calibration"] = cal;
   return j;
+}
+
+std::string dtype_refusal(const DeviceProfile& p, Dtype dtype) {
+  int major = 0, minor = 0;
+  if (dtype != Dtype::F64 || !parse_compute_capability(p.compute_capability, major, minor)) return "";
+  if (major > 1 || (major == 1 && minor >= 3)) return "";
+  return "--dtype f64: " + p.name + " (" + p.display_name + ", compute capability " + p.compute_capability +
+         ") has no double precision, which came with compute capability 1.3 (nvcc compiles double as float below "
+         "it); use --dtype f32 or f16, or a device of compute capability 1.3 or later";
 }
 
 int kernel_registers(const DeviceProfile& p, const std::string& kernel, Dtype dtype) {

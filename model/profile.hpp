@@ -129,6 +129,10 @@ DeviceProfile load_profile(const std::string& name);
 DeviceProfile load_profile_file(const std::string& path);
 DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& name, const std::string& where);
 
+// Empty when the device runs kernels on `dtype`; else one line saying why not: f64 needs compute capability
+// 1.3 (docs/hardware.md, "Element types a device can run"). f16 and f32 only move 2- and 4-byte words.
+std::string dtype_refusal(const DeviceProfile& p, Dtype dtype);
+
 // Registers of `kernel` at `dtype` from the profile's table, 0 when it has none.
 int kernel_registers(const DeviceProfile& p, const std::string& kernel, Dtype dtype);
 

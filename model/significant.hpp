@@ -7,17 +7,18 @@
 
 namespace memsim {
 
-// "0" for zero; otherwise at least `digits` significant digits, never an exponent (1234567 keeps every
-// digit before the point). Not for NaN or infinities, which print as the C library spells them.
+// "0" for zero; otherwise at least `digits` significant digits, without an exponent (1234567 keeps every
+// digit before the point) unless more than 15 decimals would be needed (1e-20 prints as 1.000e-20). NaN and
+// infinities print as the C library spells them.
 inline std::string significant(double v, int digits = 4) {
+  char buf[400];
   if (v == 0) return "0";
-  if (!std::isfinite(v)) return std::to_string(v);
-  const int magnitude = int(std::floor(std::log10(std::fabs(v))));
-  int decimals = digits - 1 - magnitude;
-  if (decimals < 0) decimals = 0;
-  if (decimals > 15) decimals = 15;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  const int magnitude = std::isfinite(v) ? int(std::floor(std::log10(std::fabs(v)))) : 0;
+  const int decimals = digits - 1 - magnitude;
+  if (decimals > 15)
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+  else
+    std::snprintf(buf, sizeof buf, "%.*f", decimals < 0 ? 0 : decimals, v);
   return buf;
 }
 

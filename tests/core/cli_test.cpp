@@ -129,6 +129,8 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--kernel", "vec4", "--matrix", "65537x65536"},       // ... and vector widths
       {"--matrix", "65536x2097153"},                         // 65537 blocks tall: more than the device launches
       {"--kernel", "naive", "--matrix", "1x1", "--tile", "65536x65536", "--block", "32x32"},
+      {"--device", "8800gtx", "--dtype", "f64"},             // compute capability 1.0: no double precision
+      {"--device", "8800gtx", "--dtype", "f64", "--plot", "sectors", "--plot-out", "sectors.json"},
   };
   for (const auto& args : bad) {
     const Cli r = run_cli(args);
@@ -140,6 +142,45 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
     EXPECT_EQ(r.err.back(), '\n') << what;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << "\nstderr: " << r.err;
   }
+}
+
+// f64 needs compute capability 1.3: refused on the G80 profile (1.0) with the reason, run on the GT200 (1.3); the
+// G80 runs f32 and f16 (2- and 4-byte words, no arithmetic).
+TEST(Cli, DoublePrecisionNeedsComputeCapability13) {
+  const Cli g80 = run_cli({"--device", "8800gtx", "--dtype", "f64", "--matrix", "256x256"});
+  EXPECT_EQ(g80.code, 2);
+  EXPECT_NE(g80.err.find("has no double precision"), std::string::npos) << g80.err;
+  EXPECT_NE(g80.err.find("compute capability 1.0"), std::string::npos) << g80.err;
+  for (const std::vector<std::string>& ok :
+       {std::vector<std::string>{"--device", "gtx280", "--dtype", "f64"}, {"--device", "8800gtx", "--dtype", "f32"},
+        {"--device", "8800gtx", "--dtype", "f16"}}) {
+    std::vector<std::string> args = ok;
+    for (const char* a : {"--matrix", "256x256"}) args.push_back(a);
+    const Cli r = run_cli(args);
+    EXPECT_EQ(r.code, 0) << join(args) << ": " << r.err;
+  }
+}
+
+// A number from the text after `label` (the table's figures).
+double number_after(const std::string& text, const std::string& label) {
+  const size_t at = text.find(label);
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + label.size()));
+}
+
+// Figures carry significant digits: a 1x1 f32 transpose moves 2 x 4 bytes, so its bandwidth is 8 bytes over the
+// predicted time, about 0.0012 GB/s on the H100, which fixed decimals printed as "0.0 GB/s".
+TEST(Cli, SmallFiguresKeepTheirDigits) {
+  const Cli json = run_cli({"--matrix", "1x1", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const double time_us = nlohmann::json::parse(json.out)["prediction"]["time_us"].get<double>();
+  const Cli table = run_cli({"--matrix", "1x1"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_EQ(table.out.find(" 0.0 GB/s"), std::string::npos) << table.out;
+  const double gbs = number_after(table.out, "effective bandwidth ");
+  const double want = 8.0 / (time_us * 1e3);  // bytes / (us x 1e3) = GB/s
+  EXPECT_NEAR(gbs, want, want * 1e-3) << table.out;  // 4 significant digits
+  EXPECT_NEAR(number_after(table.out, "  time "), time_us, time_us * 1e-3) << table.out;
 }
 
 // A word without an option (a forgotten --kernel: `memsim naive`) must be refused, not ignored, and named.

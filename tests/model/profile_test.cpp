@@ -107,6 +107,16 @@ class ScratchDir : public ::testing::Test {
       }
     }
   }
+  // `j` written as a profile is refused with an error that names `field`.
+  void expect_refused(const nlohmann::json& j, const std::string& field) {
+    write("refused", j.dump());
+    try {
+      load_profile("refused");
+      ADD_FAILURE() << "accepted: " << field;
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  }
   fs::path dir_;
 };
 
@@ -310,19 +320,12 @@ TEST_F(ScratchDir, ProvenanceNamesTheRunOrTheStandIns) {
   for (const auto& [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
            {"cost_basis.kind", {{"kind", "guess"}, {"summary", "x"}}}, {"cost_basis.summary", {{"kind", "data_sheet"}}}}) {
     j["cost_basis"] = value;
-    write("bad", j.dump());
-    try {
-      load_profile("bad");
-      FAIL() << field;
-    } catch (const ProfileError& e) {
-      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-    }
+    expect_refused(j, field);
   }
   // Both blocks: a stand-in's description on calibrated constants is a contradiction.
   j["cost_basis"] = {{"kind", "data_sheet"}, {"summary", "x"}};
   j["calibration"] = {{"runs", 1}};
-  write("both", j.dump());
-  EXPECT_THROW(load_profile("both"), ProfileError);
+  expect_refused(j, "cost_basis");
 }
 
 // The shipped profiles: only h100 is calibrated; gtx280's constants come from the whitepaper's timings.
@@ -333,6 +336,28 @@ TEST(Profile, ShippedProvenance) {
     const DeviceProfile p = load_profile(n);
     EXPECT_EQ(p.cost_basis, "data_sheet") << n;
     EXPECT_NE(cost_basis_text(p).find("NOT CALIBRATED"), std::string::npos) << n;
+  }
+}
+
+// f64 arrived with compute capability 1.3; every other type is 2- or 4-byte words any device moves. A compute
+// capability that is not MAJOR.MINOR is refused when the profile loads.
+TEST_F(ScratchDir, DoublePrecisionFromComputeCapability13) {
+  nlohmann::json j = shipped_h100();
+  for (const auto& [cc, f64] : std::vector<std::pair<std::string, bool>>{
+           {"1.0", false}, {"1.1", false}, {"1.2", false}, {"1.3", true}, {"2.0", true}, {"9.0", true}, {"10.0", true}}) {
+    j["compute_capability"] = cc;
+    write("cc", j.dump());
+    const DeviceProfile p = load_profile("cc");
+    EXPECT_EQ(dtype_refusal(p, Dtype::F64).empty(), f64) << cc;
+    EXPECT_EQ(dtype_refusal(p, Dtype::F32), "") << cc;
+    EXPECT_EQ(dtype_refusal(p, Dtype::F16), "") << cc;
+  }
+  const std::string shipped = MEMSIM_TEST_DEVICE_DIR;
+  EXPECT_NE(dtype_refusal(load_profile_file(shipped + "/8800gtx.json"), Dtype::F64), "");
+  EXPECT_EQ(dtype_refusal(load_profile_file(shipped + "/gtx280.json"), Dtype::F64), "");
+  for (const char* bad : {"9", "9.", ".0", "nine", "9.0.1", "-1.0"}) {
+    j["compute_capability"] = bad;
+    expect_refused(j, "compute_capability");
   }
 }
 
