@@ -30,26 +30,56 @@ int usage_error(const std::string& msg) {
   return kExitUsage;
 }
 
-void list_kernels(std::ostream& os) {
-  for (const KernelInfo& k : kernel_suite())
-    os << std::left << std::setw(13) << k.name << " " << k.summary << "  [" << k.seed << "]\n";
+// The formats --format accepts; the lists have no counts for the ncu layout.
+const std::vector<std::string> kFormats = {"table", "json", "csv", "ncu-csv"};
+
+void list_kernels(std::ostream& os, const std::string& format) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  if (format == "csv") csv_row(os, {"name", "summary", "from"});
+  for (const KernelInfo& k : kernel_suite()) {
+    if (format == "table") {
+      os << std::left << std::setw(13) << k.name << " " << k.summary << "  [" << k.seed << "]\n";
+    } else if (format == "csv") {
+      csv_row(os, {k.name, k.summary, k.seed});
+    } else {
+      nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+      for (int i = 0; i < k.num_sites; ++i)
+        sites.push_back({{"name", k.sites[i].name},
+                         {"space", k.sites[i].space == Space::Global ? "global" : "shared"},
+                         {"op", k.sites[i].op == Op::Load ? "ld" : "st"},
+                         {"expr", k.sites[i].expr}});
+      all.push_back({{"name", k.name}, {"summary", k.summary}, {"from", k.seed}, {"sites", sites}});
+    }
+  }
+  if (format == "json") os << all.dump(2) << "\n";
 }
 
 // Every profile of the directory; one that does not load is listed with its error (on stderr too) rather than
 // hiding the others. No profile at all is an error: memsim cannot run without one.
-int list_devices(std::ostream& os) {
+int list_devices(std::ostream& os, const std::string& format) {
   const std::vector<std::string> names = list_profiles();
   if (names.empty()) return usage_error("no device profiles (*.json) in " + device_dir() + " (MEMSIM_DEVICE_DIR)");
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  if (format == "csv") csv_row(os, {"profile", "name", "compute_capability", "calibrated", "cost_basis", "provenance", "error"});
   for (const std::string& n : names) {
-    os << std::left << std::setw(9) << n << " ";
     try {
       const DeviceProfile p = load_profile(n);
-      os << p.display_name << " (cc " << p.compute_capability << "): " << cost_basis_text(p) << "\n";
+      if (format == "table")
+        os << std::left << std::setw(9) << n << " " << p.display_name << " (cc " << p.compute_capability
+           << "): " << cost_basis_text(p) << "\n";
+      else if (format == "csv")
+        csv_row(os, {n, p.display_name, p.compute_capability, p.calibrated ? "true" : "false", p.cost_basis,
+                     cost_basis_text(p), ""});
+      else
+        all.push_back(provenance_json(p));
     } catch (const ProfileError& e) {
-      os << "(not usable: see the error)\n";
+      if (format == "table") os << std::left << std::setw(9) << n << " (not usable: see the error)\n";
+      else if (format == "csv") csv_row(os, {n, "", "", "", "", "", e.what()});
+      else all.push_back({{"profile", n}, {"error", e.what()}});
       std::cerr << "memsim: " << e.what() << "\n";
     }
   }
+  if (format == "json") os << all.dump(2) << "\n";
   return 0;
 }
 
@@ -150,7 +180,7 @@ int main(int argc, char** argv) {
       ("resident-blocks", po::value<int64_t>(), "blocks resident at once for the partition windows (default: SMs x occupancy)")
       ("window-step", po::value<int64_t>()->default_value(0), "blocks retiring between partition windows (0: non-overlapping waves)")
       ("max-windows", po::value<int64_t>()->default_value(256), "partition windows kept in the JSON, evenly spaced (figures use all)")
-      ("format,f", po::value<std::string>()->default_value("table"), "output: table, json or csv")
+      ("format,f", po::value<std::string>()->default_value("table"), "output: table, json, csv (one long table: section,index,name,value) or ncu-csv (the layout of ncu --csv --metrics); the lists take table, json or csv (docs/cli.md)")
       ("threads", po::value<int>()->default_value(0), "replay worker threads (0: all hardware threads)")
       ("exact", "replay every block (default: one block of each class of blocks with identical counts, the same figures; the JSON's config.replay says which ran)")
       ("plot", po::value<std::string>(), "draw a picture instead of printing the report: banks (one shared instruction, lanes x banks), partitions (DRAM partitions per window), sectors (global sectors per request, the whole suite); needs --plot-out")
@@ -187,12 +217,18 @@ int main(int argc, char** argv) {
   }
 
   try {
+    const std::string format = vm["format"].as<std::string>();
+    if (std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end())
+      return usage_error("invalid --format '" + format + "': expected table, json, csv or ncu-csv");
+    for (const char* list : {"list-kernels", "list-devices"})
+      if (vm.count(list) && format == "ncu-csv")
+        return usage_error(std::string("--") + list + " prints table, json or csv; ncu-csv is for a replay's counts");
     if (vm.count("list-kernels")) {
-      list_kernels(std::cout);
+      list_kernels(std::cout, format);
       return flushed_output();
     }
     if (vm.count("list-devices")) {
-      if (const int rc = list_devices(std::cout); rc != 0) return rc;
+      if (const int rc = list_devices(std::cout, format); rc != 0) return rc;
       return flushed_output();
     }
     UserConfig user;
@@ -202,9 +238,6 @@ int main(int argc, char** argv) {
     if (vm.count("tile")) user.tile = parse_size2(vm["tile"].as<std::string>(), "--tile");
     if (vm.count("pad")) user.pad = vm["pad"].as<int>();
     user.dtype = parse_dtype(vm["dtype"].as<std::string>());
-    const std::string format = vm["format"].as<std::string>();
-    if (format != "table" && format != "json" && format != "csv")
-      return usage_error("invalid --format '" + format + "': expected table, json or csv");
     const int threads = vm["threads"].as<int>();
     if (threads < 0 || threads > 256) return usage_error("--threads must be between 0 and 256");
 
@@ -248,6 +281,8 @@ int main(int argc, char** argv) {
       std::cout << report.dump(2) << "\n";
     else if (format == "csv")
       print_csv(std::cout, report);
+    else if (format == "ncu-csv")
+      print_ncu_csv(std::cout, report);
     else
       print_table(std::cout, report);
   } catch (const ConfigError& e) {
