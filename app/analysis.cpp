@@ -55,6 +55,12 @@ void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, int regs,
   throw ConfigError(os.str());
 }
 
+// The replay's progress callback for `stage`, or none.
+std::function<void(int64_t, int64_t)> progress_of(const AnalysisOptions& options, const std::string& stage) {
+  if (!options.progress) return {};
+  return [&options, stage](int64_t done, int64_t total) { options.progress(stage, done, total); };
+}
+
 }  // namespace
 
 Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
@@ -89,6 +95,9 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
 
   Analysis a;
   a.config = resolve_launch_any_size(user, launch_limits(device), ropts.rules, options.exact || count_partitions);
+  ropts.progress = progress_of(options, "replaying " + std::string(a.config.kernel->name) + " " +
+                                            std::to_string(a.config.shape.width) + "x" +
+                                            std::to_string(a.config.shape.height) + " " + dtype_name(a.config.dtype));
   const int regs = options.regs ? *options.regs : kernel_registers(device, a.config.kernel->name, a.config.dtype);
   require_fit(device, a.config, regs, options.regs.has_value());
 
@@ -127,6 +136,7 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     const LaunchConfig copy_cfg = resolve_launch_any_size(copy_user, launch_limits(device), ropts.rules, options.exact);
     ReplayOptions copy_opts = ropts;
     copy_opts.sector_sink_prototype = nullptr;
+    copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
     PredictOptions copy_popts;
     copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", a.config.dtype);
     const Prediction copy = predict(replay(copy_cfg, copy_opts), device, copy_popts);

@@ -13,6 +13,7 @@
 
 #include "app/analysis.hpp"
 #include "app/plot.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
@@ -25,7 +26,15 @@ namespace {
 
 constexpr int kExitUsage = 2;
 
+// The progress line of long replays and sweeps: on stderr, only when it is a terminal, from one second after
+// the start; cleared before anything else is written.
+Progress& progress() {
+  static Progress line(std::cerr, isatty(STDERR_FILENO) == 1);
+  return line;
+}
+
 int usage_error(const std::string& msg) {
+  progress().clear();
   std::cerr << "memsim: " << msg << "\n";
   return kExitUsage;
 }
@@ -139,7 +148,14 @@ int flushed_output() {
 nlohmann::ordered_json suite_sectors(const UserConfig& chosen, const DeviceProfile& device, AnalysisOptions aopts) {
   aopts.predict_copy = false;
   nlohmann::ordered_json reports = nlohmann::ordered_json::array(), skipped = nlohmann::ordered_json::array();
-  for (const KernelInfo& k : kernel_suite()) {
+  const std::vector<KernelInfo>& suite = kernel_suite();
+  for (size_t i = 0; i < suite.size(); ++i) {
+    const KernelInfo& k = suite[i];
+    const std::string stage = "sector map, kernel " + std::to_string(i + 1) + " of " + std::to_string(suite.size());
+    progress().update(stage, int64_t(i), int64_t(suite.size()), "kernels");
+    aopts.progress = [&stage](const std::string& what, int64_t done, int64_t total) {
+      progress().update(stage + ": " + what, done, total);
+    };
     UserConfig user = chosen;
     if (user.kernel != k.name) {
       user.kernel = k.name;
@@ -163,6 +179,7 @@ nlohmann::ordered_json suite_sectors(const UserConfig& chosen, const DeviceProfi
 }  // namespace
 
 int main(int argc, char** argv) {
+  progress();  // its second of quiet counts from here
   po::options_description opts("memsim options");
   // clang-format off
   opts.add_options()
@@ -242,6 +259,9 @@ int main(int argc, char** argv) {
     if (threads < 0 || threads > 256) return usage_error("--threads must be between 0 and 256");
 
     AnalysisOptions aopts;
+    aopts.progress = [](const std::string& stage, int64_t done, int64_t total) {
+      progress().update(stage, done, total);
+    };
     aopts.threads = threads;
     if (vm.count("regs")) aopts.regs = vm["regs"].as<int>();
     if (vm.count("instructions")) aopts.instructions = vm["instructions"].as<double>();
@@ -272,11 +292,12 @@ int main(int argc, char** argv) {
             extra.push_back(a);
       }
       doc["plot"] = {{"kind", kind}, {"device", device.display_name}, {"device_profile", device.name}};
+      progress().clear();
       return draw_plot(kind, vm["plot-out"].as<std::string>(), doc, extra);
     }
     const Analysis analysis = analyze(user, device, aopts);
     const nlohmann::ordered_json& report = analysis.report;
-
+    progress().clear();
     if (format == "json")
       std::cout << report.dump(2) << "\n";
     else if (format == "csv")
@@ -290,10 +311,12 @@ int main(int argc, char** argv) {
   } catch (const ProfileError& e) {
     return usage_error(e.what());
   } catch (const std::bad_alloc&) {
+    progress().clear();
     std::cerr << "memsim: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
     // A bug, not a user's mistake: say so rather than abort.
+    progress().clear();
     std::cerr << "memsim: internal error: " << e.what() << "\n";
     return 1;
   }

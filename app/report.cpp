@@ -21,12 +21,6 @@ std::string fixed(double v, int digits) {
   return os.str();
 }
 
-// Thousands separators, as ncu prints counts.
-std::string grouped(int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
-  return v < 0 ? "-" + s : s;
-}
 
 // A row of per-partition shares of one window's bytes, as a bar of digits: 0 = idle .. 9 = all of it.
 std::string share_bar(const nlohmann::ordered_json& bytes) {
@@ -65,6 +59,12 @@ void print_partitions(std::ostream& os, const nlohmann::ordered_json& p) {
 }
 
 }  // namespace
+
+std::string grouped(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return v < 0 ? "-" + s : s;
+}
 
 nlohmann::ordered_json config_json(const LaunchConfig& cfg) {
   const LaunchShape& s = cfg.shape;

@@ -10,6 +10,9 @@
 
 namespace memsim {
 
+// Thousands separators, as ncu prints counts: 1234567 -> "1,234,567".
+std::string grouped(int64_t v);
+
 nlohmann::ordered_json config_json(const LaunchConfig& cfg);
 nlohmann::ordered_json replay_json(const ReplayResult& r);  // {"kernel", "config", "metrics", "warps", "sites", "findings"}
 

@@ -19,6 +19,9 @@ struct ReplayOptions {
   const SectorSink* sector_sink_prototype = nullptr;  // cloned per worker when partition traffic is wanted
   // Replay every block even where the blocks fall into classes of identical counts (sim/block_classes.hpp).
   bool exact = false;
+  // Called now and then during a replay of every block with the blocks replayed so far and the launch's
+  // blocks, from the worker threads (at once: it must be thread-safe). Not called by the class replay.
+  std::function<void(int64_t done, int64_t total)> progress;
 };
 
 // Which replay produced a result: every block, or one block of each class of identical counts.

@@ -9,9 +9,10 @@ library's json and csv modules, nothing memsim-specific.
     (validate/results/odd_sizes.ncu.csv, H100): the same header, and for the same launches the same request,
     sector and shared-instruction counts as the GPU measured.
   - --list-kernels and --list-devices with --format json and csv.
+  - With "progress": the progress line of a long replay and a sweep, on a pseudo-terminal's stderr only.
 Expected values are closed forms worked out in the comments or measured on the GPU, not memsim's own output.
 
-  check_formats.py MEMSIM_BINARY SOURCE_DIR
+  check_formats.py MEMSIM_BINARY SOURCE_DIR [progress WORK_DIR]
 """
 import csv
 import io
@@ -19,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 FAILURES = []
 
@@ -226,14 +228,92 @@ def test_lists():
               "%s --format ncu-csv: %r" % (lst, r.stderr))
 
 
+# ---------------------------------------------------------------------------------------------------------
+# The progress line (app/progress.hpp): a replay or sweep that takes more than about a second shows its progress
+# on stderr when stderr is a terminal (a pseudo-terminal here), never on stdout, so the JSON on stdout stays
+# parseable (the CSV formats write stdout the same way); with stderr a pipe, or for work done within a second,
+# nothing is printed.
+
+
+def run(args, tty):
+    """(exit code, stdout, stderr, seconds) with stderr a pseudo-terminal when tty, else a pipe."""
+    start = time.monotonic()
+    if not tty:
+        r = subprocess.run(args, capture_output=True, stdin=subprocess.DEVNULL)
+        return r.returncode, r.stdout.decode(), r.stderr.decode(), time.monotonic() - start
+    master, slave = os.openpty()
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the other side closed (Linux: EIO)
+            break
+        if not chunk:
+            break
+        err += chunk
+    out, _ = p.communicate()
+    os.close(master)
+    return p.returncode, out.decode(), err.decode(), time.monotonic() - start
+
+
+def slow_run(extra):
+    """A replay of every block that takes more than 1.5 s here (the smallest of a few sizes that does), run with
+    stderr a pipe: its arguments, side, stdout and stderr."""
+    for side in (12288, 16384, 24576, 32768):
+        args = [MEMSIM, "--matrix", "%dx%d" % (side, side), "--exact", "--threads", "1"] + extra
+        code, out, err, seconds = run(args, tty=False)
+        if code == 0 and seconds > 1.5:
+            return args, side, out, err
+    return None, None, None, None
+
+
+def test_progress(work):
+    os.makedirs(work, exist_ok=True)
+    # Quick work: nothing on a terminal either.
+    code, out, err, _ = run([MEMSIM, "--format", "json"], tty=True)
+    check(code == 0 and err == "", "a quick run printed on the terminal: %r" % err[:200])
+    json.loads(out)
+
+    args, side, out, err = slow_run(["--format", "json"])
+    check(args is not None, "no replay took more than 1.5 s")
+    if args:
+        # With stderr a pipe (a log, a script): no progress at all.
+        check(err == "", "progress on a pipe: %r" % err[:200])
+        json.loads(out)
+        code, out, err, _ = run(args, tty=True)
+        check(code == 0, "slow run failed: %r" % err[-300:])
+        stage = "memsim: replaying padded %dx%d f32: " % (side, side)
+        check(stage in err and "% (" in err and " blocks)" in err, "no progress line on the terminal: %r" % err[:300])
+        check(err.endswith("\r\x1b[K"), "the progress line is not cleared at the end: %r" % err[-80:])
+        check("\r" not in out and "memsim:" not in out, "progress reached stdout")
+        report = json.loads(out)
+        check(report["config"]["replay"]["path"] == "full", "the slow run did not replay every block")
+
+    # A sweep: the sector map replays the whole suite, diagonal of it in full; its data file needs no drawing.
+    for side in (16384, 24576, 32768):
+        sweep = [MEMSIM, "--matrix", "%dx%d" % (side, side), "--threads", "1", "--plot", "sectors", "--plot-out",
+                 os.path.join(work, "sectors.json")]
+        code, out, err, seconds = run(sweep, tty=True)
+        if seconds > 1.5:
+            check(code == 0, "sweep failed: %r" % err[-300:])
+            check("memsim: sector map, kernel " in err and " of 13" in err, "no sweep progress: %r" % err[:300])
+            check("memsim:" not in out, "sweep progress reached stdout")
+            break
+
+
 def main():
     global MEMSIM, SOURCE
-    if len(sys.argv) != 3:
-        print("usage: check_formats.py MEMSIM_BINARY SOURCE_DIR", file=sys.stderr)
+    if len(sys.argv) not in (3, 5) or (len(sys.argv) == 5 and sys.argv[3] != "progress"):
+        print("usage: check_formats.py MEMSIM_BINARY SOURCE_DIR [progress WORK_DIR]", file=sys.stderr)
         return 2
     MEMSIM, SOURCE = sys.argv[1], sys.argv[2]
-    for test in (test_json_and_csv, test_ncu_csv, test_lists):
-        test()
+    if len(sys.argv) == 5:
+        test_progress(sys.argv[4])
+    else:
+        for test in (test_json_and_csv, test_ncu_csv, test_lists):
+            test()
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 
