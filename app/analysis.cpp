@@ -66,9 +66,17 @@ int registers_of(const DeviceProfile& device, const AnalysisOptions& options, co
   return options.regs ? *options.regs : kernel_registers(device, cfg.kernel->name, cfg.dtype);
 }
 
+// The replay's progress callback for `stage`, or none.
+std::function<void(int64_t, int64_t)> progress_of(const AnalysisOptions& options, const std::string& stage) {
+  if (!options.progress) return {};
+  return [&options, stage](int64_t done, int64_t total) { options.progress(stage, done, total); };
+}
+
 }  // namespace
 
 LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  // A kernel the device cannot run is refused, not predicted.
+  if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
   if (options.regs && (*options.regs < 1 || *options.regs > device.max_regs_per_thread))
     throw ConfigError("--regs must be between 1 and " + std::to_string(device.max_regs_per_thread) + " (" +
                       device.name + "'s registers a thread)");
@@ -105,6 +113,9 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   ropts.threads = options.threads;
   ropts.rules = memory_rules(device);
   ropts.exact = options.exact;
+  ropts.progress = progress_of(options, "replaying " + std::string(a.config.kernel->name) + " " +
+                                            std::to_string(a.config.shape.width) + "x" +
+                                            std::to_string(a.config.shape.height) + " " + dtype_name(a.config.dtype));
 
   std::unique_ptr<PartitionTrafficSink> counter;
   if (count_partitions) {
@@ -139,12 +150,20 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     const LaunchConfig copy_cfg = resolve_launch_any_size(copy_user, launch_limits(device), ropts.rules, options.exact);
     ReplayOptions copy_opts = ropts;
     copy_opts.sector_sink_prototype = nullptr;
+    copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
     PredictOptions copy_popts;
     copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", a.config.dtype);
     const Prediction copy = predict(replay(copy_cfg, copy_opts), device, copy_popts);
     a.prediction.fraction_of_copy = copy.time_us / a.prediction.time_us;
   }
   a.report["prediction"] = to_json(a.prediction, &device);
+  // Where the prediction's constants come from, beside the configuration it is for.
+  nlohmann::ordered_json report;
+  for (auto& [key, value] : a.report.items()) {
+    report[key] = std::move(value);
+    if (key == "config") report["device"] = provenance_json(device);
+  }
+  a.report = std::move(report);
   return a;
 }
 

@@ -4,7 +4,9 @@
 // time with the cost model (the partition imbalance scaling the DRAM term) and, for the fraction of copy, the
 // copy kernel's time on the same matrix. The memsim command, the validation program and the tests call this.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +29,9 @@ struct AnalysisOptions {
   bool window_options_given = false;        // --window-step or --max-windows on the command line
   bool predict_copy = true;                 // also predict the copy kernel, for fraction_of_copy
   bool exact = false;                       // replay every block, not one of each class (sim/block_classes.hpp)
+  // Told what is being replayed ("replaying padded 8192x8192 f32") and how many of its blocks are done, during
+  // replays of every block (ReplayOptions::progress: from worker threads).
+  std::function<void(const std::string& stage, int64_t done, int64_t total)> progress;
 };
 
 struct Analysis {

@@ -17,6 +17,9 @@ namespace po = boost::program_options;
 namespace memsim {
 namespace {
 
+// The formats --format accepts; the lists have no counts for the ncu layout.
+const std::vector<std::string> kFormats = {"table", "json", "csv", "ncu-csv"};
+
 // Boost.Program_options (1.74) words an error by replacing %name% placeholders in its template with the
 // option and the value as typed, over and over while one is left: an argument that holds one ("--pad
 // %value%") never runs out, and memsim hung there for good. The parser gets the arguments with every '%'
@@ -93,7 +96,17 @@ std::string check_plot_options(const po::variables_map& vm, const std::string& k
 nlohmann::ordered_json suite_sectors(const UserConfig& chosen, const DeviceProfile& device, AnalysisOptions aopts) {
   aopts.predict_copy = false;
   nlohmann::ordered_json reports = nlohmann::ordered_json::array(), skipped = nlohmann::ordered_json::array();
-  for (const KernelInfo& k : kernel_suite()) {
+  const auto outer = aopts.progress;  // told each kernel's replay, prefixed with where the map stands
+  const std::vector<KernelInfo>& suite = kernel_suite();
+  for (size_t i = 0; i < suite.size(); ++i) {
+    const KernelInfo& k = suite[i];
+    const std::string stage = "sector map, kernel " + std::to_string(i + 1) + " of " + std::to_string(suite.size());
+    if (outer) {
+      outer(stage, int64_t(i), int64_t(suite.size()));
+      aopts.progress = [&outer, &stage](const std::string& what, int64_t done, int64_t total) {
+        outer(stage + ": " + what, done, total);
+      };
+    }
     UserConfig user = chosen;
     if (user.kernel != k.name) {
       user.kernel = k.name;
@@ -124,7 +137,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels)")
       ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows")
       ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY)")
-      ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, README.md's Default tile)")
+      ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, docs/hardware.md)")
       ("pad,p", po::value<int>(), "extra elements per shared-tile row (shared-tile kernels; default per kernel)")
       ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64")
       ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")
@@ -134,7 +147,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       ("resident-blocks", po::value<int64_t>(), "blocks resident at once for the partition windows (default: SMs x occupancy)")
       ("window-step", po::value<int64_t>()->default_value(0), "blocks retiring between partition windows (0: non-overlapping waves)")
       ("max-windows", po::value<int64_t>()->default_value(256), "partition windows kept in the JSON, evenly spaced (figures use all)")
-      ("format,f", po::value<std::string>()->default_value("table"), "output: table, json or csv")
+      ("format,f", po::value<std::string>()->default_value("table"), "output: table, json, csv (one long table: section,index,name,value) or ncu-csv (the layout of ncu --csv --metrics); the lists take table, json or csv (docs/cli.md)")
       ("threads", po::value<int>()->default_value(0), "replay worker threads (0: all hardware threads)")
       ("exact", "replay every block (default: one block of each class of blocks with identical counts, the same figures; the JSON's config.replay says which ran)")
       ("plot", po::value<std::string>(), "draw a picture instead of printing the report: banks (one shared instruction, lanes x banks), partitions (DRAM partitions per window), sectors (global sectors per request, the whole suite); needs --plot-out")
@@ -175,6 +188,12 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
     cmd.help = os.str();
     return cmd;
   }
+  cmd.format = text(vm, "format");
+  if (std::find(kFormats.begin(), kFormats.end(), cmd.format) == kFormats.end())
+    throw ConfigError("invalid --format '" + cmd.format + "': expected table, json, csv or ncu-csv");
+  for (const char* list : {"list-kernels", "list-devices"})
+    if (vm.count(list) && cmd.format == "ncu-csv")
+      throw ConfigError(std::string("--") + list + " prints table, json or csv; ncu-csv is for a replay's counts");
   if (vm.count("list-kernels")) {
     cmd.action = CliCommand::Action::ListKernels;
     return cmd;
@@ -190,9 +209,6 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   if (vm.count("tile")) user.tile = parse_size2(text(vm, "tile"), "--tile");
   if (vm.count("pad")) user.pad = vm["pad"].as<int>();
   user.dtype = parse_dtype(text(vm, "dtype"));
-  cmd.format = text(vm, "format");
-  if (cmd.format != "table" && cmd.format != "json" && cmd.format != "csv")
-    throw ConfigError("invalid --format '" + cmd.format + "': expected table, json or csv");
   const int threads = vm["threads"].as<int>();
   if (threads < 0 || threads > 256) throw ConfigError("--threads must be between 0 and 256");
 

@@ -20,7 +20,7 @@ struct CliCommand {
   UserConfig user;
   AnalysisOptions analysis;
   std::string device;  // the profile's name
-  std::string format;  // table, json or csv
+  std::string format;  // table, json, csv or ncu-csv (the lists: table, json or csv)
   // Plot: the kind, the file and the extra arguments of the plotting script (--site, --instruction).
   std::string plot_kind, plot_out;
   std::vector<std::string> plot_extra;

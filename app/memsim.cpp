@@ -1,5 +1,7 @@
 // memsim: replay a transpose kernel's memory accesses, report what the hardware would count, and predict its
 // time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/.
+#include <unistd.h>
+
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -8,6 +10,7 @@
 #include "app/analysis.hpp"
 #include "app/cli.hpp"
 #include "app/plot.hpp"
+#include "app/progress.hpp"
 #include "app/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
@@ -19,32 +22,66 @@ namespace {
 
 constexpr int kExitUsage = 2;
 
+// The progress line of long replays and sweeps: on stderr, only when it is a terminal, from one second after
+// the start; cleared before anything else is written.
+Progress& progress() {
+  static Progress line(std::cerr, isatty(STDERR_FILENO) == 1);
+  return line;
+}
+
 int usage_error(const std::string& msg) {
+  progress().clear();
   std::cerr << "memsim: " << one_line(msg) << "\n";
   return kExitUsage;
 }
 
-void list_kernels(std::ostream& os) {
-  for (const KernelInfo& k : kernel_suite())
-    os << std::left << std::setw(13) << k.name << " " << k.summary << "  [" << k.seed << "]\n";
+void list_kernels(std::ostream& os, const std::string& format) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  if (format == "csv") csv_row(os, {"name", "summary", "from"});
+  for (const KernelInfo& k : kernel_suite()) {
+    if (format == "table") {
+      os << std::left << std::setw(13) << k.name << " " << k.summary << "  [" << k.seed << "]\n";
+    } else if (format == "csv") {
+      csv_row(os, {k.name, k.summary, k.seed});
+    } else {
+      nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+      for (int i = 0; i < k.num_sites; ++i)
+        sites.push_back({{"name", k.sites[i].name},
+                         {"space", k.sites[i].space == Space::Global ? "global" : "shared"},
+                         {"op", k.sites[i].op == Op::Load ? "ld" : "st"},
+                         {"expr", k.sites[i].expr}});
+      all.push_back({{"name", k.name}, {"summary", k.summary}, {"from", k.seed}, {"sites", sites}});
+    }
+  }
+  if (format == "json") os << all.dump(2) << "\n";
 }
 
 // Every profile of the directory; one that does not load is listed with its error (on stderr too) rather than
 // hiding the others. No profile at all is an error: memsim cannot run without one.
-int list_devices(std::ostream& os) {
+int list_devices(std::ostream& os, const std::string& format) {
   const std::vector<std::string> names = list_profiles();
   if (names.empty()) return usage_error("no device profiles (*.json) in " + device_dir() + " (MEMSIM_DEVICE_DIR)");
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  if (format == "csv") csv_row(os, {"profile", "name", "compute_capability", "calibrated", "cost_basis", "provenance", "error"});
   for (const std::string& n : names) {
-    os << std::left << std::setw(9) << n << " ";
     try {
       const DeviceProfile p = load_profile(n);
-      os << p.display_name << " (cc " << p.compute_capability << ")"
-         << (p.calibrated ? "  calibrated" : "  data-sheet stand-ins") << "\n";
+      if (format == "table")
+        os << std::left << std::setw(9) << n << " " << p.display_name << " (cc " << p.compute_capability
+           << "): " << cost_basis_text(p) << "\n";
+      else if (format == "csv")
+        csv_row(os, {n, p.display_name, p.compute_capability, p.calibrated ? "true" : "false", p.cost_basis,
+                     cost_basis_text(p), ""});
+      else
+        all.push_back(provenance_json(p));
     } catch (const ProfileError& e) {
-      os << "(not usable: see the error)\n";
+      if (format == "table") os << std::left << std::setw(9) << n << " (not usable: see the error)\n";
+      else if (format == "csv") csv_row(os, {n, "", "", "", "", "", e.what()});
+      else all.push_back({{"profile", n}, {"error", e.what()}});
       std::cerr << "memsim: " << one_line(e.what()) << "\n";
     }
   }
+  if (format == "json") os << all.dump(2) << "\n";
   return 0;
 }
 
@@ -59,21 +96,27 @@ int flushed_output() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  progress();  // its second of quiet counts from here
   try {
-    const CliCommand cmd = parse_command_line(argc, argv);
+    CliCommand cmd = parse_command_line(argc, argv);
+    cmd.analysis.progress = [](const std::string& stage, int64_t done, int64_t total) {
+      progress().update(stage, done, total);
+    };
     switch (cmd.action) {
       case CliCommand::Action::Help:
         std::cout << cmd.help;
         return 0;
       case CliCommand::Action::ListKernels:
-        list_kernels(std::cout);
+        list_kernels(std::cout, cmd.format);
         return flushed_output();
       case CliCommand::Action::ListDevices:
-        if (const int rc = list_devices(std::cout); rc != 0) return rc;
+        if (const int rc = list_devices(std::cout, cmd.format); rc != 0) return rc;
         return flushed_output();
       case CliCommand::Action::Plot: {
         const DeviceProfile device = load_profile(cmd.device);
-        return draw_plot(cmd.plot_kind, cmd.plot_out, plot_document(cmd, device), cmd.plot_extra);
+        const nlohmann::ordered_json doc = plot_document(cmd, device);
+        progress().clear();
+        return draw_plot(cmd.plot_kind, cmd.plot_out, doc, cmd.plot_extra);
       }
       case CliCommand::Action::Report:
         break;
@@ -81,11 +124,13 @@ int main(int argc, char** argv) {
     const DeviceProfile device = load_profile(cmd.device);
     const Analysis analysis = analyze(cmd.user, device, cmd.analysis);
     const nlohmann::ordered_json& report = analysis.report;
-
+    progress().clear();
     if (cmd.format == "json")
       std::cout << report.dump(2) << "\n";
     else if (cmd.format == "csv")
       print_csv(std::cout, report);
+    else if (cmd.format == "ncu-csv")
+      print_ncu_csv(std::cout, report);
     else
       print_table(std::cout, report);
   } catch (const ConfigError& e) {
@@ -93,10 +138,12 @@ int main(int argc, char** argv) {
   } catch (const ProfileError& e) {
     return usage_error(e.what());
   } catch (const std::bad_alloc&) {
+    progress().clear();
     std::cerr << "memsim: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
     // A bug, not a user's mistake: say so rather than abort.
+    progress().clear();
     std::cerr << "memsim: internal error: " << one_line(e.what()) << "\n";
     return 1;
   }

@@ -5,6 +5,9 @@
 #include <iomanip>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "model/significant.hpp"
 
 namespace memsim {
 namespace {
@@ -18,12 +21,6 @@ std::string fixed(double v, int digits) {
   return os.str();
 }
 
-// Thousands separators, as ncu prints counts.
-std::string grouped(int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
-  return v < 0 ? "-" + s : s;
-}
 
 // A row of per-partition shares of one window's bytes, as a bar of digits: 0 = idle .. 9 = all of it.
 std::string share_bar(const nlohmann::ordered_json& bytes) {
@@ -62,6 +59,12 @@ void print_partitions(std::ostream& os, const nlohmann::ordered_json& p) {
 }
 
 }  // namespace
+
+std::string grouped(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return v < 0 ? "-" + s : s;
+}
 
 nlohmann::ordered_json config_json(const LaunchConfig& cfg) {
   const LaunchShape& s = cfg.shape;
@@ -173,10 +176,19 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
 
   if (r.contains("prediction")) {
     const auto& p = r["prediction"];
-    os << "\nPrediction on " << p["device"].get<std::string>() << "\n";
-    os << "  time " << fixed(p["time_us"].get<double>(), 2) << " us, effective bandwidth "
-       << fixed(p["effective_bandwidth_gbs"].get<double>(), 1) << " GB/s";
-    if (p.contains("fraction_of_copy")) os << ", " << fixed(100.0 * p["fraction_of_copy"].get<double>(), 1) << "% of copy";
+    os << "\nPrediction on " << p["device"].get<std::string>();
+    // Where the constants come from, right where the time is read: calibrated on which run, or stand-ins.
+    if (r.contains("device")) {
+      const auto& d = r["device"];
+      os << " (" << d["name"].get<std::string>() << ", compute capability " << d["compute_capability"].get<std::string>()
+         << ")\n  " << d["provenance"].get<std::string>();
+    }
+    os << "\n";
+    // Significant digits, not fixed decimals: a 1x1 matrix's bandwidth is small, not "0.0 GB/s".
+    os << "  time " << significant(p["time_us"].get<double>()) << " us, effective bandwidth "
+       << significant(p["effective_bandwidth_gbs"].get<double>()) << " GB/s";
+    if (p.contains("fraction_of_copy"))
+      os << ", " << significant(100.0 * p["fraction_of_copy"].get<double>(), 3) << "% of copy";
     os << "\n  bottleneck: " << p["bottleneck"].get<std::string>() << "\n";
     if (p.contains("caveats"))
       for (const auto& caveat : p["caveats"]) os << "  caveat: " << caveat.get<std::string>() << "\n";
@@ -185,7 +197,7 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
          << p["instructions_basis"].get<std::string>() << ")\n";
     if (p.contains("terms_us"))
       for (const auto& [name, value] : p["terms_us"].items())
-        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << fixed(value.get<double>(), 2)
+        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << significant(value.get<double>())
            << " us\n";
     // The partial-store term's share that is the read-back of partly written lines, when there is one.
     if (p.value("read_back_fraction", 0.0) > 0) {
@@ -193,9 +205,9 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
          << " lines partly written at once";
       // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
       if (p.value("read_back_warp_factor", 1.0) != 1.0)
-        os << " (x" << fixed(p["read_back_warp_factor"].get<double>(), 2) << " for the warps writing each sector)";
-      os << "; " << fixed(100.0 * p["read_back_fraction"].get<double>(), 1)
-         << "% of the partial stores' bytes read back from DRAM first: " << fixed(p["read_back_us"].get<double>(), 2)
+        os << " (x" << significant(p["read_back_warp_factor"].get<double>(), 3) << " for the warps writing each sector)";
+      os << "; " << significant(100.0 * p["read_back_fraction"].get<double>(), 3)
+         << "% of the partial stores' bytes read back from DRAM first: " << significant(p["read_back_us"].get<double>())
          << " us of the partial-store term\n";
     }
   }
@@ -218,9 +230,9 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     os << "  " << std::left << std::setw(4) << s["site"].get<int>() << std::setw(16)
        << (s["op"].get<std::string>() + " " + s["name"].get<std::string>().substr(3)) << std::setw(8)
        << s["space"].get<std::string>() << std::right << std::setw(14) << grouped(s["instructions"].get<int64_t>())
-       << std::setw(15) << grouped(count) << std::setw(11) << fixed(per, 2) << std::setw(9) << fixed(ideal_per, 2)
+       << std::setw(15) << grouped(count) << std::setw(11) << significant(per, 3) << std::setw(9) << significant(ideal_per, 3)
        << std::setw(13) << (global ? std::string("-") : grouped(s["bank_conflicts"].get<int64_t>())) << std::setw(7)
-       << fixed(100.0 * s["efficiency"].get<double>(), 0) << "%"
+       << significant(100.0 * s["efficiency"].get<double>(), 3) << "%"
        << "  " << s["expr"].get<std::string>() << "\n";
   }
 
@@ -234,22 +246,120 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
   }
 }
 
+namespace {
+
+// One CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote, a line break or edge spaces.
+std::string csv_field(const std::string& text) {
+  const bool quote = text.find_first_of(",\"\r\n") != std::string::npos ||
+                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  if (!quote) return text;
+  std::string q = "\"";
+  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// A JSON scalar as a CSV value: strings as they are, numbers as JSON writes them (shortest exact form),
+// true/false, null as an empty field.
+std::string scalar_text(const nlohmann::ordered_json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+// The per-window partition arrays and the bank heatmap rows: picture data, left to the JSON.
+bool left_to_json(const std::string& section, const std::string& path) {
+  return (section == "partitions" && path.rfind("windows.", 0) == 0 && path != "windows.total" &&
+          path != "windows.shown" && path != "windows.every" && path != "windows.downsampled" &&
+          path != "windows.note") ||
+         (section == "sites" && path == "first_block_bank_words");
+}
+
+// Every scalar under `v` as a row: objects add ".key" to the name, arrays their position to the index.
+void flatten(std::ostream& os, const nlohmann::ordered_json& v, const std::string& section, const std::string& index,
+             const std::string& path) {
+  if (left_to_json(section, path)) return;
+  if (v.is_object()) {
+    for (const auto& [key, x] : v.items()) flatten(os, x, section, index, path.empty() ? key : path + "." + key);
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i)
+      flatten(os, v[i], section, index.empty() ? std::to_string(i) : index + "." + std::to_string(i), path);
+  } else {
+    csv_row(os, {section, index, path, scalar_text(v)});
+  }
+}
+
+}  // namespace
+
+void csv_row(std::ostream& os, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) os << (i ? "," : "") << csv_field(fields[i]);
+  os << "\n";
+}
+
 void print_csv(std::ostream& os, const nlohmann::ordered_json& r) {
-  const auto& c = r["config"];
-  os << "kernel,matrix,dtype,block,tile,pad,site,name,space,op,instructions,lane_accesses,bytes,sectors,"
-        "ideal_sectors,wavefronts,ideal_wavefronts,bank_conflicts,efficiency\n";
-  for (const auto& s : r["sites"]) {
-    const bool global = s["space"] == "global";
-    os << r["kernel"].get<std::string>() << "," << c["matrix"]["width"] << "x" << c["matrix"]["height"] << ","
-       << c["dtype"].get<std::string>() << "," << c["block"]["x"] << "x" << c["block"]["y"] << "," << c["tile"]["x"]
-       << "x" << c["tile"]["y"] << "," << c["pad"] << "," << s["site"] << ",\"" << s["name"].get<std::string>()
-       << "\"," << s["space"].get<std::string>() << "," << s["op"].get<std::string>() << "," << s["instructions"]
-       << "," << s["lane_accesses"] << "," << s["bytes"] << ",";
-    if (global)
-      os << s["sectors"] << "," << s["ideal_sectors"] << ",,,,";
+  csv_row(os, {"section", "index", "name", "value"});
+  for (const auto& [key, v] : r.items()) {
+    if (v.is_object() || v.is_array())
+      flatten(os, v, key, "", "");
     else
-      os << ",," << s["wavefronts"] << "," << s["ideal_wavefronts"] << "," << s["bank_conflicts"] << ",";
-    os << s["efficiency"].get<double>() << "\n";
+      csv_row(os, {"run", "", key, scalar_text(v)});
+  }
+}
+
+namespace {
+
+// What Nsight Compute prints in its "Metric Unit" column for the counts memsim has (the committed runs'
+// details page: sectors in "sector", instructions in "inst", requests and wavefronts without a unit).
+const char* ncu_unit(const std::string& metric) {
+  if (metric.find("__t_sectors") != std::string::npos) return "sector";
+  if (metric.rfind("smsp__inst_executed", 0) == 0) return "inst";
+  return "";
+}
+
+const char* ncu_type_name(const std::string& dtype) {
+  return dtype == "f16" ? "unsigned short" : dtype == "f64" ? "double" : "float";  // f16 moves as 2-byte words
+}
+
+}  // namespace
+
+// Every field quoted, as ncu writes its CSV.
+void quoted_row(std::ostream& os, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    os << (i ? ",\"" : "\"");
+    for (char c : fields[i]) os << (c == '"' ? "\"\"" : std::string(1, c));
+    os << "\"";
+  }
+  os << "\n";
+}
+
+void print_ncu_csv(std::ostream& os, const nlohmann::ordered_json& r) {
+  quoted_row(os, {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+                  "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"});
+  const auto& c = r["config"];
+  const auto& d = r["device"];
+  // One launch (ID 0) of a process named memsim, its kernel named like a template instance of the suite's.
+  const std::string kernel =
+      "memsim::" + c["kernel"].get<std::string>() + "<" + ncu_type_name(c["dtype"].get<std::string>()) + ">";
+  const std::string block = "(" + c["block"]["x"].dump() + ", " + c["block"]["y"].dump() + ", 1)";
+  const std::string grid = "(" + c["grid"]["x"].dump() + ", " + c["grid"]["y"].dump() + ", 1)";
+  auto row = [&](const std::string& section, const std::string& metric, const std::string& unit,
+                 const std::string& value) {
+    quoted_row(os, {"0", "0", "memsim", "memsim", kernel, "0", "0", block, grid, "0",
+                    d["compute_capability"].get<std::string>(), section, metric, unit, value});
+  };
+  // The counts, in the section and with the units and thousands separators ncu --metrics gives them.
+  for (const auto& [name, value] : r["metrics"].items())
+    row("Command line profiler metrics", name, ncu_unit(name), grouped(value.get<int64_t>()));
+  // The prediction in memsim's own section, which names the device profile and where its constants come from.
+  if (r.contains("prediction")) {
+    const auto& p = r["prediction"];
+    const std::string section = "memsim prediction: " + d["profile"].get<std::string>() + ", " +
+                                (d["calibrated"].get<bool>() ? "calibrated" : "NOT CALIBRATED (" +
+                                                                                  d["cost_basis"].get<std::string>() + ")");
+    row(section, "memsim__time_predicted", "usecond", significant(p["time_us"].get<double>(), 6));
+    row(section, "memsim__effective_bandwidth_predicted", "Gbyte/second",
+        significant(p["effective_bandwidth_gbs"].get<double>(), 6));
+    if (p.contains("fraction_of_copy"))
+      row(section, "memsim__fraction_of_copy_predicted", "", significant(p["fraction_of_copy"].get<double>(), 6));
   }
 }
 

@@ -7,7 +7,7 @@
 
 namespace memsim {
 
-// How a thread's natural footprint sets the default tile (GUIDE.md 2).
+// How a thread's natural footprint sets the default tile (docs/hardware.md, "Conventions").
 enum class Footprint {
   Scalar,  // one element; scalar kernels whose BX is a multiple of BY loop down to a BX x BX tile
   Vec4X,   // four consecutive elements along x

@@ -1,6 +1,6 @@
 #pragma once
-// From what a user typed to a launch the kernels can run: defaults filled in (GUIDE.md 2), every constraint
-// checked. Anything wrong throws ConfigError with one line that says what and why; the CLI prints it and
+// From what a user typed to a launch the kernels can run: defaults filled in (docs/hardware.md, "Conventions"), every
+// constraint checked. Anything wrong throws ConfigError with one line that says what and why; the CLI prints it and
 // exits 2.
 #include <cstdint>
 #include <optional>

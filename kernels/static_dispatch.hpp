@@ -11,7 +11,7 @@
 namespace memsim {
 
 // The blocks every kernel and dtype has static instantiations of, with their default tiles and pads: the
-// whitepaper's 32x8, the square 16x16 and 32x32, and the tall 8x32 of seed 000.
+// whitepaper's 32x8, the square 16x16 and 32x32, and the tall 8x32 of seed 000 (docs/sources.md).
 #define MEMSIM_STATIC_BLOCKS(X) X(32, 8) X(16, 16) X(8, 32) X(32, 32)
 
 // The static shape S with the launch's matrix and grid.

@@ -1,5 +1,5 @@
 // memsim-calibrate: fits a device profile's cost constants to a memsim-microbench run and writes the fitted
-// profile (issue 4). The profile keeps its data-sheet fields, takes the device facts the run measured
+// profile (docs/validation.md, "Calibrating and judging the model"). The profile keeps its data-sheet fields, takes the device facts the run measured
 // (SM count, clocks, L2, shared memory), its "cost" block is replaced by the fit, and a "calibration" block
 // records where the numbers came from. With --holdout it also replays the suite kernels the run timed and
 // prints prediction against measurement: the fit never reads them.
@@ -434,6 +434,7 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
   cost["launch_us"] = c.launch_us;
   cost["overlap_p"] = c.overlap_p;
   prof_json["cost"] = cost;
+  prof_json.erase("cost_basis");  // what the stand-ins were: the calibration block replaces it
   prof_json["calibration"] = ordered_json{
       {"measurements", bench_path},
       {"date", run.date},

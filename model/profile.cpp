@@ -1,6 +1,7 @@
 #include "model/profile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "model/install_paths.hpp"
 #include "model/json_fields.hpp"
+#include "model/significant.hpp"
 
 #ifndef MEMSIM_DEVICE_DIR_DEFAULT
 #define MEMSIM_DEVICE_DIR_DEFAULT "model/devices"
@@ -119,6 +121,17 @@ CostConstants read_cost(const JsonFields& r) {
   return c;
 }
 
+// "9.0" -> 9, 0. Digits only, one point: what cudaGetDeviceProperties' major and minor print as.
+bool parse_compute_capability(const std::string& cc, int& major, int& minor) {
+  const size_t dot = cc.find('.');
+  if (dot == 0 || dot == std::string::npos || dot + 1 == cc.size() || cc.size() > 7) return false;
+  for (size_t i = 0; i < cc.size(); ++i)
+    if (i != dot && !std::isdigit(static_cast<unsigned char>(cc[i]))) return false;
+  major = std::stoi(cc.substr(0, dot));
+  minor = std::stoi(cc.substr(dot + 1));
+  return true;
+}
+
 }  // namespace
 
 std::string device_dir() {
@@ -182,6 +195,8 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   p.name = name;
   p.display_name = r.text("display_name");
   p.compute_capability = r.text("compute_capability");
+  if (int major = 0, minor = 0; !parse_compute_capability(p.compute_capability, major, minor))
+    r.fail("compute_capability", "must be MAJOR.MINOR, e.g. \"9.0\", got \"" + p.compute_capability + "\"");
   p.source = r.text_or("source", "");
 
   p.sms = int(r.count_in("sm.count", 1, 4096, "SMs"));
@@ -254,8 +269,76 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
     if (!c->is_object()) r.fail("calibration", "must be an object");
     p.calibrated = true;
     p.calibration = *c;
+    p.cost_basis = "calibrated";
+  }
+  if (r.find("cost_basis")) {
+    if (p.calibrated)
+      r.fail("cost_basis", "describes constants no GPU calibrated, but the profile has a calibration block");
+    p.cost_basis = r.text("cost_basis.kind");
+    if (p.cost_basis != "published" && p.cost_basis != "data_sheet")
+      r.fail("cost_basis.kind", "must be \"published\" or \"data_sheet\", got \"" + p.cost_basis + "\"");
+    p.cost_basis_summary = r.text("cost_basis.summary");
   }
   return p;
+}
+
+namespace {
+
+// The calibration block's figures a report quotes; memsim-calibrate writes them all, a hand-made block may not.
+std::string calibration_text(const json& c) {
+  std::ostringstream os;
+  os << "cost constants fitted to";
+  if (c.contains("runs") && c["runs"].is_number()) os << " " << c["runs"].get<int64_t>();
+  os << " microbenchmark runs";
+  if (c.contains("device") && c["device"].is_string()) os << " on " << c["device"].get<std::string>();
+  if (c.contains("date") && c["date"].is_string()) os << " (" << c["date"].get<std::string>() << ")";
+  if (c.contains("mape_pct") && c["mape_pct"].is_number()) {
+    os << "; fit error MAPE " << significant(c["mape_pct"].get<double>(), 2) << "%";
+    if (c.contains("max_error_pct") && c["max_error_pct"].is_number())
+      os << ", worst " << significant(c["max_error_pct"].get<double>(), 2) << "%";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+std::string cost_basis_text(const DeviceProfile& p) {
+  if (p.calibrated) return "calibrated: " + calibration_text(p.calibration);
+  std::string text = p.cost_basis == "published" ? "NOT CALIBRATED: constants derived from published measurements"
+                                                 : "NOT CALIBRATED: data-sheet stand-ins";
+  if (!p.cost_basis_summary.empty()) text += " (" + p.cost_basis_summary + ")";
+  return text + (p.cost_basis == "published" ? "; memsim has not checked them on a GPU" : "; no GPU has checked them");
+}
+
+std::string provenance_line(const DeviceProfile& p) {
+  return p.name + " (" + p.display_name + ", compute capability " + p.compute_capability + "): " + cost_basis_text(p);
+}
+
+nlohmann::ordered_json provenance_json(const DeviceProfile& p) {
+  nlohmann::ordered_json j{{"profile", p.name},
+                           {"name", p.display_name},
+                           {"compute_capability", p.compute_capability},
+                           {"calibrated", p.calibrated},
+                           {"cost_basis", p.cost_basis},
+                           {"provenance", cost_basis_text(p)}};
+  nlohmann::ordered_json cal = nullptr;
+  if (p.calibrated) {
+    cal = nlohmann::ordered_json::object();
+    for (const char* key : {"date", "device", "driver_version", "measurements", "runs", "mape_pct", "max_error_pct",
+                            "rms_log_error"})
+      if (p.calibration.contains(key)) cal[key] = p.calibration[key];
+  }
+  j["calibration"] = cal;
+  return j;
+}
+
+std::string dtype_refusal(const DeviceProfile& p, Dtype dtype) {
+  int major = 0, minor = 0;
+  if (dtype != Dtype::F64 || !parse_compute_capability(p.compute_capability, major, minor)) return "";
+  if (major > 1 || (major == 1 && minor >= 3)) return "";
+  return "--dtype f64: " + p.name + " (" + p.display_name + ", compute capability " + p.compute_capability +
+         ") has no double precision, which came with compute capability 1.3 (nvcc compiles double as float below "
+         "it); use --dtype f32 or f16, or a device of compute capability 1.3 or later";
 }
 
 int kernel_registers(const DeviceProfile& p, const std::string& kernel, Dtype dtype) {

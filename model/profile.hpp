@@ -104,7 +104,20 @@ struct DeviceProfile {
   std::map<std::string, int> kernel_registers;
   bool calibrated = false;  // cost constants fitted to microbenchmarks (else stand-ins from the data sheet)
   nlohmann::json calibration;  // the "calibration" block as written by memsim-calibrate (null when none)
+  // Where the cost constants come from: "calibrated" (the calibration block above), else the optional
+  // "cost_basis" block's kind: "published" (solved from published measurements of the device) or
+  // "data_sheet" (stand-ins from the data sheet, the default); its summary says what they are in one phrase.
+  std::string cost_basis = "data_sheet";
+  std::string cost_basis_summary;
 };
+
+// Where a profile's numbers come from, as every report says it. cost_basis_text: "calibrated: cost constants
+// fitted to N microbenchmark runs on DEVICE (DATE); fit error ..." or "NOT CALIBRATED: ...; no GPU has checked
+// them"; provenance_line: the same after "NAME (DISPLAY NAME, compute capability X.Y): ". provenance_json: the
+// profile's names, "calibrated", "cost_basis", the text as "provenance", and the calibration's run and error.
+std::string cost_basis_text(const DeviceProfile& p);
+std::string provenance_line(const DeviceProfile& p);
+nlohmann::ordered_json provenance_json(const DeviceProfile& p);
 
 // The directory profiles are read from: $MEMSIM_DEVICE_DIR, else an installed tree's share/memsim/devices
 // (beside the running executable), else the source tree's model/devices.
@@ -118,6 +131,10 @@ DeviceProfile load_profile_file(const std::string& path);
 // A profile's text, as load_profile_file reads it (the fuzz target's way in); `where` names it in errors.
 DeviceProfile parse_profile(const std::string& text, const std::string& name, const std::string& where);
 DeviceProfile profile_from_json(const nlohmann::json& j, const std::string& name, const std::string& where);
+
+// Empty when the device runs kernels on `dtype`; else one line saying why not: f64 needs compute capability
+// 1.3 (docs/hardware.md, "Element types a device can run"). f16 and f32 only move 2- and 4-byte words.
+std::string dtype_refusal(const DeviceProfile& p, Dtype dtype);
 
 // Registers of `kernel` at `dtype` from the profile's table, 0 when it has none.
 int kernel_registers(const DeviceProfile& p, const std::string& kernel, Dtype dtype);

@@ -1,6 +1,7 @@
 #pragma once
-// Global memory on Volta and later (GUIDE.md 3): one request per warp instruction with an active lane; its
-// sectors are the distinct aligned 32-byte segments the active lanes touch, a straddling lane touching both.
+// Global memory on Volta and later (docs/hardware.md, "Global memory: requests and sectors"): one request per warp
+// instruction with an active lane; its sectors are the distinct aligned 32-byte segments the active lanes touch, a
+// straddling lane touching both.
 #include <cstdint>
 
 #include "sim/warp_access.hpp"

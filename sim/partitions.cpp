@@ -51,12 +51,12 @@ PartitionSpec linear_partitions(int count, int granularity_bytes, std::string no
 
 PartitionSpec gt200_partitions() {
   return linear_partitions(8, 256, "GT200: 8 partitions of 256 B, consecutive chunks on consecutive partitions "
-                                   "(whitepaper 003)");
+                                   "(the whitepaper, docs/sources.md)");
 }
 
 PartitionSpec g80_partitions() {
   return linear_partitions(6, 256, "G80: 6 partitions of 256 B, consecutive chunks on consecutive partitions "
-                                   "(whitepaper 003)");
+                                   "(the whitepaper, docs/sources.md)");
 }
 
 PartitionSpec assumed_hashed_partitions(int count, int granularity_bytes, int top_bit) {

@@ -1,6 +1,7 @@
 #pragma once
-// DRAM partition camping (whitepaper 003, GUIDE.md 3): which partition serves each byte of global traffic, which
-// blocks are resident together, and how unevenly the resident blocks' traffic falls on the partitions.
+// DRAM partition camping (docs/hardware.md, "DRAM partitions"; the whitepaper, docs/sources.md): which partition serves
+// each byte of global traffic, which blocks are resident together, and how unevenly the resident blocks' traffic falls
+// on the partitions.
 //
 // Three pieces, each usable alone:
 //  - the address-to-partition mapping (a PartitionSpec evaluated by partition_of), a swappable policy as in
@@ -43,7 +44,7 @@ int partition_of(const PartitionSpec& spec, uint64_t addr);
 std::string check_partition_spec(const PartitionSpec& spec);
 
 // The mappings memsim knows. GT200 (GTX 280, 200 series, Tesla 10): 8 partitions of 256 B; G80 (8 and 9
-// series): 6 of 256 B (whitepaper 003, "Partition camping").
+// series): 6 of 256 B (the whitepaper, "Partition Camping").
 PartitionSpec gt200_partitions();
 PartitionSpec g80_partitions();
 PartitionSpec linear_partitions(int count, int granularity_bytes, std::string note);

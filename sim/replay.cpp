@@ -1,6 +1,7 @@
 #include "sim/replay.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -183,9 +184,17 @@ Tally replay_every_block(const LaunchConfig& cfg, const BufferLayout& layout, co
     tallies.emplace_back(num_sites);
     if (options.sector_sink_prototype) tallies.back().sectors_sink = options.sector_sink_prototype->clone_empty();
   }
+  // With a progress callback, each worker replays its range in chunks (the same blocks in the same order into
+  // the same tally: the counts do not change) and reports the blocks done after each.
+  std::atomic<int64_t> done{0};
   auto run = [&](int i) {
     const int64_t first = blocks * i / workers, last = blocks * (i + 1) / workers;
-    fn(cfg.shape, layout, first, last, options.rules, tallies[i]);
+    const int64_t chunk = options.progress ? std::max<int64_t>(1024, (last - first) / 256) : last - first;
+    for (int64_t b = first; b < last; b += chunk) {
+      const int64_t end = std::min(last, b + chunk);
+      fn(cfg.shape, layout, b, end, options.rules, tallies[i]);
+      if (options.progress) options.progress(done += end - b, blocks);
+    }
   };
   if (workers == 1) {
     run(0);

@@ -19,6 +19,9 @@ struct ReplayOptions {
   const SectorSink* sector_sink_prototype = nullptr;  // cloned per worker when partition traffic is wanted
   // Replay every block even where the blocks fall into classes of identical counts (sim/block_classes.hpp).
   bool exact = false;
+  // Called now and then during a replay of every block with the blocks replayed so far and the launch's
+  // blocks, from the worker threads (at once: it must be thread-safe). Not called by the class replay.
+  std::function<void(int64_t done, int64_t total)> progress;
 };
 
 // Which replay produced a result: every block, or one block of each class of identical counts.
@@ -70,7 +73,7 @@ using WarpVisitor = std::function<void(int64_t block, int warp, const WarpAccess
 void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, Recorders recorders,
                           const WarpVisitor& visit, Tally& findings);
 
-// Totals under Nsight Compute's metric names (GUIDE.md 2), in a fixed order.
+// Totals under Nsight Compute's metric names (docs/hardware.md, "Conventions"), in a fixed order.
 struct Metric {
   std::string name;
   int64_t value;

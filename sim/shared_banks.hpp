@@ -1,8 +1,8 @@
 #pragma once
-// Shared-memory bank rule (GUIDE.md 3): a warp access is split into phases (all 32 lanes for accesses up to 4
-// bytes, 16 lanes for 8 bytes, 8 lanes for 16 bytes); a phase needs as many wavefronts as the most distinct
-// words any one bank must deliver (lanes reading one word share it by broadcast). Compute capability 1.x
-// has 16 banks served per half-warp: set phase_lanes = 16, banks = 16.
+// Shared-memory bank rule (docs/hardware.md, "Shared memory: banks, phases and wavefronts"): a warp access is split
+// into phases (all 32 lanes for accesses up to 4 bytes, 16 lanes for 8 bytes, 8 lanes for 16 bytes); a phase needs as
+// many wavefronts as the most distinct words any one bank must deliver (lanes reading one word share it by broadcast).
+// Compute capability 1.x has 16 banks served per half-warp: set phase_lanes = 16, banks = 16.
 #include <cstdint>
 
 #include "sim/warp_access.hpp"

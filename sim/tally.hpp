@@ -63,7 +63,7 @@ class SectorSink {
   virtual void merge_from(const SectorSink& other) = 0;
 };
 
-// How a warp's global access becomes memory traffic: 32-byte sectors per warp (Volta and later, GUIDE.md 3),
+// How a warp's global access becomes memory traffic: 32-byte sectors per warp (Volta and later, docs/hardware.md),
 // or the compute capability 1.x half-warp transactions of sim/coalescing_cc1x.hpp (1.2/1.3: GT200; 1.0/1.1:
 // G80).
 enum class GlobalCoalescing { Sectors32, Cc12Segments, Cc10Strict };

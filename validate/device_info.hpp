@@ -1,5 +1,5 @@
 #pragma once
-// What a run records about the GPU it measured (GUIDE.md 4: device, driver, clocks, date), and the limits
+// What a run records about the GPU it measured (docs/validation.md: device, driver, clocks, date), and the limits
 // its launches must meet, read off the device itself.
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -3,7 +3,7 @@
 
 Kernels with identical memory counts (copy_shared, padded, diagonal, coarse, fine, swizzle) differ on the
 GPU by their index arithmetic. This script re-predicts every configuration of validation runs three ways and
-prints the model's accuracy on the judged sets of issue 4 (f32 at 4096^2 and larger, f16/f64 at 8192^2):
+prints the model's accuracy on the judged sets (docs/validation.md: f32 at 4096^2 and larger, f16/f64 at 8192^2):
   - as recorded in the run (the model of the run's revision);
   - with this memsim as it is (its instruction estimate, model/profile.hpp);
   - with `memsim --instructions N`, N = the warp instructions Nsight Compute measured in the same run

@@ -1,6 +1,6 @@
 #pragma once
-// Timing as GUIDE.md 4 asks: CUDA events around each launch, warm-ups first, the median with min and max of
-// repeated launches, rotating among enough buffers that together they exceed the L2 several times (or repeats
+// Timing as docs/validation.md describes it: CUDA events around each launch, warm-ups first, the median with min and
+// max of repeated launches, rotating among enough buffers that together they exceed the L2 several times (or repeats
 // would measure the cache). Also the library baselines: cudaMemcpy device-to-device and cuBLAS geam.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

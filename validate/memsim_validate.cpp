@@ -337,8 +337,7 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
         po.regs_per_thread = kernel_registers(profile, r.cfg.kernel->name, r.cfg.dtype);
         const Prediction p = predict(replayed, profile, po);
         r.model = ModelPrediction{p.time_us, p.effective_bandwidth_gbs, p.bottleneck,
-                                  "memsim cost model, profile " + profile.name +
-                                      (profile.calibrated ? " (calibrated)" : " (data-sheet stand-ins)")};
+                                  "memsim cost model, profile " + provenance_line(profile)};
       }
       std::cerr << progress_line(i, cfgs.size(), r) << "\n";
       run.configs.push_back(std::move(r));

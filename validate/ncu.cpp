@@ -144,7 +144,7 @@ std::string ncu_command_line(const NcuInvocation& inv) {
   std::string metrics;
   for (const std::string& m : inv.metrics) metrics += (metrics.empty() ? "" : ",") + m;
   std::ostringstream os;
-  // --clock-control none: measure at the clocks the card runs (GUIDE.md 4); counts do not depend on them.
+  // --clock-control none: measure at the clocks the card runs (docs/validation.md); counts do not depend on them.
   // Base units and metric names (not labels), the full demangled kernel name to match configurations.
   os << shell_quote(inv.ncu)
      << " --clock-control none --csv --print-units base --print-metric-name name --print-kernel-base demangled"

@@ -32,6 +32,6 @@ bin=${MEMSIM_VALIDATE:-build-gpu/validate/memsim-validate}
 if [ ! -x "$bin" ] || [ -d "$bin" ]; then usage_error "no memsim-validate at $bin (build it, or set MEMSIM_VALIDATE)"; fi
 command -v "${NCU:-ncu}" >/dev/null 2>&1 || usage_error "no Nsight Compute: ${NCU:-ncu} not found (put ncu on PATH, or set NCU)"
 nvidia-smi -L >/dev/null 2>&1 || usage_error "no GPU (nvidia-smi fails): run on a machine with an NVIDIA GPU"
-# --clock-control none: the clocks the card runs at, as the timed runs see them (GUIDE.md 4).
+# --clock-control none: the clocks the card runs at, as the timed runs see them (docs/validation.md).
 "${NCU:-ncu}" --clock-control none --csv --print-units base --print-metric-name name --print-kernel-base demangled \
   --kernel-name regex:suite_kernel --metrics "$metrics" --log-file "$out" "$bin" "$@" --ncu-child

@@ -2,7 +2,7 @@
 
 #include "validate/cuda_check.hpp"
 
-// Written as the articles write them, not through kernels/: the whitepaper's (seed 003) TILE_DIM 32 and
+// Written as the articles write them, not through kernels/: the whitepaper's (docs/sources.md) TILE_DIM 32 and
 // BLOCK_ROWS 8 with int indices and the row loop unrolled by nvcc; seed 001's float4 loads into a padded
 // tile; seed 000's 4x4 register transpose with float4 loads and stores. No bounds tests except where the
 // design has them (the diagonal kernel): the matrix must be whole tiles.

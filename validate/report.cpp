@@ -295,7 +295,7 @@ std::string size_of(const Json& c);  // below, with the other Markdown helpers
 std::string block_of(const Json& c);
 
 // The cost model against the measured median times. Groups: each (matrix, dtype, block), and the two sets
-// issue 4 judges: the whole suite at f32 4096x4096 and larger and f16/f64 at 8192x8192, with the default 32x8
+// judged sets (docs/validation.md): the whole suite at f32 4096x4096 and larger and f16/f64 at 8192x8192, with the default 32x8
 // block and with every block measured. Rank correlation is computed within a (matrix, dtype, block) group,
 // where the kernels compete on the same work.
 bool judged_size(const Json& c) {

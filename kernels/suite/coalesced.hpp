@@ -16,7 +16,7 @@ struct Coalesced {
   };
   static constexpr KernelInfo info() {
     KernelInfo k{"coalesced", "shared tile, no padding: coalesced both ways, bank-conflicting column reads",
-                 "whitepaper (003), 002 step 2, 000", Footprint::Scalar, OutputKind::Transpose, kSites,
+                 "whitepaper; seeds 002 step 2, 000", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};
     k.uses_shared_tile = true;
     return k;
@@ -32,7 +32,7 @@ struct Coalesced {
 struct Padded : Coalesced {
   static constexpr KernelInfo info() {
     KernelInfo k{"padded", "shared tile + 1 column: coalesced both ways, no bank conflicts (f32; f16 keeps 2-way)",
-                 "whitepaper (003), 002 step 3, 000, 004", Footprint::Scalar, OutputKind::Transpose, kSites,
+                 "whitepaper; seeds 002 step 3, 000, 004", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};
     k.uses_shared_tile = true;
     k.default_pad = 1;
@@ -44,7 +44,7 @@ struct Padded : Coalesced {
 struct Diagonal : Coalesced {
   static constexpr KernelInfo info() {
     KernelInfo k{"diagonal", "padded tile, blocks reordered along diagonals (against partition camping)",
-                 "whitepaper (003)", Footprint::Scalar, OutputKind::Transpose, kSites,
+                 "whitepaper", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<Coalesced>()};
     k.uses_shared_tile = true;
     k.default_pad = 1;

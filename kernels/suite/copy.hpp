@@ -12,7 +12,7 @@ struct Copy {
       {"st out", Space::Global, Op::Store, "out[y * W + x]"},
   };
   static constexpr KernelInfo info() {
-    return {"copy", "plain copy: coalesced loads and stores (the bandwidth ceiling)", "whitepaper (003)",
+    return {"copy", "plain copy: coalesced loads and stores (the bandwidth ceiling)", "whitepaper",
             Footprint::Scalar, OutputKind::Copy, kSites, num_sites_of<Copy>()};
   }
   template <class Mem, class Shape, class Thread>

@@ -15,7 +15,7 @@ struct CopyShared {
       {"st out", Space::Global, Op::Store, "out[y * W + x]"},
   };
   static constexpr KernelInfo info() {
-    KernelInfo k{"copy_shared", "copy staged through a shared tile, with a barrier", "whitepaper (003)",
+    KernelInfo k{"copy_shared", "copy staged through a shared tile, with a barrier", "whitepaper",
                  Footprint::Scalar, OutputKind::Copy, kSites, num_sites_of<CopyShared>()};
     k.uses_shared_tile = true;
     return k;

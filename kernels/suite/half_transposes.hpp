@@ -19,7 +19,7 @@ struct Coarse {
   };
   static constexpr KernelInfo info() {
     KernelInfo k{"coarse", "half-transpose: tiles moved to transposed places, not transposed inside",
-                 "whitepaper (003)", Footprint::Scalar, OutputKind::TilesMoved, kSites, num_sites_of<Coarse>()};
+                 "whitepaper", Footprint::Scalar, OutputKind::TilesMoved, kSites, num_sites_of<Coarse>()};
     k.uses_shared_tile = true;
     k.default_pad = 1;
     k.square_tile_only = true;
@@ -52,7 +52,7 @@ struct Fine {
   };
   static constexpr KernelInfo info() {
     KernelInfo k{"fine", "half-transpose: tiles transposed inside, written to their own places",
-                 "whitepaper (003)", Footprint::Scalar, OutputKind::TilesTransposed, kSites, num_sites_of<Fine>()};
+                 "whitepaper", Footprint::Scalar, OutputKind::TilesTransposed, kSites, num_sites_of<Fine>()};
     k.uses_shared_tile = true;
     k.default_pad = 1;
     k.square_tile_only = true;

@@ -13,7 +13,7 @@ struct Naive {
       {"st out", Space::Global, Op::Store, "out[x * H + y]"},
   };
   static constexpr KernelInfo info() {
-    return {"naive", "coalesced reads, strided writes (one element a step)", "whitepaper (003), 000, 004",
+    return {"naive", "coalesced reads, strided writes (one element a step)", "whitepaper; seeds 000, 004",
             Footprint::Scalar, OutputKind::Transpose, kSites, num_sites_of<Naive>()};
   }
   template <class Mem, class Shape, class Thread>

@@ -13,7 +13,7 @@ struct NaiveRead {
       {"st out", Space::Global, Op::Store, "out[oy * H + ox]"},
   };
   static constexpr KernelInfo info() {
-    KernelInfo k{"naive_read", "strided reads, coalesced writes (tile over the output)", "002 step 1",
+    KernelInfo k{"naive_read", "strided reads, coalesced writes (tile over the output)", "seed 002 step 1",
                  Footprint::Scalar, OutputKind::Transpose, kSites, num_sites_of<NaiveRead>()};
     k.tile_over_output = true;
     return k;

@@ -13,7 +13,7 @@ struct Vec4 {
       {"st out", Space::Global, Op::Store, "out[(x + k) * H + y]"},
   };
   static constexpr KernelInfo info() {
-    KernelInfo k{"vec4", "16-byte loads of 4 row elements, 4 scalar strided stores", "001",
+    KernelInfo k{"vec4", "16-byte loads of 4 row elements, 4 scalar strided stores", "seed 001",
                  Footprint::Vec4X, OutputKind::Transpose, kSites, num_sites_of<Vec4>()};
     k.width_multiple = 4;
     return k;
@@ -48,7 +48,7 @@ struct Vec4Shared {
       {"st out", Space::Global, Op::Store, "out[(col0 + r) * H + row0 + c]"},
   };
   static constexpr KernelInfo info() {
-    KernelInfo k{"vec4_shared", "16-byte loads into a padded shared tile, scalar coalesced stores", "001",
+    KernelInfo k{"vec4_shared", "16-byte loads into a padded shared tile, scalar coalesced stores", "seed 001",
                  Footprint::Vec4X, OutputKind::Transpose, kSites, num_sites_of<Vec4Shared>()};
     k.uses_shared_tile = true;
     k.default_pad = 1;
@@ -84,7 +84,7 @@ struct Reg4x4 {
       {"st out (vec4)", Space::Global, Op::Store, "vec4 out[(x + j) * H + y .. y + 3]"},
   };
   static constexpr KernelInfo info() {
-    KernelInfo k{"reg4x4", "4x4 register transpose: 16-byte loads and 16-byte stores", "000",
+    KernelInfo k{"reg4x4", "4x4 register transpose: 16-byte loads and 16-byte stores", "seed 000",
                  Footprint::Reg4x4, OutputKind::Transpose, kSites, num_sites_of<Reg4x4>()};
     k.width_multiple = 4;
     k.height_multiple = 4;

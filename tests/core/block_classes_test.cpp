@@ -5,6 +5,8 @@
 // by hand (below each test), and the size limits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
@@ -95,6 +97,36 @@ TEST(BlockClasses, EqualToFullReplayOverTheSuite) {
   // Every kernel but diagonal ran by classes somewhere.
   EXPECT_EQ(by_classes.size(), kernel_suite().size() - 1);
   EXPECT_EQ(by_classes.count("diagonal"), 0u);
+}
+
+// A progress callback makes the replay of every block go in chunks of at least 1024 blocks a worker: the same
+// counts as one pass (here over 63 x 47 = 2961 and more blocks on 3 workers), and the blocks reported done
+// rise to the launch's blocks.
+TEST(BlockClasses, ProgressChunksCountTheSame) {
+  for (const char* kernel : {"padded", "naive", "diagonal", "vec4_shared", "reg4x4"})
+    for (Dtype d : {Dtype::F32, Dtype::F64}) {
+      UserConfig u;
+      u.kernel = kernel;
+      u.dtype = d;
+      u.matrix = {2000, 1500};
+      const LaunchConfig cfg = resolve_launch(u);
+      ReplayOptions plain;
+      plain.exact = true;
+      plain.threads = 1;
+      ReplayOptions chunked = plain;
+      chunked.threads = 3;
+      std::mutex m;
+      std::vector<int64_t> done;
+      chunked.progress = [&](int64_t n, int64_t total) {
+        const std::lock_guard<std::mutex> lock(m);
+        EXPECT_EQ(total, cfg.blocks());
+        done.push_back(n);
+      };
+      expect_same(replay(cfg, plain), replay(cfg, chunked), describe(u));
+      ASSERT_FALSE(done.empty()) << describe(u);
+      EXPECT_EQ(*std::max_element(done.begin(), done.end()), cfg.blocks()) << describe(u);
+      EXPECT_GE(done.size(), size_t(cfg.blocks() / 1024)) << describe(u);  // chunks of 1024 blocks or so
+    }
 }
 
 // Random launches (kernel, dtype, block, sometimes a tile and a pad, size up to 700 a side) under the

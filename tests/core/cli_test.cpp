@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -129,6 +130,8 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--kernel", "vec4", "--matrix", "65537x65536"},       // ... and vector widths
       {"--matrix", "65536x2097153"},                         // 65537 blocks tall: more than the device launches
       {"--kernel", "naive", "--matrix", "1x1", "--tile", "65536x65536", "--block", "32x32"},
+      {"--device", "8800gtx", "--dtype", "f64"},             // compute capability 1.0: no double precision
+      {"--device", "8800gtx", "--dtype", "f64", "--plot", "sectors", "--plot-out", "sectors.json"},
   };
   for (const auto& args : bad) {
     const Cli r = run_cli(args);
@@ -172,6 +175,45 @@ TEST(Cli, ControlCharactersInAnErrorAreEscaped) {
   const Cli r = run_cli({"--kernel", "a\nb\tc\x01"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "memsim: unknown kernel 'a\\nb\\tc\\x01' (memsim --list-kernels lists the suite)\n");
+}
+
+// f64 needs compute capability 1.3: refused on the G80 profile (1.0) with the reason, run on the GT200 (1.3); the
+// G80 runs f32 and f16 (2- and 4-byte words, no arithmetic).
+TEST(Cli, DoublePrecisionNeedsComputeCapability13) {
+  const Cli g80 = run_cli({"--device", "8800gtx", "--dtype", "f64", "--matrix", "256x256"});
+  EXPECT_EQ(g80.code, 2);
+  EXPECT_NE(g80.err.find("has no double precision"), std::string::npos) << g80.err;
+  EXPECT_NE(g80.err.find("compute capability 1.0"), std::string::npos) << g80.err;
+  for (const std::vector<std::string>& ok :
+       {std::vector<std::string>{"--device", "gtx280", "--dtype", "f64"}, {"--device", "8800gtx", "--dtype", "f32"},
+        {"--device", "8800gtx", "--dtype", "f16"}}) {
+    std::vector<std::string> args = ok;
+    for (const char* a : {"--matrix", "256x256"}) args.push_back(a);
+    const Cli r = run_cli(args);
+    EXPECT_EQ(r.code, 0) << join(args) << ": " << r.err;
+  }
+}
+
+// A number from the text after `label` (the table's figures).
+double number_after(const std::string& text, const std::string& label) {
+  const size_t at = text.find(label);
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + label.size()));
+}
+
+// Figures carry significant digits: a 1x1 f32 transpose moves 2 x 4 bytes, so its bandwidth is 8 bytes over the
+// predicted time, about 0.0012 GB/s on the H100, which fixed decimals printed as "0.0 GB/s".
+TEST(Cli, SmallFiguresKeepTheirDigits) {
+  const Cli json = run_cli({"--matrix", "1x1", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const double time_us = nlohmann::json::parse(json.out)["prediction"]["time_us"].get<double>();
+  const Cli table = run_cli({"--matrix", "1x1"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_EQ(table.out.find(" 0.0 GB/s"), std::string::npos) << table.out;
+  const double gbs = number_after(table.out, "effective bandwidth ");
+  const double want = 8.0 / (time_us * 1e3);  // bytes / (us x 1e3) = GB/s
+  EXPECT_NEAR(gbs, want, want * 1e-3) << table.out;  // 4 significant digits
+  EXPECT_NEAR(number_after(table.out, "  time "), time_us, time_us * 1e-3) << table.out;
 }
 
 // A word without an option (a forgotten --kernel: `memsim naive`) must be refused, not ignored, and named.
@@ -294,7 +336,8 @@ TEST(Cli, JsonShapeIsPinned) {
   EXPECT_EQ(r.err, "");
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);  // throws (fails) if not JSON
   EXPECT_EQ(keys_of(j),
-            (std::vector<std::string>{"kernel", "config", "metrics", "warps", "sites", "findings", "prediction"}));
+            (std::vector<std::string>{"kernel", "config", "device", "metrics", "warps", "sites", "findings",
+                                      "prediction"}));
   EXPECT_EQ(j["kernel"], "coalesced");
   EXPECT_EQ(j["warps"], 32);  // 4 blocks x 8 warps
 
@@ -368,6 +411,54 @@ TEST(Cli, JsonShapeIsPinned) {
   EXPECT_TRUE(j["findings"].empty());
 }
 
+// The shipped h100 profile's calibration block, read here from the file itself.
+nlohmann::json h100_calibration() {
+  std::ifstream in(device_dir() + "/h100.json");
+  return nlohmann::json::parse(in).at("calibration");
+}
+
+// Where the numbers come from: the JSON's "device" block and the table's prediction name the profile and say
+// whether it is calibrated (which run, from the profile's own calibration block) or a stand-in.
+TEST(Cli, ReportsSayWhereTheConstantsComeFrom) {
+  const nlohmann::json cal = h100_calibration();
+  const Cli json = run_cli({"--matrix", "256x256", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json d = nlohmann::json::parse(json.out)["device"];
+  EXPECT_EQ(keys_of(nlohmann::ordered_json::parse(json.out)["device"]), (std::vector<std::string>{"profile", "name", "compute_capability", "calibrated",
+                                                   "cost_basis", "provenance", "calibration"}));
+  EXPECT_EQ(d["profile"], "h100");
+  EXPECT_EQ(d["calibrated"], true);
+  EXPECT_EQ(d["cost_basis"], "calibrated");
+  EXPECT_EQ(d["calibration"]["date"], cal["date"]);
+  EXPECT_EQ(d["calibration"]["runs"], cal["runs"]);
+  EXPECT_EQ(d["calibration"]["mape_pct"], cal["mape_pct"]);
+  const std::string date = cal["date"].get<std::string>();
+  EXPECT_NE(d["provenance"].get<std::string>().find(date), std::string::npos) << d["provenance"];
+
+  const Cli table = run_cli({"--matrix", "256x256"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  const size_t pred = table.out.find("Prediction on h100 (NVIDIA H100 SXM5 80GB HBM3, compute capability 9.0)\n"
+                                     "  calibrated: cost constants fitted to " +
+                                     std::to_string(cal["runs"].get<int>()) + " microbenchmark runs");
+  EXPECT_NE(pred, std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(date, pred), std::string::npos) << table.out;
+
+  for (const char* device : {"a100", "v100", "8800gtx"}) {
+    const Cli t = run_cli({"--matrix", "256x256", "--device", device});
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("Prediction on " + std::string(device) + " ("), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("  NOT CALIBRATED: data-sheet stand-ins ("), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("no GPU has checked them\n  time "), std::string::npos) << t.out;
+    const Cli j = run_cli({"--matrix", "256x256", "--device", device, "--format", "json"});
+    const nlohmann::json dj = nlohmann::json::parse(j.out)["device"];
+    EXPECT_EQ(dj["calibrated"], false) << device;
+    EXPECT_EQ(dj["cost_basis"], "data_sheet") << device;
+    EXPECT_TRUE(dj["calibration"].is_null()) << device;
+  }
+  const Cli gt = run_cli({"--matrix", "256x256", "--device", "gtx280", "--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(gt.out)["device"]["cost_basis"], "published");
+}
+
 // Findings have no suite kernel that produces them on a legal launch: pin their JSON shape through
 // replay_json with a hand-made result.
 TEST(Cli, FindingJsonShape) {
@@ -401,44 +492,42 @@ TEST(Cli, FindingJsonShape) {
   EXPECT_EQ(g["first_offset"], 57);
 }
 
-TEST(Cli, CsvHasHeaderAndOneRowPerSite) {
+// The long CSV: header section,index,name,value, four fields a row (none of these values holds a comma), the
+// per-site counts beside the configuration, the device and the prediction.
+TEST(Cli, CsvIsOneLongTable) {
   const Cli r = run_cli({"--kernel", "coalesced", "--matrix", "64x64", "--format", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const std::vector<std::string> ls = lines(r.out);
-  ASSERT_EQ(ls.size(), 5u) << r.out;  // header + 4 sites
-  const std::vector<std::string> header = split(ls[0], ',');
-  const std::vector<std::string> want_header = {
-      "kernel", "matrix", "dtype", "block", "tile", "pad", "site", "name", "space", "op", "instructions",
-      "lane_accesses", "bytes", "sectors", "ideal_sectors", "wavefronts", "ideal_wavefronts", "bank_conflicts",
-      "efficiency"};
-  EXPECT_EQ(header, want_header);
-  auto col = [&](const std::string& name) {
-    return size_t(std::find(want_header.begin(), want_header.end(), name) - want_header.begin());
-  };
+  ASSERT_GT(ls.size(), 1u);
+  EXPECT_EQ(ls[0], "section,index,name,value");
+  std::map<std::string, std::string> v;  // "section/index/name" -> value
   for (size_t i = 1; i < ls.size(); ++i) {
+    if (ls[i].find('"') != std::string::npos) continue;  // a quoted text (the provenance, an expression)
     const std::vector<std::string> f = split(ls[i], ',');
-    ASSERT_EQ(f.size(), header.size()) << ls[i];
-    EXPECT_EQ(f[col("kernel")], "coalesced");
-    EXPECT_EQ(f[col("matrix")], "64x64");
-    EXPECT_EQ(f[col("dtype")], "f32");
-    EXPECT_EQ(f[col("block")], "32x8");
-    EXPECT_EQ(f[col("tile")], "32x32");
-    EXPECT_EQ(f[col("pad")], "0");
-    EXPECT_EQ(f[col("site")], std::to_string(i - 1));
-    EXPECT_EQ(f[col("instructions")], "128");
-    EXPECT_EQ(f[col("lane_accesses")], "4096");
-    EXPECT_EQ(f[col("bytes")], "16384");
-    const bool global = i == 1 || i == 4;
-    EXPECT_EQ(f[col("space")], global ? "global" : "shared");
-    EXPECT_EQ(f[col("sectors")], global ? "512" : "");
-    EXPECT_EQ(f[col("ideal_sectors")], global ? "512" : "");
-    EXPECT_EQ(f[col("wavefronts")], global ? "" : i == 3 ? "4096" : "128");
-    EXPECT_EQ(f[col("ideal_wavefronts")], global ? "" : "128");
-    EXPECT_EQ(f[col("bank_conflicts")], global ? "" : i == 3 ? "3968" : "0");
-    EXPECT_DOUBLE_EQ(std::stod(f[col("efficiency")]), i == 3 ? 1.0 / 32 : 1.0);
+    ASSERT_EQ(f.size(), 4u) << ls[i];
+    v[f[0] + "/" + f[1] + "/" + f[2]] = f[3];
   }
-  EXPECT_EQ(split(ls[3], ',')[col("name")], "\"ld tile\"");
+  EXPECT_EQ(v["config//kernel"], "coalesced");
+  EXPECT_EQ(v["config//matrix.width"], "64");
+  EXPECT_EQ(v["config//block.x"], "32");
+  EXPECT_EQ(v["config//tile.y"], "32");
+  EXPECT_EQ(v["device//profile"], "h100");
+  EXPECT_EQ(v["device//calibrated"], "true");
+  EXPECT_EQ(v["metrics//l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"], "512");
+  for (int site = 0; site < 4; ++site) {
+    const std::string at = "sites/" + std::to_string(site) + "/";
+    EXPECT_EQ(v[at + "instructions"], "128") << site;
+    EXPECT_EQ(v[at + "bytes"], "16384") << site;
+  }
+  EXPECT_EQ(v["sites/0/sectors"], "512");
+  EXPECT_EQ(v["sites/2/name"], "ld tile");
+  EXPECT_EQ(v["sites/2/wavefronts"], "4096");
+  EXPECT_EQ(v["sites/2/bank_conflicts"], "3968");
+  EXPECT_DOUBLE_EQ(std::stod(v["sites/2/efficiency"]), 1.0 / 32);
+  for (const char* name : {"time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck",
+                           "terms_us.DRAM bandwidth", "terms_us.launch overhead"})
+    EXPECT_FALSE(v["prediction//" + std::string(name)].empty()) << name;
 }
 
 TEST(Cli, TableShowsMetricsWithGroupedCounts) {

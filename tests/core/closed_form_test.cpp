@@ -1,5 +1,5 @@
 // Closed forms per kernel, derived by hand from the kernels' index math (kernels/suite/*.hpp) and the rules
-// of GUIDE.md 3. Notation: W x H matrix (W columns), e = bytes per element, N = W * H. Unless said otherwise
+// of docs/hardware.md. Notation: W x H matrix (W columns), e = bytes per element, N = W * H. Unless said otherwise
 // the block is 32x8 and the tile 32x32, so a warp is one block row (32 consecutive threadIdx.x) and every
 // scalar instruction is 32 lanes along one tile row: N / 32 instructions per scalar site.
 #include <gtest/gtest.h>

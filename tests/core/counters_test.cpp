@@ -1,5 +1,5 @@
-// The two counters fed hand-made warp accesses (GUIDE.md 3). Every expected value is worked out in the
-// comment above it from the rule, never taken from the program's output.
+// The two counters fed hand-made warp accesses (the rules of docs/hardware.md). Every expected value is worked out in
+// the comment above it from the rule, never taken from the program's output.
 #include <gtest/gtest.h>
 
 #include <algorithm>

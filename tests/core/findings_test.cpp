@@ -1,6 +1,6 @@
-// Findings (GUIDE.md 3): misaligned vector accesses and out-of-bounds accesses are reported per site with the
-// first offending thread in launch order, and still counted. A test-only kernel, shaped like the suite's
-// (kSites, info(), templated body), is driven through Recorder + Tally with a loop written here.
+// Findings (docs/hardware.md, "Alignment and bounds"): misaligned vector accesses and out-of-bounds accesses are
+// reported per site with the first offending thread in launch order, and still counted. A test-only kernel, shaped like
+// the suite's (kSites, info(), templated body), is driven through Recorder + Tally with a loop written here.
 #include <gtest/gtest.h>
 
 #include <string>

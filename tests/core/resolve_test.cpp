@@ -1,5 +1,5 @@
-// resolve_launch and its parsers (kernels/resolve.hpp): the defaults of GUIDE.md 2 and a ConfigError for
-// every bad input, with a positive control beside each limit so the limits are where they should be.
+// resolve_launch and its parsers (kernels/resolve.hpp): the defaults of docs/hardware.md ("Conventions") and a
+// ConfigError for every bad input, with a positive control beside each limit so the limits are where they should be.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -60,8 +60,8 @@ TEST(ParseDtype, AcceptsThreeRejectsRest) {
   for (const char* bad : {"", "F32", "float", "f8", "f128", "bf16"}) EXPECT_THROW(parse_dtype(bad), ConfigError) << bad;
 }
 
-// GUIDE.md 2: scalar kernels cover one element per thread, except that BX a multiple of BY loops down to a
-// BX x BX tile; vec4 covers 4 along x; reg4x4 covers 4x4.
+// docs/hardware.md, "Conventions": scalar kernels cover one element per thread, except that BX a multiple of BY loops
+// down to a BX x BX tile; vec4 covers 4 along x; reg4x4 covers 4x4.
 TEST(Resolve, DefaultTiles) {
   EXPECT_EQ(tile_of(cfg("naive", {2048, 2048}, {8, 32})), (Size2{8, 32}));
   EXPECT_EQ(tile_of(cfg("vec4", {2048, 2048}, {8, 32})), (Size2{32, 32}));

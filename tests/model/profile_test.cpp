@@ -110,6 +110,16 @@ class ScratchDir : public ::testing::Test {
       }
     }
   }
+  // `j` written as a profile is refused with an error that names `field`.
+  void expect_refused(const nlohmann::json& j, const std::string& field) {
+    write("refused", j.dump());
+    try {
+      load_profile("refused");
+      ADD_FAILURE() << "accepted: " << field;
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  }
   fs::path dir_;
 };
 
@@ -376,6 +386,83 @@ TEST_F(ScratchDir, InstructionsPerDivisionAreTwoNumbers) {
 // The one reader of JSON fields (model/json_fields.hpp) in the profile readers' words: a ProfileError naming
 // the document and the field by its path, through nested objects, array items and map members whose keys
 // hold dots. (memsim-validate --render reads its runs with the same reader: tests/gpu/validate_host_test.cpp.)
+// Where the constants come from: the calibration block (which run, the fit's error) or the cost_basis block of a
+// profile no GPU calibrated; the figures quoted are the block's own, rounded to two significant digits.
+TEST_F(ScratchDir, ProvenanceNamesTheRunOrTheStandIns) {
+  nlohmann::json j = shipped_h100();
+  j["calibration"] = {{"date", "2026-01-02T03:04:05Z"}, {"device", "Test GPU"}, {"runs", 12},
+                      {"mape_pct", 4.349}, {"max_error_pct", 18.51}};
+  write("cal", j.dump());
+  const DeviceProfile cal = load_profile("cal");
+  EXPECT_TRUE(cal.calibrated);
+  EXPECT_EQ(cal.cost_basis, "calibrated");
+  EXPECT_EQ(cost_basis_text(cal), "calibrated: cost constants fitted to 12 microbenchmark runs on Test GPU "
+                                  "(2026-01-02T03:04:05Z); fit error MAPE 4.3%, worst 19%");
+  EXPECT_EQ(provenance_line(cal).rfind("cal (NVIDIA H100 SXM5 80GB HBM3, compute capability 9.0): calibrated: ", 0),
+            0u);
+  const nlohmann::ordered_json pj = provenance_json(cal);
+  EXPECT_EQ(pj["profile"], "cal");
+  EXPECT_EQ(pj["calibrated"], true);
+  EXPECT_EQ(pj["calibration"]["runs"], 12);
+  EXPECT_EQ(pj["calibration"]["date"], "2026-01-02T03:04:05Z");
+
+  j.erase("calibration");
+  write("plain", j.dump());
+  const DeviceProfile plain = load_profile("plain");
+  EXPECT_FALSE(plain.calibrated);
+  EXPECT_EQ(plain.cost_basis, "data_sheet");  // the default
+  EXPECT_EQ(cost_basis_text(plain), "NOT CALIBRATED: data-sheet stand-ins; no GPU has checked them");
+  EXPECT_TRUE(provenance_json(plain)["calibration"].is_null());
+
+  j["cost_basis"] = {{"kind", "published"}, {"summary", "from a paper"}};
+  write("paper", j.dump());
+  EXPECT_EQ(cost_basis_text(load_profile("paper")),
+            "NOT CALIBRATED: constants derived from published measurements (from a paper); memsim has not checked "
+            "them on a GPU");
+  for (const auto& [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"cost_basis.kind", {{"kind", "guess"}, {"summary", "x"}}}, {"cost_basis.summary", {{"kind", "data_sheet"}}}}) {
+    j["cost_basis"] = value;
+    expect_refused(j, field);
+  }
+  // Both blocks: a stand-in's description on calibrated constants is a contradiction.
+  j["cost_basis"] = {{"kind", "data_sheet"}, {"summary", "x"}};
+  j["calibration"] = {{"runs", 1}};
+  expect_refused(j, "cost_basis");
+}
+
+// The shipped profiles: only h100 is calibrated; gtx280's constants come from the whitepaper's timings.
+TEST(Profile, ShippedProvenance) {
+  EXPECT_EQ(load_profile("h100").cost_basis, "calibrated");
+  EXPECT_EQ(load_profile("gtx280").cost_basis, "published");
+  for (const char* n : {"a100", "v100", "8800gtx"}) {
+    const DeviceProfile p = load_profile(n);
+    EXPECT_EQ(p.cost_basis, "data_sheet") << n;
+    EXPECT_NE(cost_basis_text(p).find("NOT CALIBRATED"), std::string::npos) << n;
+  }
+}
+
+// f64 arrived with compute capability 1.3; every other type is 2- or 4-byte words any device moves. A compute
+// capability that is not MAJOR.MINOR is refused when the profile loads.
+TEST_F(ScratchDir, DoublePrecisionFromComputeCapability13) {
+  nlohmann::json j = shipped_h100();
+  for (const auto& [cc, f64] : std::vector<std::pair<std::string, bool>>{
+           {"1.0", false}, {"1.1", false}, {"1.2", false}, {"1.3", true}, {"2.0", true}, {"9.0", true}, {"10.0", true}}) {
+    j["compute_capability"] = cc;
+    write("cc", j.dump());
+    const DeviceProfile p = load_profile("cc");
+    EXPECT_EQ(dtype_refusal(p, Dtype::F64).empty(), f64) << cc;
+    EXPECT_EQ(dtype_refusal(p, Dtype::F32), "") << cc;
+    EXPECT_EQ(dtype_refusal(p, Dtype::F16), "") << cc;
+  }
+  const std::string shipped = MEMSIM_TEST_DEVICE_DIR;
+  EXPECT_NE(dtype_refusal(load_profile_file(shipped + "/8800gtx.json"), Dtype::F64), "");
+  EXPECT_EQ(dtype_refusal(load_profile_file(shipped + "/gtx280.json"), Dtype::F64), "");
+  for (const char* bad : {"9", "9.", ".0", "nine", "9.0.1", "-1.0"}) {
+    j["compute_capability"] = bad;
+    expect_refused(j, "compute_capability");
+  }
+}
+
 TEST(JsonFields, NamesTheFieldByItsPath) {
   const nlohmann::json doc = nlohmann::json::parse(
       R"({"runs": [{"n": 32.0, "ok": "yes", "id": ""}, 7], "metrics": {"a.b": {"v": null}}})");

@@ -1,5 +1,5 @@
-// The whitepaper's partition-camping results (003, "Partition camping" and "Diagonal block reordering")
-// reproduced with the GT200 profile: GTX 280, 2048 x 2048 f32, 32x8 blocks on 32x32 tiles (4096 blocks),
+// The whitepaper's partition-camping results (docs/sources.md; its sections "Partition Camping" and "Diagonal block
+// reordering") reproduced with the GT200 profile: GTX 280, 2048 x 2048 f32, 32x8 blocks on 32x32 tiles (4096 blocks),
 // 30 SMs x 4 resident 256-thread blocks = 120 resident blocks, 8 partitions of 256 B, CC 1.3 coalescing.
 //
 // The per-window traffic is first checked against a brute force written from the whitepaper's kernel code

@@ -1,4 +1,4 @@
-// The whitepaper's GT200 conclusions (seed 003) through the whole pipeline memsim runs: replay with CC 1.3
+// The whitepaper's GT200 conclusions (docs/sources.md) through the whole pipeline memsim runs: replay with CC 1.3
 // coalescing, the partition counter on the GT200 mapping, the cost model with the camping imbalance scaling
 // its DRAM term. The GT200 profile's two unknowns were solved from the whitepaper's copy and shared-memory
 // copy only (model/devices/gtx280.json); every transpose below is a prediction.

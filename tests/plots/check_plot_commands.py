@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CTest for the one-command pictures (issue 19): `memsim --plot banks|partitions|sectors --plot-out FILE` on
+"""CTest for the one-command pictures (docs/plots.md): `memsim --plot banks|partitions|sectors --plot-out FILE` on
 real replays, and `plots/memsim_plot.py validation RUN.json --out DIR` on a committed run document. Checks
 
   - every picture is a valid PNG (signature, IHDR) or SVG (well-formed XML, <svg width/height>) of the size its

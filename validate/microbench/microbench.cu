@@ -1,4 +1,4 @@
-// memsim-microbench: the measurements memsim-calibrate fits the cost model's constants to (issue 4).
+// memsim-microbench: the measurements memsim-calibrate fits the cost model's constants to (docs/validation.md).
 // Prints one JSON document: the device as cudaGetDeviceProperties sees it, one record per microbenchmark
 // run (its parameters, the counts the cost model reads, and its time), and a hold-out section timing the
 // suite's own kernels, which the calibration never reads.

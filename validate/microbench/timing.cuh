@@ -1,7 +1,7 @@
 #pragma once
 // Timing and buffer plumbing shared by every microbenchmark: checked CUDA calls, one pool of device memory
 // carved into (input, output) pairs that are rotated so repeats never find their data in L2, and
-// event-timed launches summarised by median, min and max (GUIDE.md 4).
+// event-timed launches summarised by median, min and max (docs/validation.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>

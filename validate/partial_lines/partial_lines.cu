@@ -1,4 +1,4 @@
-// memsim-partial-lines: what makes a partial-sector store pattern slow on a modern GPU? (issue 4, diagnostic)
+// memsim-partial-lines: what makes a partial-sector store pattern slow on a modern GPU? (a diagnostic)
 //
 // The suite's vec4 kernel with an 8x32 block takes 1.6x as long as naive with the same block on the H100,
 // although every store request of both writes 16 bytes of each of 8 lines (validate/results/
@@ -28,7 +28,7 @@
 // Each configuration runs with as many blocks resident per SM as fit (8), then with 4, 2 and 1, held back by
 // dynamic shared memory the kernels do not use: the lines partly written at once are resident blocks x 8K.
 //
-// Timing (GUIDE.md 4): CUDA events around each launch, outputs rotated over 4 buffers of n x n words (1 GiB,
+// Timing (docs/validation.md): CUDA events around each launch, outputs rotated over 4 buffers of n x n words (1 GiB,
 // 20x the H100's L2), 2 warm-up launches, median of 15 with min and max. Checks: the first launch's output is
 // compared word for word with the host's expectation. --once launches each configuration once, untimed, for
 // Nsight Compute; --only TEXT runs the configurations whose name contains TEXT. Output: one JSON document on

@@ -1,14 +1,15 @@
-// memsim-partition-sweep: does a modern GPU camp on DRAM partitions? (issue 5, item 5; GUIDE.md 3 and 4)
+// memsim-partition-sweep: does a modern GPU camp on DRAM partitions? (docs/hardware.md, "DRAM partitions";
+// docs/validation.md)
 //
 // GT200 sent consecutive 256-byte chunks to consecutive partitions, so blocks that touched addresses a multiple
-// of 8 x 256 B apart all queued on one partition (whitepaper 003). Fermi and later hash addresses over
+// of 8 x 256 B apart all queued on one partition (the whitepaper, docs/sources.md). Fermi and later hash addresses over
 // channels with an unpublished function; memsim assumes one. This program measures whether any stride still
 // camps: many chunks of `chunk` contiguous bytes, chunk i at base + offset + i x stride, handed out in launch
 // order (thread block b streams chunks [b K, (b+1) K), K = 16 KiB / chunk, so resident blocks cover a run of
 // consecutive chunk ids, exactly the pattern that camps on a linear interleave). Every (direction, stride,
 // offset) moves the same bytes; if bandwidth depends on the stride, the mapping camps.
 //
-// Timing (GUIDE.md 4): CUDA events around each launch, after a warm-up launch; before every timed launch a
+// Timing (docs/validation.md): CUDA events around each launch, after a warm-up launch; before every timed launch a
 // read of a scratch buffer 4x the L2 evicts what the previous launch left there (reads, so no dirty lines are
 // written back during the next timed launch); the median of the repeats is reported with min and max. The
 // moved bytes per launch (default 256 MiB) exceed the L2 (50 MB on H100) several times. Written data may still
