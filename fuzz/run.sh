@@ -3,7 +3,8 @@
 # corpus in fuzz/corpus/<target> (and the shipped profiles for profile_fuzz): usage fuzz/run.sh BUILD_DIR
 # [SECONDS, default 60]. New inputs go to a scratch corpus in the build directory, not into the repository; a
 # crash, a failed check, a leak or an input taking over 10 s fails the run, its input left in
-# BUILD_DIR/fuzz-artifacts/ and the end of its log printed. docs/testing.md says how to reproduce one.
+# BUILD_DIR/fuzz-artifacts/ and the end of its log printed. docs/testing.md says how to reproduce one. The
+# seed is fixed (MEMSIM_FUZZ_SEED, default 1) so that CI explores the same inputs each run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: fuzz/run.sh BUILD_DIR [SECONDS]}
@@ -20,7 +21,7 @@ for t in "${targets[@]}"; do
   seeds=("fuzz/corpus/$t")
   max_len=4096  # a command line
   if [ "$t" = profile ]; then seeds+=(model/devices); max_len=16384; fi  # the H100's profile is 9 KB
-  "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 \
+  "$bin" -seed="${MEMSIM_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 \
     -dict="fuzz/$t.dict" -artifact_prefix="$artifacts/$t-" "$work" "${seeds[@]}" >"$build/fuzz-$t.log" 2>&1 &
   pids+=($!)
 done
