@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every picture README.md shows, from committed data only (no GPU, no build):
+# Regenerates every picture README.md and docs/ show, from committed data only (no GPU, no build):
 #   plots/examples/validation/  validate/results/suite_f32.json + suite_f16_f64.json (the committed H100 runs):
 #                               the scatter, the counters' errors and the f32 8192x8192 bandwidth
 #   plots/examples/*.png        plots/examples/data/*.json, written by memsim --plot KIND --plot-out FILE.json
