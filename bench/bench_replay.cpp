@@ -1,5 +1,5 @@
 // Replay throughput, both paths (sim/replay.hpp): every block (exact), and one block of each class of
-// identical counts (sim/block_classes.hpp, the default). The targets, on a 2-core machine: padded
+// identical counts (sim/block_classes.hpp, the default). The targets, on a 2-core machine: padded
 // 8192x8192 f32 well under 50 ms, 65536x65536 under 1 s, the suite's 13 kernels x 3 blocks x 3 dtypes at
 // 8192x8192 under 10 s in one process. Reported as warps/s (state.counters), with wall-clock time since the
 // full replay runs its own worker threads. docs/performance.md has the figures.

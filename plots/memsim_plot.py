@@ -32,7 +32,10 @@ The same file given twice is drawn once. A --compare NAME that is also a report'
 Anything a user can get wrong (a missing or unreadable file, a file that is not a memsim JSON report or has
 malformed "sites" or "partitions", a bad option value, an --out that is not a directory) prints one line on
 stderr and exits with code 2; a figure beyond matplotlib's 65535 pixels a side is refused the same way, before
-anything is written. Nothing to draw (no shared sites with bank words, no partition results) exits with 1.
+anything is written. So is a picture the reports cannot give, with its cause: a --what kind asked for that a
+report lacks (no shared-memory site with bank words; no partition results, which memsim counts with
+--partitions), or, with the default --what, reports that hold neither. A bug prints one line too, "internal
+error", and exits with 1, as memsim does.
 """
 import argparse
 import os
@@ -317,6 +320,21 @@ def same_file(a, b):
         return os.path.abspath(a) == os.path.abspath(b)
 
 
+def no_partitions(name):
+    """Why a report has no partition picture: the run counted no partition traffic."""
+    return (f"{name} has no 'partitions': its run counted no DRAM partition traffic (memsim counts it with "
+            "--partitions or --plot partitions, and always on gtx280 and 8800gtx, whose mapping is public)")
+
+
+def no_banks(name, report):
+    """Why a report has no bank picture: no shared-memory site, or none with bank words."""
+    sites = report.get("sites") if isinstance(report, dict) else None
+    shared = [s for s in sites or [] if isinstance(s, dict) and s.get("space") == "shared"]
+    if not shared:
+        return f"{name} has no shared-memory site to draw banks of (kernel {report.get('kernel', '?')} uses none)"
+    return f"{name} has no bank words ('first_block_bank_words') at its shared-memory sites"
+
+
 def main(argv):
     try:
         if argv and argv[0] in COMMANDS:
@@ -325,6 +343,9 @@ def main(argv):
     except InputError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # noqa: BLE001 - a bug, not a user's mistake: one line, as memsim says it
+        print(f"{PROG}: internal error: {type(e).__name__}: {e}".replace("\n", " "), file=sys.stderr)
+        return 1
 
 
 def run_command(command, argv):
@@ -374,7 +395,7 @@ def run_command(command, argv):
         except Malformed as e:
             raise InputError(f"{name} is not a well-formed memsim JSON report: {e}")
         if not got:
-            raise InputError(f"{name} has no 'partitions': memsim counts them with --partitions (or --plot partitions)")
+            raise InputError(no_partitions(name))
         check_pixels(args.out, got[1], args.dpi)
         draw_partitions([(label_of(doc, name), doc)], args.out, args.dpi)
         print(args.out)
@@ -404,13 +425,15 @@ def run(argv):
                             "b_r_*.png). Input and option errors: one line on stderr, exit 2.")
     ap.add_argument("reports", nargs="+", help="memsim --format json output files")
     ap.add_argument("--out", default=".", help="output directory, created if missing (default: current)")
-    ap.add_argument("--what", default="banks,partitions", help="comma list of banks, partitions")
+    ap.add_argument("--what", help="comma list of banks, partitions (default both: each report's that it has; "
+                                   "named: every report must have them)")
     ap.add_argument("--compare", metavar="NAME", help="also draw the reports side by side as NAME_*.png (a plain "
                                                       "file name, not one of the reports' <name>s)")
     ap.add_argument("--dpi", type=int, default=110,
                     help=f"resolution of the PNGs, {MIN_DPI} to {MAX_DPI} (default 110)")
     args = ap.parse_args(argv)
-    what = {w.strip() for w in args.what.split(",") if w.strip()}
+    named = args.what is not None
+    what = {w.strip() for w in (args.what if named else "banks,partitions").split(",") if w.strip()}
     if not what:
         raise InputError("--what is empty: give banks, partitions or banks,partitions")
     unknown = what - {"banks", "partitions"}
@@ -428,6 +451,16 @@ def run(argv):
         raise InputError(f"--out {args.out} exists and is not a directory")
 
     loaded = [(p, load(p)) for p in args.reports]
+    # A kind asked for by name is a picture of every report; by default, of those that have it. Either way a
+    # report that cannot give it is named with the reason, before anything is drawn.
+    missing = []
+    for p, r in loaded:
+        if "partitions" in what and not partition_panels(r):
+            missing.append(no_partitions(p))
+        if "banks" in what and not bank_panels(r):
+            missing.append(no_banks(p, r))
+    if named and missing:
+        raise InputError(missing[0])
     distinct = []
     for p, r in loaded:
         if not any(same_file(p, q) for q, _ in distinct):  # the same report given twice is drawn once
@@ -455,8 +488,7 @@ def run(argv):
                                  f"{MAX_PIXELS} a side; lower --dpi or draw fewer reports")
             jobs.append((draw, reports, path))
     if not jobs:
-        print("memsim_plot: nothing to draw (no shared sites with bank words, no 'partitions')", file=sys.stderr)
-        return 1
+        raise InputError("nothing to draw: " + "; ".join(missing))
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:

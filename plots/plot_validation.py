@@ -36,6 +36,23 @@ def get(obj, *keys):
     return obj
 
 
+def check_record(name, i, r):
+    """The fields of records[i] the charts read: InputError naming the first that is not what memsim-validate
+    writes."""
+    c = r["config"]
+    where = f"{name}: records[{i}].config"
+    for key in ("kernel", "dtype"):
+        if not isinstance(c.get(key), str):
+            raise InputError(f"{where}.{key} is not a string")
+    for key, sides in (("matrix", ("width", "height")), ("block", ("x", "y"))):
+        v = c.get(key)
+        if not isinstance(v, dict) or not all(isinstance(v.get(k), int) and not isinstance(v.get(k), bool)
+                                              for k in sides):
+            raise InputError(f"{where}.{key} is not an object with integer {' and '.join(sides)}")
+    if "metrics" in r and not isinstance(r["metrics"], (dict, type(None))):
+        raise InputError(f"{name}: records[{i}].metrics is not an object")
+
+
 def load_run(name, doc):
     """The run's records with both a measured and a predicted time; InputError when there are none."""
     if not isinstance(doc, dict) or not str(doc.get("schema", "")).startswith("memsim-validate/"):
@@ -46,10 +63,17 @@ def load_run(name, doc):
     if not any(isinstance(r, dict) and is_number(get(r, "predicted", "time_us")) for r in records):
         raise InputError(f"{name} holds no predictions (predicted.time_us is null in every record: a --check-only "
                          "run?); the validation charts need memsim's predictions beside measurements")
+    for key, kind in (("groups", list), ("tolerances", dict)):
+        if key in doc and not isinstance(doc[key], kind):
+            raise InputError(f"{name}: '{key}' is not {'a list' if kind is list else 'an object'}")
+    for metric, tol in (doc.get("tolerances") or {}).items():
+        if not isinstance(tol, dict):
+            raise InputError(f"{name}: tolerances.{metric} is not an object")
     paired = []
     for i, r in enumerate(records):
         if not isinstance(r, dict) or not isinstance(r.get("config"), dict):
             raise InputError(f"{name}: records[{i}] is not a memsim-validate record (no 'config')")
+        check_record(name, i, r)
         pt, mt = get(r, "predicted", "time_us"), get(r, "measured", "time_us", "median")
         pb, mb = get(r, "predicted", "effective_bandwidth_gbs"), get(r, "measured", "effective_bandwidth_gbs")
         if all(is_number(v) and v > 0 for v in (pt, mt, pb, mb)):
@@ -218,7 +242,8 @@ def bandwidth_groups(runs):
     groups, baselines = {}, {}
     for _, d, recs in runs:
         for g in d.get("groups") or []:
-            if isinstance(g, dict) and isinstance(g.get("baselines"), dict):
+            if isinstance(g, dict) and isinstance(g.get("baselines"), dict) and isinstance(g.get("dtype"), str) \
+                    and isinstance(g.get("matrix"), str):
                 baselines[(g.get("dtype"), g.get("matrix"))] = g["baselines"]
         for r in recs:
             key = (r["config"].get("dtype"), matrix_of(r["config"]))

@@ -590,7 +590,7 @@ TEST(Cli, InstructionsOptionSetsTheIssueTerm) {
               1e-6);
 }
 
-// Issue 5: `memsim --kernel padded --device gtx280` shows the store hotspots and `--kernel diagonal` shows them
+// `memsim --kernel padded --device gtx280` shows the store hotspots and `--kernel diagonal` shows them
 // gone. GT200 maps 256-byte chunks to 8 partitions in turn and a 2048-float output row is 8192 bytes, a
 // multiple of 8 x 256: every row of a transposed tile starts on the same partition, so each wave of padded
 // blocks writes (nearly) all its stores to one partition (a bar like "90000000"), while its loads and all of

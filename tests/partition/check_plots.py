@@ -86,6 +86,11 @@ def write_inputs(fixture, d):
         "nan_bytes": edit(lambda r: r["partitions"]["windows"]["ld_bytes"][0].__setitem__(0, float("nan"))),
         "dollars": edit(lambda r: (r.__setitem__("kernel", "$\\frac$"),
                                    r["sites"][shared].__setitem__("expr", "$\\x{$"))),
+        # no partition results (a run on a device whose mapping is assumed, without --partitions); no shared
+        # memory either (naive)
+        "no_partitions": edit(lambda r: r.pop("partitions")),
+        "naive_h100": edit(lambda r: (r.__setitem__("kernel", "naive"), r.pop("partitions"),
+                                      r.__setitem__("sites", [s for s in r["sites"] if s["space"] == "global"]))),
         # the same file name in two folders; b's is another kernel without partition results
         os.path.join("a", "r"): good,
         os.path.join("b", "r"): edit(lambda r: (r.__setitem__("kernel", "padded"), r.pop("partitions"))),
@@ -180,19 +185,37 @@ def check_inputs(script, fixture, out):
         ([fixture, "--what", " , ", "--out", o], "--what"),
         ([fixture, "--what", "bank", "--out", o], "unknown --what"),
         ([fixture, "--bogus", "--out", o], "unrecognized"),
+        # A picture the report cannot give: named with its cause, not "nothing to draw" with exit 1.
+        ([f["no_partitions"], "--what", "partitions", "--out", o], "counted no DRAM partition traffic"),
+        ([f["naive_h100"], "--what", "banks", "--out", o], "no shared-memory site"),
+        ([f["naive_h100"], "--out", o], "nothing to draw: "),
+        ([fixture, f["no_partitions"], "--what", "partitions", "--out", o], "no_partitions.json has no 'partitions'"),
+        (["partitions", f["no_partitions"], "--out", os.path.join(d, "never.png")], "counted no DRAM partition traffic"),
         ([], "required"),
         (many + ["--compare", "all", "--dpi", "1200", "--out", o], "pixels"),
     ]
     for args, expect in cases:
         rc, _, err = run_main(mod, args)
         check_error(f"memsim_plot {shown(args)}", rc, err, expect, failures)
-    if os.path.exists(o):
-        failures.append(f"{o}: written by a run that failed")
+    for never in (o, os.path.join(d, "never.png")):
+        if os.path.exists(never):
+            failures.append(f"{never}: written by a run that failed")
     # The same through a real process: exit status and stderr, no traceback.
     for args, expect in ((["--compare", "", fixture, "--out", o], "--compare"),
                          ([f["missing"], "--out", o], "cannot read")):
         p = subprocess.run([sys.executable, script] + args, capture_output=True, text=True)
         check_error(f"process memsim_plot {shown(args)}", p.returncode, p.stderr, expect, failures)
+
+    # A bug is one line too, "internal error", exit 1 (memsim's convention), never a traceback.
+    real_run = mod.run
+    mod.run = lambda argv: 1 / 0
+    rc, _, err = run_main(mod, [fixture, "--out", o])
+    mod.run = real_run
+    lines = err.strip().splitlines()
+    if rc != 1 or len(lines) != 1 or not lines[0].startswith("memsim_plot: internal error: ZeroDivisionError"):
+        failures.append(f"a bug: want exit 1 and one 'internal error' line, got exit {rc}: {err!r}")
+    else:
+        print(f"ok a bug: {lines[0]}")
 
     # Reports sharing a file name: both drawn, under their folders' names; the same file twice: drawn once.
     c = os.path.join(d, "collide")

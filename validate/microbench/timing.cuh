@@ -101,7 +101,7 @@ Stats time_launches(F&& launch, int warmup = 3, int reps = 25) {
   return s;
 }
 
-// Non-zero pseudo-random words (never time on zeros, METHOD.md).
+// Non-zero pseudo-random words (never time on zeros: docs/validation.md, "Checking results").
 __global__ void fill_words(uint32_t* p, size_t n, uint32_t seed) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     uint32_t h = uint32_t(i) * 2654435761u ^ seed ^ uint32_t(i >> 32) * 40503u;
