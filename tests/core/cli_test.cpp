@@ -145,7 +145,7 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
   }
 }
 
-// Fuzzing finding (issue 20): Boost.Program_options words an error by replacing %name% placeholders with what
+// Fuzzing finding: Boost.Program_options words an error by replacing %name% placeholders with what
 // was typed until none is left, so an argument holding one ("--pad %value%") hung memsim for good. Each is
 // refused at once (timeout gives 124 past 20 s), with the argument quoted as typed.
 TEST(Cli, PlaceholdersInArgumentsAreQuotedNotExpanded) {

@@ -206,7 +206,7 @@ TEST_F(ScratchDir, OutOfRangeValuesAreNamed) {
   }
 }
 
-// Every number of a profile has a physical range (issue 20): a cost field of 1e300 was accepted and predicted
+// Every number of a profile has a physical range: a cost field of 1e300 was accepted and predicted
 // 4e296 us. Each numeric leaf of the shipped H100 profile (a superset of the others' fields), set to 1e300 and
 // to -1e300 in turn, is refused with the field named by its path; the calibration block is a record of the
 // fit, read by people only.
@@ -279,7 +279,7 @@ TEST_F(ScratchDir, OutOfRangeMessagesNameTheValueAndTheRange) {
   }
 }
 
-// Fuzzing finding (issue 20): read-back factors of 2.15e-319 and 1.88 at 4 and 8 warps were accepted, and
+// Fuzzing finding: read-back factors of 2.15e-319 and 1.88 at 4 and 8 warps were accepted, and
 // the geometric interpolation between them (1.88 / 2.15e-319 overflows) gave 5 to 7 warps an infinite factor,
 // printed as null. The factors now lie from 0.1 to 100; at both ends every warp count gets a finite factor
 // within them.
