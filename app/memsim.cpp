@@ -62,7 +62,8 @@ int list_devices(std::ostream& os, const std::string& format) {
   const std::vector<std::string> names = list_profiles();
   if (names.empty()) return usage_error("no device profiles (*.json) in " + device_dir() + " (MEMSIM_DEVICE_DIR)");
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  if (format == "csv") csv_row(os, {"profile", "name", "compute_capability", "calibrated", "cost_basis", "provenance", "error"});
+  if (format == "csv")
+    csv_row(os, {"profile", "name", "compute_capability", "calibrated", "cost_basis", "provenance", "error"});
   for (const std::string& n : names) {
     try {
       const DeviceProfile p = load_profile(n);

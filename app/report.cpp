@@ -180,8 +180,8 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     // Where the constants come from, right where the time is read: calibrated on which run, or stand-ins.
     if (r.contains("device")) {
       const auto& d = r["device"];
-      os << " (" << d["name"].get<std::string>() << ", compute capability " << d["compute_capability"].get<std::string>()
-         << ")\n  " << d["provenance"].get<std::string>();
+      os << " (" << d["name"].get<std::string>() << ", compute capability "
+         << d["compute_capability"].get<std::string>() << ")\n  " << d["provenance"].get<std::string>();
     }
     os << "\n";
     // Significant digits, not fixed decimals: a 1x1 matrix's bandwidth is small, not "0.0 GB/s".
@@ -197,15 +197,16 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
          << p["instructions_basis"].get<std::string>() << ")\n";
     if (p.contains("terms_us"))
       for (const auto& [name, value] : p["terms_us"].items())
-        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12) << significant(value.get<double>())
-           << " us\n";
+        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12)
+           << significant(value.get<double>()) << " us\n";
     // The partial-store term's share that is the read-back of partly written lines, when there is one.
     if (p.value("read_back_fraction", 0.0) > 0) {
       os << "  read-back: " << grouped(int64_t(std::llround(p["open_partial_lines"].get<double>())))
          << " lines partly written at once";
       // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
       if (p.value("read_back_warp_factor", 1.0) != 1.0)
-        os << " (x" << significant(p["read_back_warp_factor"].get<double>(), 3) << " for the warps writing each sector)";
+        os << " (x" << significant(p["read_back_warp_factor"].get<double>(), 3)
+           << " for the warps writing each sector)";
       os << "; " << significant(100.0 * p["read_back_fraction"].get<double>(), 3)
          << "% of the partial stores' bytes read back from DRAM first: " << significant(p["read_back_us"].get<double>())
          << " us of the partial-store term\n";
@@ -230,7 +231,8 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     os << "  " << std::left << std::setw(4) << s["site"].get<int>() << std::setw(16)
        << (s["op"].get<std::string>() + " " + s["name"].get<std::string>().substr(3)) << std::setw(8)
        << s["space"].get<std::string>() << std::right << std::setw(14) << grouped(s["instructions"].get<int64_t>())
-       << std::setw(15) << grouped(count) << std::setw(11) << significant(per, 3) << std::setw(9) << significant(ideal_per, 3)
+       << std::setw(15) << grouped(count) << std::setw(11) << significant(per, 3) << std::setw(9)
+       << significant(ideal_per, 3)
        << std::setw(13) << (global ? std::string("-") : grouped(s["bank_conflicts"].get<int64_t>())) << std::setw(7)
        << significant(100.0 * s["efficiency"].get<double>(), 3) << "%"
        << "  " << s["expr"].get<std::string>() << "\n";
@@ -319,8 +321,6 @@ const char* ncu_type_name(const std::string& dtype) {
   return dtype == "f16" ? "unsigned short" : dtype == "f64" ? "double" : "float";  // f16 moves as 2-byte words
 }
 
-}  // namespace
-
 // Every field quoted, as ncu writes its CSV.
 void quoted_row(std::ostream& os, const std::vector<std::string>& fields) {
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -330,6 +330,8 @@ void quoted_row(std::ostream& os, const std::vector<std::string>& fields) {
   }
   os << "\n";
 }
+
+}  // namespace
 
 void print_ncu_csv(std::ostream& os, const nlohmann::ordered_json& r) {
   quoted_row(os, {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
@@ -352,9 +354,10 @@ void print_ncu_csv(std::ostream& os, const nlohmann::ordered_json& r) {
   // The prediction in memsim's own section, which names the device profile and where its constants come from.
   if (r.contains("prediction")) {
     const auto& p = r["prediction"];
-    const std::string section = "memsim prediction: " + d["profile"].get<std::string>() + ", " +
-                                (d["calibrated"].get<bool>() ? "calibrated" : "NOT CALIBRATED (" +
-                                                                                  d["cost_basis"].get<std::string>() + ")");
+    const std::string basis = d["calibrated"].get<bool>()
+                                  ? std::string("calibrated")
+                                  : "NOT CALIBRATED (" + d["cost_basis"].get<std::string>() + ")";
+    const std::string section = "memsim prediction: " + d["profile"].get<std::string>() + ", " + basis;
     row(section, "memsim__time_predicted", "usecond", significant(p["time_us"].get<double>(), 6));
     row(section, "memsim__effective_bandwidth_predicted", "Gbyte/second",
         significant(p["effective_bandwidth_gbs"].get<double>(), 6));

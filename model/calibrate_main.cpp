@@ -1,8 +1,8 @@
-// memsim-calibrate: fits a device profile's cost constants to a memsim-microbench run and writes the fitted
-// profile (docs/validation.md, "Calibrating and judging the model"). The profile keeps its data-sheet fields, takes the device facts the run measured
-// (SM count, clocks, L2, shared memory), its "cost" block is replaced by the fit, and a "calibration" block
-// records where the numbers came from. With --holdout it also replays the suite kernels the run timed and
-// prints prediction against measurement: the fit never reads them.
+// memsim-calibrate: fits a device profile's cost constants to a memsim-microbench run and writes the fitted profile
+// (docs/validation.md, "Calibrating and judging the model"). The profile keeps its data-sheet fields, takes the
+// device facts the run measured (SM count, clocks, L2, shared memory), its "cost" block is replaced by the fit, and
+// a "calibration" block records where the numbers came from. With --holdout it also replays the suite kernels the
+// run timed and prints prediction against measurement: the fit never reads them.
 //
 //   memsim-calibrate --microbench model/calibration/h100_microbench.json --base h100 --out model/devices/h100.json
 //

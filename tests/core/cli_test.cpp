@@ -424,8 +424,9 @@ TEST(Cli, ReportsSayWhereTheConstantsComeFrom) {
   const Cli json = run_cli({"--matrix", "256x256", "--format", "json"});
   ASSERT_EQ(json.code, 0) << json.err;
   const nlohmann::json d = nlohmann::json::parse(json.out)["device"];
-  EXPECT_EQ(keys_of(nlohmann::ordered_json::parse(json.out)["device"]), (std::vector<std::string>{"profile", "name", "compute_capability", "calibrated",
-                                                   "cost_basis", "provenance", "calibration"}));
+  EXPECT_EQ(keys_of(nlohmann::ordered_json::parse(json.out)["device"]),
+            (std::vector<std::string>{"profile", "name", "compute_capability", "calibrated", "cost_basis", "provenance",
+                                      "calibration"}));
   EXPECT_EQ(d["profile"], "h100");
   EXPECT_EQ(d["calibrated"], true);
   EXPECT_EQ(d["cost_basis"], "calibrated");

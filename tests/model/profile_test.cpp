@@ -419,8 +419,9 @@ TEST_F(ScratchDir, ProvenanceNamesTheRunOrTheStandIns) {
   EXPECT_EQ(cost_basis_text(load_profile("paper")),
             "NOT CALIBRATED: constants derived from published measurements (from a paper); memsim has not checked "
             "them on a GPU");
-  for (const auto& [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
-           {"cost_basis.kind", {{"kind", "guess"}, {"summary", "x"}}}, {"cost_basis.summary", {{"kind", "data_sheet"}}}}) {
+  for (const auto& [field, value] :
+       std::vector<std::pair<std::string, nlohmann::json>>{{"cost_basis.kind", {{"kind", "guess"}, {"summary", "x"}}},
+                                                           {"cost_basis.summary", {{"kind", "data_sheet"}}}}) {
     j["cost_basis"] = value;
     expect_refused(j, field);
   }
@@ -445,8 +446,13 @@ TEST(Profile, ShippedProvenance) {
 // capability that is not MAJOR.MINOR is refused when the profile loads.
 TEST_F(ScratchDir, DoublePrecisionFromComputeCapability13) {
   nlohmann::json j = shipped_h100();
-  for (const auto& [cc, f64] : std::vector<std::pair<std::string, bool>>{
-           {"1.0", false}, {"1.1", false}, {"1.2", false}, {"1.3", true}, {"2.0", true}, {"9.0", true}, {"10.0", true}}) {
+  for (const auto& [cc, f64] : std::vector<std::pair<std::string, bool>>{{"1.0", false},
+                                                                          {"1.1", false},
+                                                                          {"1.2", false},
+                                                                          {"1.3", true},
+                                                                          {"2.0", true},
+                                                                          {"9.0", true},
+                                                                          {"10.0", true}}) {
     j["compute_capability"] = cc;
     write("cc", j.dump());
     const DeviceProfile p = load_profile("cc");

@@ -190,7 +190,8 @@ def check_inputs(script, fixture, out):
         ([f["naive_h100"], "--what", "banks", "--out", o], "no shared-memory site"),
         ([f["naive_h100"], "--out", o], "nothing to draw: "),
         ([fixture, f["no_partitions"], "--what", "partitions", "--out", o], "no_partitions.json has no 'partitions'"),
-        (["partitions", f["no_partitions"], "--out", os.path.join(d, "never.png")], "counted no DRAM partition traffic"),
+        (["partitions", f["no_partitions"], "--out", os.path.join(d, "never.png")],
+         "counted no DRAM partition traffic"),
         ([], "required"),
         (many + ["--compare", "all", "--dpi", "1200", "--out", o], "pixels"),
     ]
