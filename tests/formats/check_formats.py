@@ -261,7 +261,7 @@ def run(args, tty):
 def slow_run(extra):
     """A replay of every block that takes more than 1.5 s here (the smallest of a few sizes that does), run with
     stderr a pipe: its arguments, side, stdout and stderr."""
-    for side in (12288, 16384, 24576, 32768):
+    for side in (2048, 4096, 8192, 12288, 16384, 24576, 32768):  # small first: a sanitized build is slow
         args = [MEMSIM, "--matrix", "%dx%d" % (side, side), "--exact", "--threads", "1"] + extra
         code, out, err, seconds = run(args, tty=False)
         if code == 0 and seconds > 1.5:
@@ -292,7 +292,7 @@ def test_progress(work):
         check(report["config"]["replay"]["path"] == "full", "the slow run did not replay every block")
 
     # A sweep: the sector map replays the whole suite, diagonal of it in full; its data file needs no drawing.
-    for side in (16384, 24576, 32768):
+    for side in (2048, 4096, 8192, 16384, 24576, 32768):
         sweep = [MEMSIM, "--matrix", "%dx%d" % (side, side), "--threads", "1", "--plot", "sectors", "--plot-out",
                  os.path.join(work, "sectors.json")]
         code, out, err, seconds = run(sweep, tty=True)
