@@ -267,6 +267,18 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   }
   if (const json* c = r.find("calibration")) {
     if (!c->is_object()) r.fail("calibration", "must be an object");
+    // The figures every report quotes from the block (cost_basis_text): a count of runs and two percentages.
+    if (c->contains("runs")) {
+      const json& runs = (*c)["runs"];
+      if (!runs.is_number_integer() || runs.get<int64_t>() < 1 || runs.get<int64_t>() > 1000000)
+        r.fail("calibration.runs", "must be a whole number of microbenchmark runs from 1 to 1000000");
+    }
+    for (const char* pct : {"mape_pct", "max_error_pct"})
+      if (c->contains(pct)) {
+        const json& v = (*c)[pct];
+        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1e6))
+          r.fail(std::string("calibration.") + pct, "must be a percentage from 0 to 1000000");
+      }
     p.calibrated = true;
     p.calibration = *c;
     p.cost_basis = "calibrated";

@@ -305,6 +305,32 @@ TEST_F(ScratchDir, ReadBackWarpFactorsStayFinite) {
   }
 }
 
+// Fuzzing finding: a calibration block whose "runs" held -1.08e236 was accepted, and every report's provenance
+// line converted it to an integer (undefined behaviour). The figures a report quotes from the block are checked
+// on load: runs a whole number from 1 to 10^6, the fit's percentages from 0 to 10^6; the shipped values pass.
+TEST_F(ScratchDir, CalibrationFiguresAreChecked) {
+  const std::vector<std::pair<const char*, nlohmann::json>> bad = {
+      {"runs", -1.0773087426743214e+236}, {"runs", 0}, {"runs", 2.5}, {"runs", "132"},
+      {"mape_pct", -1}, {"mape_pct", 1e300}, {"max_error_pct", "40"}};
+  for (const auto& [key, value] : bad) {
+    nlohmann::json j = shipped_h100();
+    j["calibration"][key] = value;
+    write("badcal", j.dump());
+    try {
+      load_profile("badcal");
+      ADD_FAILURE() << key << " = " << value.dump() << " accepted";
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("calibration.") + key), std::string::npos) << e.what();
+    }
+  }
+  nlohmann::json j = shipped_h100();
+  j["calibration"]["runs"] = 1000000;
+  j["calibration"]["mape_pct"] = 0;
+  write("edgecal", j.dump());
+  const DeviceProfile p = load_profile("edgecal");
+  EXPECT_NE(cost_basis_text(p).find("fitted to 1000000 microbenchmark runs"), std::string::npos) << cost_basis_text(p);
+}
+
 // The read-back constants are optional (absent: no read-back), else all three, ps_per_byte 3 numbers.
 TEST_F(ScratchDir, ReadBackConstants) {
   nlohmann::json j = shipped_h100();
