@@ -5,6 +5,7 @@
 // full replay runs its own worker threads. docs/performance.md has the figures.
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <string>
 
 #include "kernels/registry.hpp"
@@ -68,12 +69,9 @@ void BM_SuiteSweep8192Classes(benchmark::State& state) {
           u.matrix = {8192, 8192};
           u.block = b;
           u.dtype = d;
-          LaunchConfig cfg;
-          try {
-            cfg = resolve_launch(u);
-          } catch (const ConfigError&) {
-            continue;
-          }
+          const std::optional<LaunchConfig> launch = try_resolve_launch(u);
+          if (!launch) continue;
+          const LaunchConfig& cfg = *launch;
           ReplayResult r = replay(cfg);
           benchmark::DoNotOptimize(r.sites.data());
           ++launches;

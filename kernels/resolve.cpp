@@ -193,4 +193,12 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   return cfg;
 }
 
+std::optional<LaunchConfig> try_resolve_launch(const UserConfig& user, const LaunchLimits& limits) {
+  try {
+    return resolve_launch(user, limits);
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace memsim

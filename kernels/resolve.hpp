@@ -61,5 +61,8 @@ struct LaunchConfig {
 
 Size2 default_tile(const KernelInfo& k, Size2 block);
 LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits = {});
+// resolve_launch, or nothing where the configuration is refused (ConfigError): what a sweep over kernels,
+// blocks and dtypes uses to skip the combinations a kernel does not run.
+std::optional<LaunchConfig> try_resolve_launch(const UserConfig& user, const LaunchLimits& limits = {});
 
 }  // namespace memsim

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,12 +85,9 @@ TEST(BlockClasses, EqualToFullReplayOverTheSuite) {
           u.dtype = d;
           u.block = b;
           u.matrix = m;
-          LaunchConfig cfg;
-          try {
-            cfg = resolve_launch(u);
-          } catch (const ConfigError&) {
-            continue;  // coarse and fine on ragged sizes, vector kernels on odd widths, ...
-          }
+          const std::optional<LaunchConfig> launch = try_resolve_launch(u);
+          if (!launch) continue;  // coarse and fine on ragged sizes, vector kernels on odd widths, ...
+          const LaunchConfig& cfg = *launch;
           ++compared;
           if (compare(cfg, MemoryRules{}, describe(u))) by_classes.insert(k.name);
         }
@@ -150,12 +148,9 @@ TEST(BlockClasses, EqualToFullReplayOnRandomLaunches) {
     if (rng() % 3 == 0) u.matrix.x -= u.matrix.x % 4;  // let the vector kernels in
     if (rng() % 4 == 0) u.tile = Size2{u.block.x * int64_t(1 + rng() % 4) * 4, u.block.y * int64_t(1 + rng() % 4) * 4};
     if (rng() % 3 == 0) u.pad = int(rng() % 5);
-    LaunchConfig cfg;
-    try {
-      cfg = resolve_launch(u);
-    } catch (const ConfigError&) {
-      continue;
-    }
+    const std::optional<LaunchConfig> launch = try_resolve_launch(u);
+    if (!launch) continue;
+    const LaunchConfig& cfg = *launch;
     ++compared;
     const MemoryRules& r = rules[rng() % rules.size()];
     fast += compare(cfg, r, describe(u) + " rules " + std::to_string(r.sector_bytes) + "/" +

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,12 +91,9 @@ int compare_kernel(const std::vector<Size2>& matrices) {
         u.matrix = m;
         u.block = b;
         u.dtype = d;
-        LaunchConfig cfg;
-        try {
-          cfg = resolve_launch(u);
-        } catch (const ConfigError&) {
-          continue;  // the kernel does not run this configuration (coarse on a ragged matrix, say)
-        }
+        const std::optional<LaunchConfig> launch = try_resolve_launch(u);
+        if (!launch) continue;  // the kernel does not run this configuration (coarse on a ragged matrix, say)
+        const LaunchConfig& cfg = *launch;
         const std::string label = std::string(K::info().name) + " " + dtype_name(d) + " " + format_size2(m) +
                                   " block " + format_size2(b);
         // Every default configuration of a static block must find its static shape.
