@@ -12,7 +12,11 @@ enum class Footprint {
   Scalar,  // one element; scalar kernels whose BX is a multiple of BY loop down to a BX x BX tile
   Vec4X,   // four consecutive elements along x
   Reg4x4,  // a 4x4 sub-block
+  Chunk16,  // an E x E sub-block of E = 16 / element bytes (16-byte rows): 4x4 f32, 2x2 f64, 8x8 f16
 };
+
+// Elements in one 16-byte chunk of a row: the side of a Chunk16 footprint.
+constexpr int chunk16_elems(int elem_bytes) { return 16 / elem_bytes; }
 
 // What the output holds, for the reference check and the output's shape.
 enum class OutputKind {
@@ -23,14 +27,19 @@ enum class OutputKind {
 };
 
 // The default tile of a block: one footprint a thread, except that scalar kernels whose BX is a
-// multiple of BY loop down the rows to a BX x BX tile, as the whitepaper's 32x8 block covers 32x32.
+// multiple of BY loop down the rows to a BX x BX tile, as the whitepaper's 32x8 block covers 32x32, and
+// Chunk16 kernels, whose shared tile is square, cover E x max(BX, BY) a side.
 struct TileExtent {
   int x = 0, y = 0;
 };
-constexpr TileExtent default_tile_extent(Footprint f, int bx, int by) {
+constexpr TileExtent default_tile_extent(Footprint f, int bx, int by, int elem_bytes) {
   switch (f) {
     case Footprint::Vec4X: return {4 * bx, by};
     case Footprint::Reg4x4: return {4 * bx, 4 * by};
+    case Footprint::Chunk16: {
+      const int side = chunk16_elems(elem_bytes) * (bx > by ? bx : by);
+      return {side, side};
+    }
     case Footprint::Scalar: break;
   }
   if (bx % by == 0) return {bx, bx};
@@ -49,6 +58,7 @@ struct KernelInfo {
   int default_pad = 0;
   bool tile_over_output = false;    // the tile is laid over the output (naive_read): blockIdx.x walks output columns
   bool square_tile_only = false;    // coarse and fine: only square tiles on matrices that are whole tiles
+  bool square_tile = false;         // the shared tile is kept transposed in a square (any matrix)
   bool pow2_tile_x = false;         // swizzle: the XOR must stay inside the tile row
   int width_multiple = 1;           // vector accesses along x need W to be a multiple of this
   int height_multiple = 1;          // ... and along y (reg4x4 stores columns as vectors)

@@ -80,6 +80,17 @@ MEMSIM_HD MEMSIM_INLINE const TileWalk& transposed_tile_walk(const LaunchShape& 
 MEMSIM_HD MEMSIM_INLINE const TileWalk& row_quad_walk(const LaunchShape& s) { return s.walk_row_quads; }
 MEMSIM_HD MEMSIM_INLINE const TileWalk& quad_walk(const LaunchShape& s) { return s.walk_quads; }
 
+// A Chunk16 kernel's walks (E elements a chunk, E a power of two): over the tile's E x E blocks, and over the
+// transposed tile's rows of E-element chunks. Worked out where they are used: only these kernels walk them.
+template <int E>
+MEMSIM_HD MEMSIM_INLINE TileWalk chunk_block_walk(const LaunchShape& s) {
+  return make_tile_walk(s.tile_y / E, s.tile_x / E, s.block_x, s.block_y);
+}
+template <int E>
+MEMSIM_HD MEMSIM_INLINE TileWalk chunk_row_walk(const LaunchShape& s) {
+  return make_tile_walk(s.tile_x, s.tile_y / E, s.block_x, s.block_y);
+}
+
 // The coordinates of one thread (Lane = int: on the GPU and in the per-lane replay) or of a whole warp's
 // lanes at once (Lane = Lanes<int>, sim/lanes.hpp: the warp replay). Block coordinates are the warp's own.
 template <class Lane>

@@ -51,10 +51,10 @@ Size2 parse_size2(std::string_view text, std::string_view what) {
 
 std::string format_size2(Size2 s) { return std::to_string(s.x) + "x" + std::to_string(s.y); }
 
-Size2 default_tile(const KernelInfo& k, Size2 block) {
+Size2 default_tile(const KernelInfo& k, Size2 block, Dtype dtype) {
   // Blocks past an int's range are refused later (they exceed every device's threads a block).
   if (block.x > 65536 || block.y > 65536) return block;
-  const TileExtent t = default_tile_extent(k.footprint, int(block.x), int(block.y));
+  const TileExtent t = default_tile_extent(k.footprint, int(block.x), int(block.y), dtype_bytes(dtype));
   return {t.x, t.y};
 }
 
@@ -85,7 +85,7 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   cfg.kernel = k;
   cfg.dtype = user.dtype;
   cfg.tile_defaulted = !user.tile.has_value();
-  const Size2 t = user.tile ? *user.tile : default_tile(*k, b);
+  const Size2 t = user.tile ? *user.tile : default_tile(*k, b, user.dtype);
   // Errors about the tile say where it came from: a user who gave no --tile gets the block's default.
   const std::string tile_text =
       "tile " + format_size2(t) + (user.tile ? std::string() : " (the default for block " + format_size2(b) + "; --tile sets another)");
@@ -93,8 +93,9 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   if (t.x > 65536 || t.y > 65536) fail("tile " + format_size2(t) + " is too large (at most 65536 a side)");
 
   // Each thread of the block covers the same number of footprints of the tile.
-  const int fx = k->footprint == Footprint::Scalar ? 1 : 4;
-  const int fy = k->footprint == Footprint::Reg4x4 ? 4 : 1;
+  const int chunk = chunk16_elems(dtype_bytes(user.dtype));
+  const int fx = k->footprint == Footprint::Scalar ? 1 : k->footprint == Footprint::Chunk16 ? chunk : 4;
+  const int fy = k->footprint == Footprint::Reg4x4 ? 4 : k->footprint == Footprint::Chunk16 ? chunk : 1;
   if (t.x % (fx * b.x) != 0 || t.y % (fy * b.y) != 0) {
     std::ostringstream os;
     os << tile_text << " is not a multiple of what block " << format_size2(b) << " covers in one step ("
@@ -107,17 +108,23 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
       fail(std::string("kernel ") + k->name + " is defined only on matrices made of whole tiles: " +
            format_size2(m) + " is not a multiple of " + tile_text);
   }
+  if (k->square_tile && t.x != t.y)
+    fail(std::string("kernel ") + k->name + " keeps its tile transposed in a square shared array, so the tile must be square, got " +
+         tile_text);
   if (k->pow2_tile_x && !is_pow2(t.x))
     fail(std::string("kernel ") + k->name + " swizzles within a tile row, so tile width must be a power of two, got " +
          tile_text);
-  if (m.x % k->width_multiple != 0 || m.y % k->height_multiple != 0) {
+  // Chunk16 kernels read rows and write columns in 16-byte pieces: both sides a multiple of a piece.
+  const int width_multiple = k->footprint == Footprint::Chunk16 ? chunk : k->width_multiple;
+  const int height_multiple = k->footprint == Footprint::Chunk16 ? chunk : k->height_multiple;
+  if (m.x % width_multiple != 0 || m.y % height_multiple != 0) {
     std::ostringstream os;
-    os << "kernel " << k->name << " makes " << k->width_multiple * dtype_bytes(user.dtype)
+    os << "kernel " << k->name << " makes " << width_multiple * dtype_bytes(user.dtype)
        << "-byte vector accesses along rows";
-    if (k->height_multiple > 1) os << " and columns";
+    if (height_multiple > 1) os << " and columns";
     os << ", which stay aligned only if the matrix width";
-    if (k->height_multiple > 1) os << " and height";
-    os << " are multiples of " << k->width_multiple << "; got " << format_size2(m);
+    if (height_multiple > 1) os << " and height";
+    os << " are multiples of " << width_multiple << "; got " << format_size2(m);
     fail(os.str());
   }
 
@@ -126,6 +133,9 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
     if (!k->uses_shared_tile) fail(std::string("--pad applies only to shared-tile kernels; ") + k->name + " has none");
     if (*user.pad < 0 || *user.pad > 64) fail("--pad must be between 0 and 64, got " + std::to_string(*user.pad));
     pad = *user.pad;
+    if (k->footprint == Footprint::Chunk16 && pad % chunk != 0)
+      fail(std::string("kernel ") + k->name + " accesses its shared tile in 16-byte pieces, so --pad must be a multiple of " +
+           std::to_string(chunk) + " " + dtype_name(user.dtype) + " elements (16 bytes), got " + std::to_string(pad));
   } else if (k->uses_shared_tile) {
     pad = k->default_pad;
   }

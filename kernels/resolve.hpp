@@ -59,7 +59,7 @@ struct LaunchConfig {
   int64_t elements() const { return shape.width * shape.height; }
 };
 
-Size2 default_tile(const KernelInfo& k, Size2 block);
+Size2 default_tile(const KernelInfo& k, Size2 block, Dtype dtype);
 LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits = {});
 // resolve_launch, or nothing where the configuration is refused (ConfigError): what a sweep over kernels,
 // blocks and dtypes uses to skip the combinations a kernel does not run.

@@ -33,13 +33,15 @@ bool static_shape_matches(const LaunchShape& s) {
 
 // Calls f(shape) with the static shape of kernel K that matches cfg (its block, tile and pad, a matrix with
 // 32-bit indices) and returns true; returns false, calling nothing, when none does: the caller then runs the
-// run-time LaunchShape.
-template <class K, class F>
+// run-time LaunchShape. T is the element type the caller instantiates (its size picks the default tiles of
+// kernels whose footprint depends on it).
+template <class K, class T, class F>
 bool with_static_shape(const LaunchConfig& cfg, F&& f) {
+  constexpr int kBytes = int(sizeof(T));
   bool ran = false;
 #define MEMSIM_TRY_STATIC_BLOCK(BX, BY)                                          \
-  if constexpr (default_tile_allowed<K, BX, BY>()) {                             \
-    using S = typename DefaultStaticShape<K, BX, BY, int32_t>::type;             \
+  if constexpr (default_tile_allowed<K, BX, BY, kBytes>()) {                     \
+    using S = typename DefaultStaticShape<K, BX, BY, int32_t, kBytes>::type;     \
     if (!ran && static_shape_matches<S>(cfg.shape)) {                            \
       f(make_static_shape<S>(cfg.shape));                                        \
       ran = true;                                                                \
@@ -51,15 +53,19 @@ bool with_static_shape(const LaunchConfig& cfg, F&& f) {
 }
 
 // Calls f with the shape the GPU runs cfg with: the matching static shape, else the run-time LaunchShape.
-template <class K, class F>
+template <class K, class T, class F>
 void with_launch_shape(const LaunchConfig& cfg, F&& f) {
-  if (!with_static_shape<K>(cfg, f)) f(cfg.shape);
+  if (!with_static_shape<K, T>(cfg, f)) f(cfg.shape);
 }
 
 // "static" or "dynamic": which kind of shape the GPU runs cfg with, as validation records say.
 template <class K>
 const char* shape_kind(const LaunchConfig& cfg) {
-  return with_static_shape<K>(cfg, [](const auto&) {}) ? "static" : "dynamic";
+  const auto none = [](const auto&) {};
+  const bool fixed = cfg.dtype == Dtype::F16   ? with_static_shape<K, uint16_t>(cfg, none)
+                     : cfg.dtype == Dtype::F32 ? with_static_shape<K, float>(cfg, none)
+                                               : with_static_shape<K, double>(cfg, none);
+  return fixed ? "static" : "dynamic";
 }
 
 }  // namespace memsim

@@ -46,22 +46,35 @@ MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TY / 4, TX / 4, BX, BY> quad_wa
   return {};
 }
 
-// The static shape of kernel K with block BX x BY and its default tile and pad (kernels/resolve.hpp): what a
-// user gets without --tile and --pad.
-template <class K, int BX, int BY, class Index>
+// A Chunk16 kernel's walks (E elements a chunk): over the tile's E x E blocks, and over the transposed tile's
+// rows of E-element chunks.
+template <int E, int BX, int BY, int TX, int TY, int SR, class I>
+MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TY / E, TX / E, BX, BY> chunk_block_walk(
+    const StaticShape<BX, BY, TX, TY, SR, I>&) {
+  return {};
+}
+template <int E, int BX, int BY, int TX, int TY, int SR, class I>
+MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TX, TY / E, BX, BY> chunk_row_walk(
+    const StaticShape<BX, BY, TX, TY, SR, I>&) {
+  return {};
+}
+
+// The static shape of kernel K with block BX x BY and its default tile and pad (kernels/resolve.hpp) for
+// elements of ElemBytes bytes: what a user gets without --tile and --pad.
+template <class K, int BX, int BY, class Index, int ElemBytes>
 struct DefaultStaticShape {
-  static constexpr TileExtent kTile = default_tile_extent(K::info().footprint, BX, BY);
+  static constexpr TileExtent kTile = default_tile_extent(K::info().footprint, BX, BY, ElemBytes);
   static constexpr int kSmemRow = K::info().uses_shared_tile ? kTile.x + K::info().default_pad : 0;
   using type = StaticShape<BX, BY, kTile.x, kTile.y, kSmemRow, Index>;
 };
 
 // Whether resolve_launch accepts kernel K with block BX x BY and its default tile (as far as the kernel alone
 // decides: the matrix may still rule it out): no instantiation is built for a shape that can never run.
-template <class K, int BX, int BY>
+template <class K, int BX, int BY, int ElemBytes>
 constexpr bool default_tile_allowed() {
   constexpr KernelInfo k = K::info();
-  constexpr TileExtent t = default_tile_extent(k.footprint, BX, BY);
-  if (k.square_tile_only && t.x != t.y) return false;
+  constexpr TileExtent t = default_tile_extent(k.footprint, BX, BY, ElemBytes);
+  if ((k.square_tile_only || k.square_tile) && t.x != t.y) return false;
   if (k.pow2_tile_x && !is_pow2(t.x)) return false;
   return true;
 }

@@ -17,4 +17,5 @@
   X(Swizzle)                   \
   X(Vec4)                      \
   X(Vec4Shared)                \
-  X(Reg4x4)
+  X(Reg4x4)                    \
+  X(Best)

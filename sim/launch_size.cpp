@@ -69,7 +69,7 @@ LaunchConfig resolve_launch_any_size(const UserConfig& user, const LaunchLimits&
     throw ConfigError(os.str());
   }
 
-  const Size2 t = user.tile ? *user.tile : default_tile(*k, user.block);
+  const Size2 t = user.tile ? *user.tile : default_tile(*k, user.block, user.dtype);
   const bool tile_ok = t.x > 0 && t.y > 0 && t.x <= 65536 && t.y <= 65536;  // else resolve_launch says why
   UserConfig stand_in = user;
   if (tile_ok)

@@ -44,7 +44,7 @@ void run_capture(const LaunchConfig& cfg, int num_sites, int capacity, int64_t f
   cap.capacity = capacity;
   const LaunchShape& s = cfg.shape;
   const dim3 grid(unsigned(s.grid_x), unsigned(s.grid_y)), block(unsigned(s.block_x), unsigned(s.block_y));
-  with_launch_shape<K>(cfg, [&](const auto& shape) {
+  with_launch_shape<K, T>(cfg, [&](const auto& shape) {
     capture_kernel<K, T, std::decay_t<decltype(shape)>><<<grid, block>>>(cap, shape, first, last);
   });
   MEMSIM_CHECK_LAUNCH("capture_kernel launch");

@@ -8,6 +8,8 @@
 #   5. times and profiles (Nsight Compute) the ragged sizes;
 #   6. times and profiles the whole suite: f32 at 2048^2, 4096^2, 8192^2 and 8192x2048; f16 and f64 at 8192^2;
 #   7. sweeps strides and base offsets of concurrent block traffic for partition-like imbalance (partition);
+#   7b. times and profiles the fastest kernel, best, at 8192^2 and 16384^2 in f16, f32 and f64 over four blocks
+#      against the copy kernel, cudaMemcpy and cuBLAS (best);
 #   8. times the partial-sector store patterns of memsim-partial-lines, with their L2 counters, and the
 #      calibration's strided stores at capped occupancy (partial).
 # Each run writes NAME.json (the full record), NAME.csv, NAME.md and, with ncu, NAME.ncu.csv; SUMMARY.md
@@ -19,7 +21,7 @@
 #   MEMSIM_BUILD_DIR    build directory (default build-gpu)
 #   MEMSIM_CMAKE_ARGS   extra arguments for the configure step (e.g. -DCMAKE_PREFIX_PATH=...)
 #   MEMSIM_CUDA_ARCH    CUDA architecture to build (default 90: H100/H200)
-#   MEMSIM_STAGES       which steps to run (default "build addresses tests sanitizer odd suite partition partial")
+#   MEMSIM_STAGES       which steps to run (default "build addresses tests sanitizer odd suite best partition partial")
 #   MEMSIM_VALIDATE     a memsim-validate binary to use instead of the one in the build directory
 #   NCU, COMPUTE_SANITIZER   tool paths (default: found on PATH)
 #   MEMSIM_GIT_REVISION the revision to record (default: git describe of this checkout, else "unknown")
@@ -33,7 +35,7 @@ case "${1:-}" in
   -*) usage_error "unknown option $1 (usage: validate/run_suite.sh [OUT_DIR]; --help for more)" ;;
 esac
 [ $# -le 1 ] || usage_error "one OUT_DIR at most, got $# arguments (usage: validate/run_suite.sh [OUT_DIR])"
-all_stages="build addresses tests sanitizer odd suite partition partial"
+all_stages="build addresses tests sanitizer odd suite best partition partial"
 stages=" $all_stages "
 if [ -n "${MEMSIM_STAGES+set}" ]; then
   # shellcheck disable=SC2206  # the words of MEMSIM_STAGES (unglobbed: set -f)
@@ -138,6 +140,12 @@ if has suite; then
     --ncu --ncu-path "$ncu" --name suite_f16_f64 >/dev/null || fail "suite f16/f64"
 fi
 
+if has best; then
+  step "best at 8192^2 and 16384^2, f16, f32 and f64, blocks 16x16, 32x8, 8x32, 32x32"
+  validate --kernels best --blocks 16x16,32x8,8x32,32x32 --matrices 8192x8192,16384x16384 --dtypes f16,f32,f64 \
+    --ncu --ncu-path "$ncu" --name best >/dev/null || fail "best"
+fi
+
 if has partition; then
   step "partition sweep: concurrent blocks streaming chunks at base + offset + block x stride"
   sweep=$build/validate/partition_sweep/memsim-partition-sweep
@@ -176,7 +184,7 @@ step "summary"
   echo "# memsim GPU validation: summary of run_suite.sh"
   echo
   echo "Each section is the Markdown report of one run (NAME.md); NAME.json holds every number."
-  for f in suite_f32 suite_f16_f64 odd_sizes sanitizer_odd addresses; do
+  for f in suite_f32 suite_f16_f64 best odd_sizes sanitizer_odd addresses; do
     [ -f "$out/$f.md" ] && { echo; echo "---"; echo; echo "<!-- $f -->"; cat "$out/$f.md"; }
   done
 } >"$out/SUMMARY.md"

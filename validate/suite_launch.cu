@@ -57,7 +57,7 @@ using FunctionFn = const void* (*)(const LaunchConfig& cfg);
 template <class K, class T>
 const void* function_of(const LaunchConfig& cfg) {
   const void* f = nullptr;
-  with_launch_shape<K>(cfg, [&](const auto& s) {
+  with_launch_shape<K, T>(cfg, [&](const auto& s) {
     f = reinterpret_cast<const void*>(suite_kernel<K, T, std::decay_t<decltype(s)>>);
   });
   return f;
@@ -75,7 +75,7 @@ void launch(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t st)
   const DeviceMemory<T> mem{static_cast<const T*>(in), static_cast<T*>(out)};
   const dim3 grid(unsigned(cfg.shape.grid_x), unsigned(cfg.shape.grid_y));
   const dim3 block(unsigned(cfg.shape.block_x), unsigned(cfg.shape.block_y));
-  with_launch_shape<K>(cfg, [&](const auto& s) {
+  with_launch_shape<K, T>(cfg, [&](const auto& s) {
     suite_kernel<K, T, std::decay_t<decltype(s)>><<<grid, block, size_t(cfg.shared_bytes), st>>>(mem, s);
   });
   MEMSIM_CHECK_LAUNCH("suite_kernel launch");

@@ -295,6 +295,38 @@ TEST(ClosedForm, DiagonalEqualsPadded) {
 }
 
 // The diagonal block mapping is a bijection of the tile grid, for square and non-square grids.
+// best, block 16x16, default tile E*16 square (E = 16 / e: 64x64 f32, 32x32 f64, 128x128 f16). Every access is
+// 16 bytes a lane, so each site moves the matrix's N e bytes in instructions of 32 x 16 = 512 B: N e / 512
+// instructions. A global load is 16 lanes along one input row (256 contiguous bytes) and the next 16 along
+// the row E below: 2 x 8 = 16 whole sectors, the ideal. A store is 16 lanes along an output row, twice: 16
+// sectors. Shared 16-byte accesses are 4 phases of 8 lanes (4 ideal wavefronts). The swizzle puts a phase's 8
+// column stores (8 consecutive j, transposed rows E j + c) in chunk i ^ (j mod 8): 8 distinct 16-byte bank
+// groups, no conflict; a row load's 8 consecutive chunks are permuted within an aligned group of 8: none.
+TEST(ClosedForm, BestIsIdealAtEveryDtype) {
+  for (const auto& [dtype, e] : {std::pair{Dtype::F32, 4}, std::pair{Dtype::F64, 8}, std::pair{Dtype::F16, 2}}) {
+    const int64_t insts = kN2048 * e / 512;
+    const ReplayResult r = run("best", {2048, 2048}, {16, 16}, dtype);
+    expect_sites(r, {{insts, 16 * insts, 16 * insts}, {insts, 4 * insts, 4 * insts}, {insts, 4 * insts, 4 * insts},
+                     {insts, 16 * insts, 16 * insts}},
+                 std::string("best ") + dtype_name(dtype));
+    EXPECT_EQ(metric(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), 0);
+    EXPECT_EQ(metric(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), 0);
+  }
+}
+
+// best f32 with a pad of one chunk (4 elements) instead of the swizzle: transposed row E j + c starts
+// (4 j + c) x 68 x 4 bytes in, so a phase's 8 column stores (j = j0 .. j0 + 7, same i and c) fall in 16-byte
+// bank group (4 j + c + i) mod 8: 2 groups, 4 distinct chunks each, 4 wavefronts a phase, 16 an instruction
+// against the ideal 4. The row loads stay contiguous: ideal.
+TEST(ClosedForm, BestPaddedByAChunkConflictsFourWaysOnStores) {
+  const int64_t insts = kN2048 * 4 / 512;
+  const ReplayResult r = run("best", {2048, 2048}, {16, 16}, Dtype::F32, {}, 4);
+  expect_sites(r, {{insts, 16 * insts, 16 * insts}, {insts, 16 * insts, 4 * insts}, {insts, 4 * insts, 4 * insts},
+                   {insts, 16 * insts, 16 * insts}},
+               "best f32 pad 4");
+  EXPECT_EQ(metric(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), 12 * insts);
+}
+
 TEST(Tiles, DiagonalTileOriginIsABijection) {
   const std::vector<std::pair<int, int>> grids = {{3, 5}, {5, 3}, {7, 2}, {2, 7}, {64, 64}, {1, 1},
                                                   {1, 9}, {9, 1}, {13, 13}, {6, 4}, {4, 6}};

@@ -287,10 +287,10 @@ TEST(Resolve, RejectsBadKernelTiles) {
 }
 
 TEST(Resolve, EveryKernelResolvesWithDefaults) {
-  // 13 kernels, each legal at the CLI defaults (2048x2048 f32, block 32x8).
+  // 14 kernels, each legal at the CLI defaults (2048x2048 f32, block 32x8).
   const std::vector<std::string> names = {"copy", "copy_shared", "naive",  "naive_read", "coalesced",
                                           "padded", "diagonal",  "coarse", "fine",       "swizzle",
-                                          "vec4", "vec4_shared", "reg4x4"};
+                                          "vec4", "vec4_shared", "reg4x4", "best"};
   ASSERT_EQ(kernel_suite().size(), names.size());
   for (const std::string& n : names) {
     ASSERT_NE(find_kernel(n), nullptr) << n;

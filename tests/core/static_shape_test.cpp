@@ -67,7 +67,7 @@ std::vector<Call> run_all_threads(const LaunchConfig& cfg, const Shape& shape) {
 template <class K, class T>
 int compare_shapes(const LaunchConfig& cfg, const std::string& label) {
   int compared = 0;
-  const bool ran = with_static_shape<K>(cfg, [&](const auto& shape) {
+  const bool ran = with_static_shape<K, T>(cfg, [&](const auto& shape) {
     const std::vector<Call> dynamic = run_all_threads<K, T>(cfg, cfg.shape);
     const std::vector<Call> fixed = run_all_threads<K, T>(cfg, shape);
     ASSERT_EQ(dynamic.size(), fixed.size()) << label;

@@ -200,7 +200,7 @@ def test_ncu_csv():
 # The lists
 
 KERNELS = {"copy", "copy_shared", "naive", "naive_read", "coalesced", "padded", "diagonal", "coarse", "fine",
-           "swizzle", "vec4", "vec4_shared", "reg4x4"}
+           "swizzle", "vec4", "vec4_shared", "reg4x4", "best"}
 
 
 def test_lists():
