@@ -22,8 +22,10 @@ RESULTS = os.path.join("validate", "results")
 DOCUMENTS = ("README.md", os.path.join(RESULTS, "README.md"))
 # The GPUs whose runs are quoted: label, the run holding 8192x8192 f32 with the references, the 16384 run.
 GPUS = (("H100", "suite_f32.json", None), ("H200", "h200_suite_f32.json", "h200_suite_16384.json"))
-COUNT_RUNS = ("suite_f32.json", "suite_f16_f64.json", "odd_sizes.json", "h200_suite_f32.json",
-              "h200_suite_f16_f64.json", "h200_suite_16384.json")
+COUNT_RUNS = ("suite_f32.json", "suite_f16_f64.json", "suite_16384.json", "best.json", "odd_sizes.json",
+              "h200_suite_f32.json", "h200_suite_f16_f64.json", "h200_best.json", "h200_suite_16384.json")
+# The runs of the fastest kernel, best, on each GPU: 8192^2 and 16384^2 in f16, f32 and f64.
+BEST_RUNS = (("H100", "best.json"), ("H200", "h200_best.json"))
 HOLDOUT = os.path.join("model", "calibration", "h100_holdout_suite.txt")
 
 
@@ -134,7 +136,32 @@ def model_accuracy():
     return "\n".join("- %s: %s configurations, MAPE %s%%, worst %s%%, Spearman %s" % row for row in found)
 
 
-BLOCKS = {"references": block_references, "counts": exact_counts, "model": model_accuracy}
+def best_kernel():
+    """best at block 16x16 against the faster of the copy kernel and cudaMemcpy, and cuBLAS geam, per GPU."""
+    lines = ["| GPU | matrix | dtype | best GB/s | of max(copy kernel, cudaMemcpy) | of cuBLAS geam | memsim predicted / measured time |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for label, name in BEST_RUNS:
+        doc = load(name)
+        base = {}
+        for g in doc["groups"]:
+            b = g["baselines"]
+            gbs = {k: (b[k]["effective_bandwidth_gbs"] if b[k]["available"] else None) for k in b}
+            base[(g["matrix"], g["dtype"])] = gbs
+        for r in doc["records"]:
+            if block(r) != "16x16":
+                continue
+            gbs = base[(matrix(r), r["config"]["dtype"])]
+            m = r["measured"]
+            got = m["effective_bandwidth_gbs"]
+            floor = max(gbs["copy_kernel"], gbs["cudaMemcpy_d2d"])
+            cublas = "%.3f" % (got / gbs["cublas_geam"]) if gbs.get("cublas_geam") else "n/a (no f16 geam)"
+            ratio = r["predicted"]["time_us"] / m["time_us"]["median"]
+            lines.append("| %s | %s | %s | %.0f | %.3f | %s | %.3f |" % (
+                label, matrix(r), r["config"]["dtype"], got, got / floor, cublas, ratio))
+    return "\n".join(lines)
+
+
+BLOCKS = {"references": block_references, "counts": exact_counts, "model": model_accuracy, "best": best_kernel}
 MARK = re.compile(r"(<!-- figures:(\w+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
 
 
