@@ -13,11 +13,13 @@ namespace {
 // at (row0 + r) * W + col0 + c (stage_tile, copy, naive, vec4's row vectors, reg4x4's rows); stores at
 // (col0 + r) * H + row0 + c (drain_tile_transposed, coarse, naive's x * H + y, vec4's and reg4x4's columns)
 // or at the load's place (copy, copy_shared, fine); naive_read's ox * W + oy and oy * H + ox over the
-// output's grid; shared offsets from (r, c) alone (plain, padded or XOR-swizzled rows). Not `diagonal`:
+// output's grid; shared offsets from (r, c) alone (plain, padded or XOR-swizzled rows; best's transposed rows
+// with chunks swizzled by the row). Not `diagonal`:
 // its tile origin is a permutation of the block index (kernels/tiles.hpp, diagonal_tile_origin). A kernel
 // added to the suite is replayed in full until its body is checked and its name added here.
-constexpr const char* kProvenKernels[] = {"copy",   "copy_shared", "naive", "naive_read", "coalesced", "padded",
-                                          "coarse", "fine",        "swizzle", "vec4",     "vec4_shared", "reg4x4"};
+constexpr const char* kProvenKernels[] = {"copy",   "copy_shared", "naive",   "naive_read", "coalesced",
+                                          "padded", "coarse",      "fine",    "swizzle",    "vec4",
+                                          "vec4_shared", "reg4x4", "best"};
 
 bool proven(const KernelInfo& k) {
   if (k.diagonal_blocks) return false;

@@ -17,7 +17,7 @@ struct BankRules {
 
 struct SharedCost {
   int wavefronts = 0;
-  int ideal_wavefronts = 0;  // ceil(active bytes / (banks x bank_bytes))
+  int ideal_wavefronts = 0;  // one per phase with an active lane (ceil(bytes / (banks x bank_bytes)) for a full warp)
   int conflicts() const { return wavefronts > ideal_wavefronts ? wavefronts - ideal_wavefronts : 0; }
 };
 

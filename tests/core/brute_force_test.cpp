@@ -157,7 +157,10 @@ void count_block(const std::map<Key, std::vector<LaneAccess>>& groups, const Ker
         }
         s.wavefronts += int64_t(worst);
       }
-      s.ideal_wavefronts += (bytes + 127) / 128;
+      // One wavefront for each phase with an active lane (a full warp: bytes / 128).
+      std::set<int> active_phases;
+      for (const LaneAccess& a : lanes) active_phases.insert(a.lane / phase_lanes);
+      s.ideal_wavefronts += int64_t(active_phases.size());
       if (first_block) s.first_block_bank_words.push_back(bank_words);
     }
   }
@@ -328,6 +331,9 @@ TEST_P(BruteForce, EveryDtypeAndShapeMatchesReplay) {
       {{128, 96}, {32, 8}, Size2{64, 32}, {}, 1},
       {{64, 64}, {32, 8}, {}, 2, 1},
       {{64, 64}, {32, 8}, {}, 0, 1},
+      // Sides and a pad in whole 16-byte pieces of every dtype (best reads and writes 16-byte pieces both ways).
+      {{120, 40}, {16, 16}, {}, {}, 1},
+      {{64, 64}, {16, 16}, {}, 8, 1},
   };
   int ran = 0, past_capacity = 0;
   for (const Case& c : cases) {
@@ -403,7 +409,11 @@ TEST(ReplayThreads, OneTwoAndThreeWorkersAgree) {
       u.matrix = {256, 512};
       // 256x512 with 4x8 blocks: scalar tiles 4x8 (4096 blocks), vec4 16x8 (1024); reg4x4 gets 4x2 blocks
       // (tile 16x8, 1024 blocks); coarse/fine need a square tile and get 8x8 blocks (2048 blocks).
-      u.block = k.square_tile_only ? Size2{8, 8} : k.footprint == Footprint::Reg4x4 ? Size2{4, 2} : Size2{4, 8};
+      // best covers E x E elements a thread in a square tile: 1x1 blocks (tiles of 8x8 f16 to 2x2 f64).
+      u.block = k.square_tile_only                    ? Size2{8, 8}
+                : k.footprint == Footprint::Reg4x4    ? Size2{4, 2}
+                : k.footprint == Footprint::Chunk16   ? Size2{1, 1}
+                                                      : Size2{4, 8};
       u.dtype = d;
       const LaunchConfig cfg = resolve_launch(u);
       ASSERT_GE(cfg.blocks(), 3 * 256) << k.name << ": too few blocks for the replay to use 3 workers";

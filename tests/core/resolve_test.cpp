@@ -287,14 +287,24 @@ TEST(Resolve, RejectsBadKernelTiles) {
 }
 
 TEST(Resolve, EveryKernelResolvesWithDefaults) {
-  // 14 kernels, each legal at the CLI defaults (2048x2048 f32, block 32x8).
+  // 14 kernels, each legal at the CLI defaults (2048x2048 f32, block 32x8) on the default device, whose blocks
+  // may opt in to 227 KiB of shared memory (best's default 128x128 f32 tile there takes 64 KiB).
   const std::vector<std::string> names = {"copy", "copy_shared", "naive",  "naive_read", "coalesced",
                                           "padded", "diagonal",  "coarse", "fine",       "swizzle",
                                           "vec4", "vec4_shared", "reg4x4", "best"};
   ASSERT_EQ(kernel_suite().size(), names.size());
+  LaunchLimits h100;
+  h100.max_shared_per_block = 232448;
   for (const std::string& n : names) {
     ASSERT_NE(find_kernel(n), nullptr) << n;
-    EXPECT_NO_THROW(resolve_launch(cfg(n))) << n;
+    EXPECT_NO_THROW(resolve_launch(cfg(n), h100)) << n;
+  }
+  // Under the 48 KiB every device gives without opting in, best's default tile is refused with the reason.
+  try {
+    resolve_launch(cfg("best"));
+    ADD_FAILURE() << "best's 64 KiB tile accepted under a 48 KiB limit";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("65536 bytes per block"), std::string::npos) << e.what();
   }
   EXPECT_EQ(find_kernel("nope"), nullptr);
 }

@@ -298,7 +298,7 @@ def test_progress(work):
         code, out, err, seconds = run(sweep, tty=True)
         if seconds > 1.5:
             check(code == 0, "sweep failed: %r" % err[-300:])
-            check("memsim: sector map, kernel " in err and " of 13" in err, "no sweep progress: %r" % err[:300])
+            check("memsim: sector map, kernel " in err and " of 14" in err, "no sweep progress: %r" % err[:300])
             check("memsim:" not in out, "sweep progress reached stdout")
             break
 
