@@ -7,7 +7,7 @@ Runs validate/l1_wavefronts.py, read_back.py, instruction_diagnostic.py and micr
 small crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than
 the CSV's, runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on
 small good ones; "memsim" there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then
-run_suite.sh, microbench/run_calibration.sh and ncu_counters.sh with bad arguments and stages, and with an
+run_suite.sh, microbench/run_calibration.sh, ncu_counters.sh and scripts/calibrate_gpu.sh with bad arguments and stages, and with an
 nvidia-smi that fails first on PATH (no GPU, also on a machine with one), beside a cmake and ncu that would
 leave a marker if anything got as far as building or profiling.
 
@@ -301,6 +301,34 @@ def check_shell_scripts(c):
     c.expect_error("run_calibration.sh no GPU", calib + [calib_out], "no GPU", env)
     if os.path.exists(calib_out):
         c.failures.append("run_calibration.sh created OUT_DIR %s while refusing its input" % calib_out)
+
+    # scripts/calibrate_gpu.sh: every refusal before anything is built, measured or written.
+    gpu = [bash, os.path.join(os.path.dirname(c.validate), "scripts", "calibrate_gpu.sh")]
+    root = os.path.dirname(c.validate)
+    new_name = "scripts_test_no_such_gpu"
+    c.expect_ok("calibrate_gpu.sh --help", gpu + ["--help"], ["NAME", "--from", "--base"], env)
+    c.expect_error("calibrate_gpu.sh no arguments", gpu, "no NAME", env)
+    c.expect_error("calibrate_gpu.sh an empty NAME", gpu + [""], "NAME is empty", env)
+    for bad in ("H200", "h200.json", "../h200", "_h200", "h 200", "h200-sxm"):
+        c.expect_error("calibrate_gpu.sh NAME %r" % bad, gpu + [bad], "bad NAME", env)
+    c.expect_error("calibrate_gpu.sh two NAMEs", gpu + ["h200", "h300"], "one NAME only", env)
+    c.expect_error("calibrate_gpu.sh an unknown option", gpu + [new_name, "--bogus"], "unknown option --bogus", env)
+    c.expect_error("calibrate_gpu.sh --base without a value", gpu + [new_name, "--base"], "needs a value", env)
+    c.expect_error("calibrate_gpu.sh --base empty", gpu + [new_name, "--base", ""], "--base is empty", env)
+    c.expect_error("calibrate_gpu.sh --base unknown", gpu + [new_name, "--base", "no_such_gpu"],
+                   "no profile of that name", env)
+    c.expect_error("calibrate_gpu.sh --base a missing file", gpu + [new_name, "--base", c.path("none.json")],
+                   "no such profile file", env)
+    c.expect_error("calibrate_gpu.sh --from a missing file", gpu + [new_name, "--from", c.path("none.json")],
+                   "no such file", env)
+    c.expect_error("calibrate_gpu.sh --from a directory", gpu + [new_name, "--from", c.work], "not a file", env)
+    c.expect_error("calibrate_gpu.sh no GPU", gpu + [new_name], "no GPU", env)
+    c.expect_error("calibrate_gpu.sh no GPU, an existing profile", gpu + ["h100"], "no GPU", env)
+    for written in (os.path.join(root, "model", "devices", new_name + ".json"),
+                    os.path.join(root, "model", "calibration", new_name + "_microbench.json"),
+                    os.path.join(root, "model", "calibration", new_name + "_calibration_report.txt")):
+        if os.path.exists(written):
+            c.failures.append("calibrate_gpu.sh wrote %s while refusing its input" % written)
 
     fake_validate = c.write("memsim-validate", "#!/bin/sh\nexit 97\n", 0o755)
     csv_out = c.path("counters.csv")
