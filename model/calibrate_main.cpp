@@ -474,12 +474,12 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
   if (base_device.empty() || base_device != run_device) {
     if (base_prof.calibrated && !run_device.empty()) prof_json["display_name"] = run_device;
     prof_json["source"] = "compute capability " + base_prof.compute_capability +
-                          " limits (CUDA C Programming Guide, occupancy calculator granularities) as the base profile " +
-                          base_prof.name + " gives them; SM count, clocks, L2, shared memory, DRAM clock and bus width "
-                          "as cudaGetDeviceProperties reported them in the calibration run";
-    prof_json["cost"]["note"] = cost["note"].get<std::string>() + ". Base profile " + base_prof.name +
-                                (base_device.empty() ? std::string(" (not calibrated; its file says where its constants come from)")
-                                                     : " (calibrated on " + base_device + ")") +
+                          " limits (CUDA C Programming Guide, occupancy calculator granularities) as the base "
+                          "profile " + base_prof.name + " gives them; SM count, clocks, L2, shared memory, DRAM clock "
+                          "and bus width as cudaGetDeviceProperties reported them in the calibration run";
+    const std::string whose = base_device.empty() ? " (not calibrated; its file says where its constants come from)"
+                                                  : " (calibrated on " + base_device + ")";
+    prof_json["cost"]["note"] = cost["note"].get<std::string>() + ". Base profile " + base_prof.name + whose +
                                 ": the constants the fit holds, the 4-byte read-back cost and growth, the "
                                 "instruction estimate and the long_wait and store_bursts thresholds are its, not "
                                 "measured on " + (run_device.empty() ? std::string("this run's GPU") : run_device);

@@ -68,7 +68,8 @@ if [ -n "$from" ]; then
   from=$(cd "$(dirname "$from")" && pwd)/$(basename "$from")
 else
   ncu=${NCU:-ncu}
-  nvidia-smi -L >/dev/null 2>&1 || usage_error "no GPU (nvidia-smi fails): run on a machine with an NVIDIA GPU, or fit a run taken before with --from RUN.json"
+  nvidia-smi -L >/dev/null 2>&1 ||
+    usage_error "no GPU (nvidia-smi fails): run on a machine with one, or fit an earlier run with --from RUN.json"
   command -v "$ncu" >/dev/null 2>&1 || usage_error "no Nsight Compute: $ncu not found (put ncu on PATH, or set NCU)"
   if ! command -v nvcc >/dev/null 2>&1; then
     [ -x /usr/local/cuda/bin/nvcc ] || usage_error "no nvcc: put the CUDA toolkit's bin on PATH"
@@ -98,7 +99,7 @@ profile=model/devices/$name.json
 if [ -z "$from" ]; then
   build=${MEMSIM_BUILD_DIR:-build-gpu}
   export MEMSIM_BUILD_DIR=$build  # run_calibration.sh builds memsim-microbench in the same tree
-  stage 1 "configuring and building memsim-microbench and memsim-calibrate in $build (CUDA arch ${MEMSIM_CUDA_ARCH:-90})"
+  stage 1 "configuring, building memsim-microbench and memsim-calibrate in $build (CUDA arch ${MEMSIM_CUDA_ARCH:-90})"
   # The configuration run_calibration.sh gives, so that it finds nothing to rebuild.
   # shellcheck disable=SC2086  # MEMSIM_CMAKE_ARGS is a list of arguments
   logged cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_BUILD_BENCHMARKS=OFF \
