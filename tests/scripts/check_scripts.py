@@ -3,7 +3,8 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs validate/l1_wavefronts.py, read_back.py, instruction_diagnostic.py and microbench/add_instructions.py on
+Runs validate/l1_wavefronts.py, read_back.py, instruction_diagnostic.py, microbench/add_instructions.py and
+model/calibration/holdout_by_kernel.py on
 small crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than
 the CSV's, runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on
 small good ones; "memsim" there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then
@@ -256,6 +257,22 @@ def check_python_scripts(c):
     c.expect_error("add_instructions NCU lacking a run's count", add + [microbench, issue_partial],
                    "no ncu count for issue_tile rounds=0")
     c.expect_ok("add_instructions good input", add + [microbench, issue_good], ['"instructions": 3801088.0'])
+
+    by_kernel = [py, os.path.join(os.path.dirname(v), "model", "calibration", "holdout_by_kernel.py")]
+    rows = (("copy", "8192x8192", 0, 100.0, 110.0, "+10.0%", "DRAM bandwidth"),
+            ("padded", "8192x8192", 1, 100.0, 150.0, "+50.0%", "instruction issue"),
+            ("copy", "2048x2048", 0, 10.0, 9.0, "-10.0%", "DRAM bandwidth"))
+    report = c.write("holdout.txt", "Hold-out validation of profile h100 (calibrated) against measured suite times\n" +
+                     "".join("  %-12s %-10s f32  32x8   32x32  %-4d %10.1f %10.1f %8s  %s\n" % r for r in rows))
+    c.expect_error("holdout_by_kernel no report", by_kernel, "no report")
+    c.expect_error("holdout_by_kernel an unknown option", by_kernel + ["--bogus", report], "unknown option --bogus")
+    c.expect_error("holdout_by_kernel a missing file", by_kernel + [missing], "cannot be read")
+    c.expect_error("holdout_by_kernel a directory", by_kernel + [directory], "cannot be read")
+    c.expect_error("holdout_by_kernel binary garbage", by_kernel + [garbage], "cannot be read")
+    c.expect_error("holdout_by_kernel no report rows", by_kernel + [text], "no rows")
+    c.expect_ok("holdout_by_kernel good input", by_kernel + [report], ["copy            10.0% (  +0.0%) n=2",
+                                                                        "staged          50.0% ( +50.0%) n=1"])
+    c.expect_ok("holdout_by_kernel --judged", by_kernel + ["--judged", report], ["copy            10.0% ( +10.0%) n=1"])
 
 
 def check_shell_scripts(c):
