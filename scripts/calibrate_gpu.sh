@@ -4,13 +4,12 @@
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
 #      (validate/microbench/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv;
 #   3. fits the cost model's constants to them (memsim-calibrate) -> model/devices/NAME.json and the fit's
-#      report, model/calibration/NAME_calibration_report.txt;
-#   4. checks the new profile: the suite kernels the run timed, predicted and measured (the fit never sees
-#      them), at the end of the report.
+#      report, model/calibration/NAME_calibration_report.txt, which ends with the check of the new profile:
+#      the suite kernels the run timed, predicted and measured (the fit never sees them).
 # Each stage prints one progress line with the time since the start.
 #
 #   scripts/calibrate_gpu.sh NAME [--base PROFILE]
-#   scripts/calibrate_gpu.sh NAME --from RUN.json [--base PROFILE]   # no GPU: stages 3 and 4 on a run taken before
+#   scripts/calibrate_gpu.sh NAME --from RUN.json [--base PROFILE]   # no GPU: builds memsim-calibrate, stage 3
 #
 # NAME: the profile's name, lower-case letters, digits and '_' (e.g. h200); memsim --device NAME then uses it.
 # --base: the profile the fit starts from, whose limits and held constants it keeps (default: NAME itself where
