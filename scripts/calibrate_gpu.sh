@@ -19,8 +19,9 @@
 # is that file); nothing is measured, no GPU is needed.
 #
 # Environment: MEMSIM_BUILD_DIR (default build-gpu; with --from, build), MEMSIM_CUDA_ARCH (default 90),
-# MEMSIM_CMAKE_ARGS, NCU (default ncu). Exit status 2, before anything is built or written, for a wrong
-# argument, no GPU (nvidia-smi failing), no ncu or no nvcc; else the status of the stage that failed.
+# MEMSIM_CMAKE_ARGS, NCU (default ncu), CUDACXX (default nvcc). Exit status 2, before anything is built or
+# written, for a wrong argument, no GPU (nvidia-smi failing), no ncu or no nvcc; else the status of the stage
+# that failed.
 set -euo pipefail
 usage="scripts/calibrate_gpu.sh NAME [--base PROFILE] [--from RUN.json]"
 usage_error() { echo "calibrate_gpu.sh: $*" >&2; exit 2; }
@@ -70,8 +71,10 @@ else
   nvidia-smi -L >/dev/null 2>&1 ||
     usage_error "no GPU (nvidia-smi fails): run on a machine with one, or fit an earlier run with --from RUN.json"
   command -v "$ncu" >/dev/null 2>&1 || usage_error "no Nsight Compute: $ncu not found (put ncu on PATH, or set NCU)"
-  if ! command -v nvcc >/dev/null 2>&1; then
-    [ -x /usr/local/cuda/bin/nvcc ] || usage_error "no nvcc: put the CUDA toolkit's bin on PATH"
+  if [ -n "${CUDACXX:-}" ]; then
+    command -v "$CUDACXX" >/dev/null 2>&1 || usage_error "no nvcc: CUDACXX=$CUDACXX is no executable"
+  elif ! command -v nvcc >/dev/null 2>&1; then
+    [ -x /usr/local/cuda/bin/nvcc ] || usage_error "no nvcc: put the CUDA toolkit's bin on PATH (or set CUDACXX)"
     export CUDACXX=/usr/local/cuda/bin/nvcc
   fi
 fi

@@ -341,6 +341,16 @@ def check_shell_scripts(c):
     c.expect_error("calibrate_gpu.sh --from a directory", gpu + [new_name, "--from", c.work], "not a file", env)
     c.expect_error("calibrate_gpu.sh no GPU", gpu + [new_name], "no GPU", env)
     c.expect_error("calibrate_gpu.sh no GPU, an existing profile", gpu + ["h100"], "no GPU", env)
+    # A GPU (an nvidia-smi that succeeds) without the tools: only this machine's system directories besides.
+    gpubin = os.path.join(c.work, "gpubin")
+    os.makedirs(gpubin, exist_ok=True)
+    c.write(os.path.join("gpubin", "nvidia-smi"), "#!/bin/sh\necho 'GPU 0: fake'\n", 0o755)
+    gpu_env = dict(env, PATH=gpubin + os.pathsep + "/usr/bin" + os.pathsep + "/bin")
+    c.expect_error("calibrate_gpu.sh no ncu", gpu + [new_name], "no Nsight Compute",
+                   dict(gpu_env, NCU=c.path("no_such_file")))
+    c.write(os.path.join("gpubin", "ncu"), MARKER_TOOL % marker, 0o755)
+    c.expect_error("calibrate_gpu.sh no nvcc", gpu + [new_name], "no nvcc",
+                   dict(gpu_env, CUDACXX=c.path("no_such_file")))
     for written in (os.path.join(root, "model", "devices", new_name + ".json"),
                     os.path.join(root, "model", "calibration", new_name + "_microbench.json"),
                     os.path.join(root, "model", "calibration", new_name + "_calibration_report.txt")):
