@@ -6,17 +6,23 @@
 //
 //   memsim-calibrate --microbench model/calibration/h100_microbench.json --base h100 --out model/devices/h100.json
 //
+// The profile written keeps the base's limits and the constants the fit holds. A base calibrated on another GPU
+// (a second GPU fitted from h100) or a stand-in (a data-sheet profile of the same GPU) is named in the profile's
+// source and cost note, and a calibrated base's display name gives way to the run's device name.
+//
 // --predict-only (no fit): the run's microbenchmarks predicted by the profile --base names, against their times.
 //
 // --holdout-validate SUITE.json [...] (no fit): replays every configuration a memsim-validate result file
 // measured (records[i].config, records[i].measured.time_us.median), predicts it with the profile --base
-// names, and prints MAPE, max APE and Spearman per (matrix, dtype, block) group and for the judged set.
+// names, and prints MAPE, max APE and Spearman per (matrix, dtype, block) group and for the judged set, with the
+// median and lowest Spearman within a group.
 //
 //   memsim-calibrate --base h100 --holdout-validate validate/results/suite_f32.json validate/results/suite_f16_f64.json
 //
 // Exit status: 0; 2 for anything the user gave wrong (an option, a field of a document or profile: one line on
 // stderr naming the file, the record and the field, before any report or file is written where it can be
 // told then); 1 for a failure of the tool itself.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -113,6 +119,7 @@ void take_measured(ordered_json& prof, const json& dev) {
   set("shared", "reserved_per_block", "reserved_shared_per_block");
   set("l2_bytes", nullptr, "l2_bytes");
   set("dram", "clock_mhz", "mem_clock_mhz", false);
+  set("dram", "bus_width_bits", "bus_width_bits");
   if (dev.contains("mem_clock_mhz") && dev.contains("bus_width_bits"))
     prof["dram"]["peak_gbs"] = std::round(dev["mem_clock_mhz"].get<double>() * 2 * dev["bus_width_bits"].get<double>() / 8 / 1e3);
 }
@@ -273,6 +280,27 @@ void print_pair_order(const std::vector<HoldoutRow>& rows, const std::string& na
   }
 }
 
+// Spearman within each (matrix, dtype, block) group among the rows `keep` takes (the kernels competing on the
+// same work: docs/validation.md), summed up as its median and its lowest over the groups of 2 rows or more.
+template <class Keep>
+void print_group_spearman(const std::vector<HoldoutRow>& rows, const std::string& name, Keep keep) {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
+  for (const HoldoutRow& r : rows)
+    if (keep(r)) {
+      groups[r.group].first.push_back(r.pred);
+      groups[r.group].second.push_back(r.meas);
+    }
+  std::vector<std::pair<double, std::string>> rhos;
+  for (const auto& [group, g] : groups)
+    if (const std::optional<double> rho = spearman_or_none(g.first, g.second)) rhos.emplace_back(*rho, group);
+  if (rhos.empty()) return;
+  std::sort(rhos.begin(), rhos.end());
+  const size_t n = rhos.size();
+  const double median = n % 2 ? rhos[n / 2].first : (rhos[n / 2 - 1].first + rhos[n / 2].first) / 2;
+  std::printf("  %-34s %zu group%s, Spearman within a group: median %.3f, lowest %.3f (%s)\n", name.c_str(), n,
+              n == 1 ? "" : "s", median, rhos.front().first, rhos.front().second.c_str());
+}
+
 int holdout_validate(const std::vector<std::string>& files, const DeviceProfile& prof, int threads) {
   using Row = HoldoutRow;
   // Every file read and every record's launch resolved before the first replay: a bad record stops the run
@@ -334,6 +362,8 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
   std::printf("\nJudged set (f32 at >= 4096x4096 incl. 8192x2048; f16/f64 at 8192x8192):\n");
   if (!j32x8.first.empty()) print_stat("judged, block 32x8", stat3(j32x8.first, j32x8.second));
   if (!jall.first.empty()) print_stat("judged, all blocks", stat3(jall.first, jall.second));
+  print_group_spearman(rows, "judged, block 32x8", [](const Row& r) { return r.judged && r.block == "32x8"; });
+  print_group_spearman(rows, "judged, all blocks", [](const Row& r) { return r.judged; });
   print_pair_order(rows, "judged, all blocks", [](const Row& r) { return r.judged; });
   print_pair_order(rows, "judged, block 32x8", [](const Row& r) { return r.judged && r.block == "32x8"; });
   std::printf("\nEvery record:\n");
@@ -435,8 +465,33 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
   cost["overlap_p"] = c.overlap_p;
   prof_json["cost"] = cost;
   prof_json.erase("cost_basis");  // what the stand-ins were: the calibration block replaces it
+  // A base calibrated on another GPU (a second GPU's first fit from the h100 profile) or a stand-in (a data-sheet
+  // profile of the same GPU) lends its limits and the constants no microbenchmark here moves; the profile says
+  // so, and that its device facts are this run's. A base calibrated on this GPU (a refit) keeps its texts.
+  const std::string run_device = run.device.value("name", "");
+  const std::string base_device =
+      base_prof.calibrated && base_prof.calibration.is_object() ? base_prof.calibration.value("device", "") : "";
+  if (base_device.empty() || base_device != run_device) {
+    if (base_prof.calibrated && !run_device.empty()) prof_json["display_name"] = run_device;
+    prof_json["source"] = "compute capability " + base_prof.compute_capability +
+                          " limits (CUDA C Programming Guide, occupancy calculator granularities) as the base "
+                          "profile " + base_prof.name + " gives them; SM count, clocks, L2, shared memory, DRAM clock "
+                          "and bus width as cudaGetDeviceProperties reported them in the calibration run";
+    const std::string whose = base_device.empty() ? " (not calibrated; its file says where its constants come from)"
+                                                  : " (calibrated on " + base_device + ")";
+    prof_json["cost"]["note"] = cost["note"].get<std::string>() + ". Base profile " + base_prof.name + whose +
+                                ": the constants the fit holds, the 4-byte read-back cost and growth, the "
+                                "instruction estimate and the long_wait and store_bursts thresholds are its, not "
+                                "measured on " + (run_device.empty() ? std::string("this run's GPU") : run_device);
+  } else {
+    // A refit of a profile first fitted from another base: where its held constants come from still holds.
+    const std::string base_note = base_prof.calibration.is_object() ? read_ordered(bp)["cost"].value("note", "") : "";
+    const size_t from = base_note.find(". Base profile ");
+    if (from != std::string::npos) prof_json["cost"]["note"] = cost["note"].get<std::string>() + base_note.substr(from);
+  }
   prof_json["calibration"] = ordered_json{
       {"measurements", bench_path},
+      {"base", base_prof.name},
       {"date", run.date},
       {"device", run.device.value("name", "")},
       {"driver_version", run.device.value("driver_version", 0)},

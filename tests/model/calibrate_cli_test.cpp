@@ -143,6 +143,49 @@ TEST(CalibrateCli, HoldoutValidateSkipsUntimedRecords) {
   EXPECT_NE(r.out.find("Spearman n/a"), std::string::npos) << r.out;
 }
 
+// The rank correlation the judging uses is the one within a (matrix, dtype, block) group: its median and lowest
+// over the judged groups, the group named. Three kernels of one judged group (f32 4096x4096, block 32x8).
+TEST(CalibrateCli, HoldoutValidateSummarizesSpearmanWithinGroups) {
+  json s{{"records", json::array()}};
+  for (const json& r : suite_doc()["records"])
+    if (r["config"]["matrix"]["width"] == 4096 && r["config"]["block"]["x"] == 32 && r["config"]["block"]["y"] == 8 &&
+        s["records"].size() < 3)
+      s["records"].push_back(r);
+  ASSERT_EQ(s["records"].size(), 3u);
+  const Cli r = run_cli({"--base", "h100", "--holdout-validate", write_doc("one_group.json", s), "--threads", "2"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("judged, block 32x8                 1 group, Spearman within a group: median "),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(4096x4096 f32 32x8)\n"), std::string::npos) << r.out;
+}
+
+// A fit for another GPU from a base calibrated on the H100 takes the run's device name and says whose the
+// constants it holds are; a refit on the base's own GPU keeps the base's texts. Both record the base.
+TEST(CalibrateCli, FitFromAnotherGpusBaseNamesTheBase) {
+  json d = runs_only();
+  const std::string same = write_doc("same_gpu.json", d), same_out = temp_path("same_gpu_out.json");
+  d["device"]["name"] = "NVIDIA H200";
+  const std::string other = write_doc("other_gpu.json", d), other_out = temp_path("other_gpu_out.json");
+  ASSERT_EQ(run_cli({"--microbench", same, "--base", "h100", "--out", same_out}).code, 0);
+  ASSERT_EQ(run_cli({"--microbench", other, "--base", "h100", "--out", other_out}).code, 0);
+  const json h100 = json::parse(slurp(MEMSIM_H100_PROFILE));
+  const json refit = json::parse(slurp(same_out)), second = json::parse(slurp(other_out));
+  EXPECT_EQ(refit["display_name"], h100["display_name"]);
+  EXPECT_EQ(refit["source"], h100["source"]);
+  EXPECT_EQ(refit["calibration"]["base"], "h100");
+  EXPECT_EQ(refit["cost"]["note"].get<std::string>().find("Base profile"), std::string::npos);
+  EXPECT_EQ(second["display_name"], "NVIDIA H200");
+  EXPECT_NE(second["source"].get<std::string>().find("as the base profile h100 gives them"), std::string::npos);
+  EXPECT_EQ(second["calibration"]["base"], "h100");
+  EXPECT_NE(second["cost"]["note"].get<std::string>().find(
+                "Base profile h100 (calibrated on NVIDIA H100 80GB HBM3): the constants the fit holds"),
+            std::string::npos)
+      << second["cost"]["note"];
+  load_profile_file(other_out);  // reads back
+  std::remove(same_out.c_str());
+  std::remove(other_out.c_str());
+}
+
 // A fitted constant a million times off its prior is written (it is the least-squares answer) but said: on
 // stderr and in the profile's calibration block.
 // A base profile whose constant is out of its physical range is refused before any fit, naming the field (the

@@ -457,11 +457,13 @@ TEST_F(ScratchDir, ProvenanceNamesTheRunOrTheStandIns) {
   expect_refused(j, "cost_basis");
 }
 
-// The shipped profiles: only h100 is calibrated; gtx280's constants come from the whitepaper's timings.
+// The shipped profiles: h100 and h200 are calibrated; gtx280's constants come from the whitepaper's timings;
+// h200_datasheet is the H200 predicted from the h100 profile and the data sheet, before its calibration.
 TEST(Profile, ShippedProvenance) {
   EXPECT_EQ(load_profile("h100").cost_basis, "calibrated");
+  EXPECT_EQ(load_profile("h200").cost_basis, "calibrated");
   EXPECT_EQ(load_profile("gtx280").cost_basis, "published");
-  for (const char* n : {"a100", "v100", "8800gtx"}) {
+  for (const char* n : {"a100", "v100", "8800gtx", "h200_datasheet"}) {
     const DeviceProfile p = load_profile(n);
     EXPECT_EQ(p.cost_basis, "data_sheet") << n;
     EXPECT_NE(cost_basis_text(p).find("NOT CALIBRATED"), std::string::npos) << n;

@@ -3,11 +3,12 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs validate/l1_wavefronts.py, read_back.py, instruction_diagnostic.py and microbench/add_instructions.py on
+Runs validate/l1_wavefronts.py, read_back.py, instruction_diagnostic.py, microbench/add_instructions.py and
+model/calibration/holdout_by_kernel.py on
 small crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than
 the CSV's, runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on
 small good ones; "memsim" there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then
-run_suite.sh, microbench/run_calibration.sh and ncu_counters.sh with bad arguments and stages, and with an
+run_suite.sh, microbench/run_calibration.sh, ncu_counters.sh and scripts/calibrate_gpu.sh with bad arguments and stages, and with an
 nvidia-smi that fails first on PATH (no GPU, also on a machine with one), beside a cmake and ncu that would
 leave a marker if anything got as far as building or profiling.
 
@@ -257,6 +258,22 @@ def check_python_scripts(c):
                    "no ncu count for issue_tile rounds=0")
     c.expect_ok("add_instructions good input", add + [microbench, issue_good], ['"instructions": 3801088.0'])
 
+    by_kernel = [py, os.path.join(os.path.dirname(v), "model", "calibration", "holdout_by_kernel.py")]
+    rows = (("copy", "8192x8192", 0, 100.0, 110.0, "+10.0%", "DRAM bandwidth"),
+            ("padded", "8192x8192", 1, 100.0, 150.0, "+50.0%", "instruction issue"),
+            ("copy", "2048x2048", 0, 10.0, 9.0, "-10.0%", "DRAM bandwidth"))
+    report = c.write("holdout.txt", "Hold-out validation of profile h100 (calibrated) against measured suite times\n" +
+                     "".join("  %-12s %-10s f32  32x8   32x32  %-4d %10.1f %10.1f %8s  %s\n" % r for r in rows))
+    c.expect_error("holdout_by_kernel no report", by_kernel, "no report")
+    c.expect_error("holdout_by_kernel an unknown option", by_kernel + ["--bogus", report], "unknown option --bogus")
+    c.expect_error("holdout_by_kernel a missing file", by_kernel + [missing], "cannot be read")
+    c.expect_error("holdout_by_kernel a directory", by_kernel + [directory], "cannot be read")
+    c.expect_error("holdout_by_kernel binary garbage", by_kernel + [garbage], "cannot be read")
+    c.expect_error("holdout_by_kernel no report rows", by_kernel + [text], "no rows")
+    c.expect_ok("holdout_by_kernel good input", by_kernel + [report], ["copy            10.0% (  +0.0%) n=2",
+                                                                        "staged          50.0% ( +50.0%) n=1"])
+    c.expect_ok("holdout_by_kernel --judged", by_kernel + ["--judged", report], ["copy            10.0% ( +10.0%) n=1"])
+
 
 def check_shell_scripts(c):
     bash = shutil.which("bash") or "/bin/bash"
@@ -301,6 +318,44 @@ def check_shell_scripts(c):
     c.expect_error("run_calibration.sh no GPU", calib + [calib_out], "no GPU", env)
     if os.path.exists(calib_out):
         c.failures.append("run_calibration.sh created OUT_DIR %s while refusing its input" % calib_out)
+
+    # scripts/calibrate_gpu.sh: every refusal before anything is built, measured or written.
+    gpu = [bash, os.path.join(os.path.dirname(c.validate), "scripts", "calibrate_gpu.sh")]
+    root = os.path.dirname(c.validate)
+    new_name = "scripts_test_no_such_gpu"
+    c.expect_ok("calibrate_gpu.sh --help", gpu + ["--help"], ["NAME", "--from", "--base"], env)
+    c.expect_error("calibrate_gpu.sh no arguments", gpu, "no NAME", env)
+    c.expect_error("calibrate_gpu.sh an empty NAME", gpu + [""], "NAME is empty", env)
+    for bad in ("H200", "h200.json", "../h200", "_h200", "h 200", "h200-sxm"):
+        c.expect_error("calibrate_gpu.sh NAME %r" % bad, gpu + [bad], "bad NAME", env)
+    c.expect_error("calibrate_gpu.sh two NAMEs", gpu + ["h200", "h300"], "one NAME only", env)
+    c.expect_error("calibrate_gpu.sh an unknown option", gpu + [new_name, "--bogus"], "unknown option --bogus", env)
+    c.expect_error("calibrate_gpu.sh --base without a value", gpu + [new_name, "--base"], "needs a value", env)
+    c.expect_error("calibrate_gpu.sh --base empty", gpu + [new_name, "--base", ""], "--base is empty", env)
+    c.expect_error("calibrate_gpu.sh --base unknown", gpu + [new_name, "--base", "no_such_gpu"],
+                   "no profile of that name", env)
+    c.expect_error("calibrate_gpu.sh --base a missing file", gpu + [new_name, "--base", c.path("none.json")],
+                   "no such profile file", env)
+    c.expect_error("calibrate_gpu.sh --from a missing file", gpu + [new_name, "--from", c.path("none.json")],
+                   "no such file", env)
+    c.expect_error("calibrate_gpu.sh --from a directory", gpu + [new_name, "--from", c.work], "not a file", env)
+    c.expect_error("calibrate_gpu.sh no GPU", gpu + [new_name], "no GPU", env)
+    c.expect_error("calibrate_gpu.sh no GPU, an existing profile", gpu + ["h100"], "no GPU", env)
+    # A GPU (an nvidia-smi that succeeds) without the tools: only this machine's system directories besides.
+    gpubin = os.path.join(c.work, "gpubin")
+    os.makedirs(gpubin, exist_ok=True)
+    c.write(os.path.join("gpubin", "nvidia-smi"), "#!/bin/sh\necho 'GPU 0: fake'\n", 0o755)
+    gpu_env = dict(env, PATH=gpubin + os.pathsep + "/usr/bin" + os.pathsep + "/bin")
+    c.expect_error("calibrate_gpu.sh no ncu", gpu + [new_name], "no Nsight Compute",
+                   dict(gpu_env, NCU=c.path("no_such_file")))
+    c.write(os.path.join("gpubin", "ncu"), MARKER_TOOL % marker, 0o755)
+    c.expect_error("calibrate_gpu.sh no nvcc", gpu + [new_name], "no nvcc",
+                   dict(gpu_env, CUDACXX=c.path("no_such_file")))
+    for written in (os.path.join(root, "model", "devices", new_name + ".json"),
+                    os.path.join(root, "model", "calibration", new_name + "_microbench.json"),
+                    os.path.join(root, "model", "calibration", new_name + "_calibration_report.txt")):
+        if os.path.exists(written):
+            c.failures.append("calibrate_gpu.sh wrote %s while refusing its input" % written)
 
     fake_validate = c.write("memsim-validate", "#!/bin/sh\nexit 97\n", 0o755)
     csv_out = c.path("counters.csv")
