@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/analysis.hpp"
+#include "report/analysis.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
 

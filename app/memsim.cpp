@@ -1,5 +1,5 @@
 // memsim: replay a transpose kernel's memory accesses, report what the hardware would count, and predict its
-// time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/.
+// time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/, report/.
 #include <unistd.h>
 
 #include <iomanip>
@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "app/analysis.hpp"
+#include "report/analysis.hpp"
 #include "app/cli.hpp"
 #include "app/plot.hpp"
 #include "app/progress.hpp"
-#include "app/report.hpp"
+#include "report/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"

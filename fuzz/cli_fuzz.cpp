@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "app/analysis.hpp"
+#include "report/analysis.hpp"
 #include "app/cli.hpp"
-#include "app/report.hpp"
+#include "report/report.hpp"
 #include "fuzz/fuzz_checks.hpp"
 #include "model/profile.hpp"
 

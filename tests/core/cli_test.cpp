@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "app/report.hpp"
+#include "report/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"

@@ -1,4 +1,4 @@
-#include "app/report.hpp"
+#include "report/report.hpp"
 
 #include <cmath>
 #include <cstdio>

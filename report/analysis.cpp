@@ -1,4 +1,4 @@
-#include "app/analysis.hpp"
+#include "report/analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "app/partition_report.hpp"
-#include "app/report.hpp"
+#include "report/partition_report.hpp"
+#include "report/report.hpp"
 #include "model/occupancy.hpp"
 #include "sim/launch_size.hpp"
 
