@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/analysis.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
 
 namespace memsim {
 

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "report/analysis.hpp"
 #include "app/cli.hpp"
 #include "app/plot.hpp"
 #include "app/progress.hpp"
-#include "report/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
+#include "report/report.hpp"
 
 using namespace memsim;
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "report/analysis.hpp"
 #include "app/cli.hpp"
-#include "report/report.hpp"
 #include "fuzz/fuzz_checks.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
+#include "report/report.hpp"
 
 namespace {
 

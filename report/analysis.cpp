@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "report/advice.hpp"
 #include "report/partition_report.hpp"
 #include "report/report.hpp"
 #include "model/occupancy.hpp"
@@ -163,6 +164,8 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     report[key] = std::move(value);
     if (key == "config") report["device"] = provenance_json(device);
   }
+  // What limits the launch and the one change that would help most, from the counts above.
+  report["advice"] = advice_json(advise(advice_counts(a, device)));
   a.report = std::move(report);
   return a;
 }

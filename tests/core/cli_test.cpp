@@ -337,7 +337,7 @@ TEST(Cli, JsonShapeIsPinned) {
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);  // throws (fails) if not JSON
   EXPECT_EQ(keys_of(j),
             (std::vector<std::string>{"kernel", "config", "device", "metrics", "warps", "sites", "findings",
-                                      "prediction"}));
+                                      "prediction", "advice"}));
   EXPECT_EQ(j["kernel"], "coalesced");
   EXPECT_EQ(j["warps"], 32);  // 4 blocks x 8 warps
 
@@ -529,6 +529,28 @@ TEST(Cli, CsvIsOneLongTable) {
   for (const char* name : {"time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck",
                            "terms_us.DRAM bandwidth", "terms_us.launch overhead"})
     EXPECT_FALSE(v["prediction//" + std::string(name)].empty()) << name;
+}
+
+// The report ends with what limits the kernel and the change that helps: the unpadded tile's column reads put
+// all 32 lanes on one bank (rows of 32 floats are 128 bytes), 32 wavefronts an instruction where 1 would do.
+TEST(Cli, ReportEndsWithTheAdvice) {
+  const Cli r = run_cli({"--kernel", "coalesced", "--threads", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> ls = lines(r.out);
+  ASSERT_GE(ls.size(), 2u);
+  EXPECT_EQ(ls[ls.size() - 2], "Advice");
+  EXPECT_EQ(ls.back().rfind("  limited by shared-memory bank conflicts; 32-way bank conflicts on the shared loads at "
+                            "'ld tile' (32 wavefronts per instruction, ideal 1): pad each tile row by 1 element or "
+                            "swizzle",
+                            0),
+            0u)
+      << ls.back();
+  const Cli j = run_cli({"--kernel", "coalesced", "--threads", "1", "--format", "json"});
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto advice = nlohmann::ordered_json::parse(j.out)["advice"];
+  EXPECT_EQ(keys_of(advice), (std::vector<std::string>{"rule", "limit", "evidence", "change", "text"}));
+  EXPECT_EQ(advice["rule"], "bank-conflicts");
+  EXPECT_EQ("  " + advice["text"].get<std::string>(), ls.back());
 }
 
 TEST(Cli, TableShowsMetricsWithGroupedCounts) {
