@@ -14,6 +14,7 @@
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
 #include "report/analysis.hpp"
+#include "report/compare.hpp"
 #include "report/report.hpp"
 
 using namespace memsim;
@@ -118,6 +119,18 @@ int main(int argc, char** argv) {
         const nlohmann::ordered_json doc = plot_document(cmd, device);
         progress().clear();
         return draw_plot(cmd.plot_kind, cmd.plot_out, doc, cmd.plot_extra);
+      }
+      case CliCommand::Action::Compare: {
+        const DeviceProfile device = load_profile(cmd.device);
+        const nlohmann::ordered_json comparison = compare_kernels(cmd.user, cmd.kernels, device, cmd.analysis);
+        progress().clear();
+        if (cmd.format == "json")
+          std::cout << comparison.dump(2) << "\n";
+        else if (cmd.format == "csv")
+          print_csv(std::cout, comparison);
+        else
+          print_comparison(std::cout, comparison);
+        return flushed_output();
       }
       case CliCommand::Action::Report:
         break;
