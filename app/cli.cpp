@@ -225,7 +225,8 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   aopts.window_options_given = !vm["window-step"].defaulted() || !vm["max-windows"].defaulted();
   if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
     cmd.kernels = kernel_names(user.kernel);
-    if (vm.count("plot")) throw ConfigError("--plot draws one kernel; --kernel names " + std::to_string(cmd.kernels.size()));
+    if (vm.count("plot"))
+      throw ConfigError("--plot draws one kernel; --kernel names " + std::to_string(cmd.kernels.size()));
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch; compare kernels with table, json or csv");
     cmd.action = CliCommand::Action::Compare;

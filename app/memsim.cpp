@@ -1,5 +1,6 @@
 // memsim: replay a transpose kernel's memory accesses, report what the hardware would count, and predict its
-// time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/, report/.
+// time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/ and
+// report/.
 #include <unistd.h>
 
 #include <iomanip>

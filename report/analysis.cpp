@@ -6,10 +6,10 @@
 #include <sstream>
 #include <string>
 
+#include "model/occupancy.hpp"
 #include "report/advice.hpp"
 #include "report/partition_report.hpp"
 #include "report/report.hpp"
-#include "model/occupancy.hpp"
 #include "sim/launch_size.hpp"
 
 namespace memsim {
@@ -116,7 +116,8 @@ Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, con
   copy_opts.rules = memory_rules(device);
   copy_opts.exact = options.exact;
   copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
-  const LaunchConfig copy_cfg = resolve_launch_any_size(copy_user, launch_limits(device), copy_opts.rules, options.exact);
+  const LaunchConfig copy_cfg =
+      resolve_launch_any_size(copy_user, launch_limits(device), copy_opts.rules, options.exact);
   PredictOptions copy_popts;
   copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", user.dtype);
   return predict(replay(copy_cfg, copy_opts), device, copy_popts);

@@ -605,7 +605,8 @@ TEST(Cli, CompareKernelsJsonRows) {
     }
     EXPECT_DOUBLE_EQ(k["fraction_of_copy"].get<double>(), copy_us / k["time_us"].get<double>());
     // 2 x 64 x 64 x 4 bytes over the time.
-    EXPECT_DOUBLE_EQ(k["effective_bandwidth_gbs"].get<double>(), 2.0 * 64 * 64 * 4 / (k["time_us"].get<double>() * 1e3));
+    EXPECT_DOUBLE_EQ(k["effective_bandwidth_gbs"].get<double>(),
+                     2.0 * 64 * 64 * 4 / (k["time_us"].get<double>() * 1e3));
     EXPECT_EQ(k["advice"]["rule"], want.rule);  // 64x64 moves 32 KiB: the launch costs more than the work
     // The same figures as the kernel's own report.
     const Cli one = run_cli({"--kernel", want.kernel, "--matrix", "64x64", "--format", "json"});
