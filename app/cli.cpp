@@ -184,7 +184,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   CliCommand cmd;
   if (vm.count("help")) {
     std::ostringstream os;
-    os << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n\n" << opts << "\n";
+    os << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n"
+       << "       memsim --kernel naive,coalesced,padded (one table comparing the three)\n\n"
+       << opts << "\n";
     cmd.action = CliCommand::Action::Help;
     cmd.help = os.str();
     return cmd;

@@ -70,6 +70,7 @@ std::vector<std::string> kernel_names(const std::string& spec) {
     const size_t comma = spec.find(',', start);
     const std::string name = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (name.empty()) throw ConfigError("empty kernel name in --kernel '" + spec + "' (names separated by commas)");
+    if (name == "all") throw ConfigError("--kernel all stands alone (it names every kernel); got '" + spec + "'");
     if (!find_kernel(name))
       throw ConfigError("unknown kernel '" + name + "' in --kernel '" + spec +
                         "' (see --list-kernels; 'all' for every one)");

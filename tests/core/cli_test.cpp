@@ -110,6 +110,7 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--kernel", "naive,,padded"},
       {"--kernel", "naive,"},
       {"--kernel", "naive,naive"},
+      {"--kernel", "all,naive"},
       {"--kernel", "naive,padded", "--format", "ncu-csv"},   // one launch in ncu's layout
       {"--kernel", "all", "--plot", "banks", "--plot-out", "banks.png"},
       {"--dtype", "f8"},
