@@ -11,6 +11,7 @@
 
 #include "app/plot.hpp"
 #include "kernels/registry.hpp"
+#include "report/compare.hpp"
 
 namespace po = boost::program_options;
 
@@ -134,7 +135,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   // clang-format off
   opts.add_options()
       ("help,h", "show this help and exit")
-      ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels)")
+      ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels); several, comma-separated, or all: one comparison table")
       ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows")
       ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY)")
       ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, docs/hardware.md)")
@@ -183,7 +184,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   CliCommand cmd;
   if (vm.count("help")) {
     std::ostringstream os;
-    os << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n\n" << opts << "\n";
+    os << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n"
+       << "       memsim --kernel naive,coalesced,padded (one table comparing the three)\n\n"
+       << opts << "\n";
     cmd.action = CliCommand::Action::Help;
     cmd.help = os.str();
     return cmd;
@@ -222,7 +225,16 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   aopts.window_step = vm["window-step"].as<int64_t>();
   aopts.max_windows = vm["max-windows"].as<int64_t>();
   aopts.window_options_given = !vm["window-step"].defaulted() || !vm["max-windows"].defaulted();
-  if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) throw ConfigError(why);
+  if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
+    cmd.kernels = kernel_names(user.kernel);
+    if (vm.count("plot"))
+      throw ConfigError("--plot draws one kernel; --kernel names " + std::to_string(cmd.kernels.size()));
+    if (cmd.format == "ncu-csv")
+      throw ConfigError("--format ncu-csv holds one launch; compare kernels with table, json or csv");
+    cmd.action = CliCommand::Action::Compare;
+  } else if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) {
+    throw ConfigError(why);
+  }
   cmd.device = text(vm, "device");
   if (vm.count("plot")) {
     cmd.action = CliCommand::Action::Plot;

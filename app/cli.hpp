@@ -6,18 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/analysis.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
 
 namespace memsim {
 
 struct CliCommand {
-  enum class Action { Help, ListKernels, ListDevices, Report, Plot };
+  enum class Action { Help, ListKernels, ListDevices, Report, Compare, Plot };
   Action action = Action::Report;
   std::string help;  // Help: the usage text and every option
-  // Report and Plot:
+  // Report, Compare and Plot:
   UserConfig user;
+  std::vector<std::string> kernels;  // Compare: the kernels --kernel names (a list, or all)
   AnalysisOptions analysis;
   std::string device;  // the profile's name
   std::string format;  // table, json, csv or ncu-csv (the lists: table, json or csv)

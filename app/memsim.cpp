@@ -1,5 +1,6 @@
 // memsim: replay a transpose kernel's memory accesses, report what the hardware would count, and predict its
-// time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/.
+// time on a device. This file only wires options to the modules; the logic lives in kernels/, sim/, model/ and
+// report/.
 #include <unistd.h>
 
 #include <iomanip>
@@ -7,14 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "app/analysis.hpp"
 #include "app/cli.hpp"
 #include "app/plot.hpp"
 #include "app/progress.hpp"
-#include "app/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
+#include "report/compare.hpp"
+#include "report/report.hpp"
 
 using namespace memsim;
 
@@ -118,6 +120,18 @@ int main(int argc, char** argv) {
         const nlohmann::ordered_json doc = plot_document(cmd, device);
         progress().clear();
         return draw_plot(cmd.plot_kind, cmd.plot_out, doc, cmd.plot_extra);
+      }
+      case CliCommand::Action::Compare: {
+        const DeviceProfile device = load_profile(cmd.device);
+        const nlohmann::ordered_json comparison = compare_kernels(cmd.user, cmd.kernels, device, cmd.analysis);
+        progress().clear();
+        if (cmd.format == "json")
+          std::cout << comparison.dump(2) << "\n";
+        else if (cmd.format == "csv")
+          print_csv(std::cout, comparison);
+        else
+          print_comparison(std::cout, comparison);
+        return flushed_output();
       }
       case CliCommand::Action::Report:
         break;

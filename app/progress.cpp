@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "app/report.hpp"
+#include "report/report.hpp"
 
 namespace memsim {
 

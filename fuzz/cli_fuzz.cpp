@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "app/analysis.hpp"
 #include "app/cli.hpp"
-#include "app/report.hpp"
 #include "fuzz/fuzz_checks.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
+#include "report/compare.hpp"
+#include "report/report.hpp"
 
 namespace {
 
@@ -44,9 +45,37 @@ void check_report(const nlohmann::ordered_json& report) {
   if (!(t > 0)) fuzz::fail("a predicted time that is not positive", std::to_string(t));
 }
 
+// The comparison when every kernel it names either refuses the launch or replays it quickly.
+void run_comparison(const CliCommand& cmd, const DeviceProfile& device, const AnalysisOptions& options) {
+  for (const std::string& kernel : cmd.kernels) {
+    UserConfig user = cmd.user;
+    user.kernel = kernel;
+    try {
+      const LaunchConfig cfg = resolve_analysis(user, device, options);
+      if (double(cfg.blocks()) * cfg.shape.tile_x * cfg.shape.tile_y > kMaxReplayedElements) return;
+    } catch (const ConfigError& e) {
+      fuzz::check_error_line(e.what(), input_has_newline);  // the row's reason
+    }
+  }
+  const nlohmann::ordered_json comparison = compare_kernels(cmd.user, cmd.kernels, device, options);
+  fuzz::check_finite(comparison);
+  std::ostringstream out;
+  if (cmd.format == "csv") print_csv(out, comparison);
+  else print_comparison(out, comparison);
+  if (out.str().empty()) fuzz::fail("an empty comparison", cmd.format);
+}
+
 void run(const CliCommand& cmd) {
   if (cmd.action == CliCommand::Action::Help && cmd.help.find("--kernel") == std::string::npos)
     fuzz::fail("help without the options", cmd.help);
+  if (cmd.action == CliCommand::Action::Compare) {
+    if (const DeviceProfile* device = profile(cmd.device)) {
+      AnalysisOptions options = cmd.analysis;
+      options.threads = 1;
+      run_comparison(cmd, *device, options);
+    }
+    return;
+  }
   if (cmd.action != CliCommand::Action::Report && cmd.action != CliCommand::Action::Plot) return;
   const DeviceProfile* device = profile(cmd.device);
   if (!device) return;

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "app/analysis.hpp"
+#include "report/analysis.hpp"
 #include "fuzz/fuzz_checks.hpp"
 #include "model/profile.hpp"
 

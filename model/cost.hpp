@@ -98,7 +98,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
 Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o = {});
 
 // {"device", "time_us", "effective_bandwidth_gbs", ["fraction_of_copy"], "bottleneck", "terms_us": {...},
-//  "occupancy": {...}, "waves", "calibrated"} - the keys app/report.cpp prints.
+//  "occupancy": {...}, "waves", "calibrated"} - the keys report/report.cpp prints.
 nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile = nullptr);
 
 }  // namespace memsim

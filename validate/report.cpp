@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "app/report.hpp"
+#include "report/report.hpp"
 #include "model/json_fields.hpp"
 #include "model/stats.hpp"
 #include "validate/ncu.hpp"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "app/report.hpp"
+#include "report/report.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
@@ -106,6 +106,13 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--pad=-1"},
       {"--pad", "abc"},
       {"--kernel", "bogus"},
+      {"--kernel", "naive,bogus,padded"},                    // a comparison names the unknown one
+      {"--kernel", "naive,,padded"},
+      {"--kernel", "naive,"},
+      {"--kernel", "naive,naive"},
+      {"--kernel", "all,naive"},
+      {"--kernel", "naive,padded", "--format", "ncu-csv"},   // one launch in ncu's layout
+      {"--kernel", "all", "--plot", "banks", "--plot-out", "banks.png"},
       {"--dtype", "f8"},
       {"--format", "bogus"},
       {"--threads", "999"},
@@ -337,7 +344,7 @@ TEST(Cli, JsonShapeIsPinned) {
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);  // throws (fails) if not JSON
   EXPECT_EQ(keys_of(j),
             (std::vector<std::string>{"kernel", "config", "device", "metrics", "warps", "sites", "findings",
-                                      "prediction"}));
+                                      "prediction", "advice"}));
   EXPECT_EQ(j["kernel"], "coalesced");
   EXPECT_EQ(j["warps"], 32);  // 4 blocks x 8 warps
 
@@ -529,6 +536,187 @@ TEST(Cli, CsvIsOneLongTable) {
   for (const char* name : {"time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck",
                            "terms_us.DRAM bandwidth", "terms_us.launch overhead"})
     EXPECT_FALSE(v["prediction//" + std::string(name)].empty()) << name;
+}
+
+// The report ends with what limits the kernel and the change that helps: the unpadded tile's column reads put
+// all 32 lanes on one bank (rows of 32 floats are 128 bytes), 32 wavefronts an instruction where 1 would do.
+TEST(Cli, ReportEndsWithTheAdvice) {
+  const Cli r = run_cli({"--kernel", "coalesced", "--threads", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> ls = lines(r.out);
+  ASSERT_GE(ls.size(), 2u);
+  EXPECT_EQ(ls[ls.size() - 2], "Advice");
+  EXPECT_EQ(ls.back().rfind("  limited by shared-memory bank conflicts; 32-way bank conflicts on the shared loads at "
+                            "'ld tile' (32 wavefronts per instruction, ideal 1): pad each tile row by 1 element or "
+                            "swizzle",
+                            0),
+            0u)
+      << ls.back();
+  const Cli j = run_cli({"--kernel", "coalesced", "--threads", "1", "--format", "json"});
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto advice = nlohmann::ordered_json::parse(j.out)["advice"];
+  EXPECT_EQ(keys_of(advice), (std::vector<std::string>{"rule", "limit", "evidence", "change", "text"}));
+  EXPECT_EQ(advice["rule"], "bank-conflicts");
+  EXPECT_EQ("  " + advice["text"].get<std::string>(), ls.back());
+}
+
+// Several kernels, one table: 64x64 f32, 32x8 blocks (tile 32x32). Worked out by hand: naive stores
+// out[x * H + y] for 32 consecutive x, 64 x 4 = 256 bytes apart: 32 sectors per request, its loads a 128-byte
+// row: 4. coalesced reads a column of the unpadded 32-float tile: all lanes on one bank, 32 wavefronts an
+// instruction, its row writes 1; padded's 33-float rows make the column read 1 too.
+struct ComparedRow {
+  const char* kernel;
+  double ld, st;
+  double shared_ld, shared_st;  // < 0: no shared access (null)
+  const char* rule;
+};
+const std::vector<ComparedRow> kCompared64 = {{"naive", 4, 32, -1, -1, "launch-overhead"},
+                                              {"coalesced", 4, 4, 32, 1, "launch-overhead"},
+                                              {"padded", 4, 4, 1, 1, "launch-overhead"}};
+
+TEST(Cli, CompareKernelsJsonRows) {
+  const Cli r = run_cli({"--kernel", "naive,coalesced,padded", "--matrix", "64x64", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.out);
+  EXPECT_EQ(keys_of(j), (std::vector<std::string>{"config", "device", "copy", "kernels"}));
+  EXPECT_EQ(j["config"]["matrix"]["width"], 64);
+  EXPECT_EQ(j["config"]["dtype"], "f32");
+  EXPECT_EQ(j["device"]["profile"], "h100");
+  const double copy_us = j["copy"]["time_us"].get<double>();
+  ASSERT_EQ(j["kernels"].size(), kCompared64.size());
+  for (size_t i = 0; i < kCompared64.size(); ++i) {
+    const ComparedRow& want = kCompared64[i];
+    const auto& k = j["kernels"][i];
+    EXPECT_EQ(keys_of(k), (std::vector<std::string>{
+                              "kernel", "refused", "tile", "pad",
+                              "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+                              "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
+                              "shared_ld_wavefronts_per_instruction", "shared_st_wavefronts_per_instruction",
+                              "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "advice",
+                              "metrics"}));
+    EXPECT_EQ(k["kernel"], want.kernel);
+    EXPECT_TRUE(k["refused"].is_null());
+    EXPECT_EQ(k["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"].get<double>(), want.ld);
+    EXPECT_EQ(k["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"].get<double>(), want.st);
+    for (const auto& [key, value] : {std::pair{"shared_ld_wavefronts_per_instruction", want.shared_ld},
+                                     std::pair{"shared_st_wavefronts_per_instruction", want.shared_st}}) {
+      if (value < 0) EXPECT_TRUE(k[key].is_null()) << want.kernel << " " << key;
+      else EXPECT_EQ(k[key].get<double>(), value) << want.kernel << " " << key;
+    }
+    EXPECT_DOUBLE_EQ(k["fraction_of_copy"].get<double>(), copy_us / k["time_us"].get<double>());
+    // 2 x 64 x 64 x 4 bytes over the time.
+    EXPECT_DOUBLE_EQ(k["effective_bandwidth_gbs"].get<double>(),
+                     2.0 * 64 * 64 * 4 / (k["time_us"].get<double>() * 1e3));
+    EXPECT_EQ(k["advice"]["rule"], want.rule);  // 64x64 moves 32 KiB: the launch costs more than the work
+    // The same figures as the kernel's own report.
+    const Cli one = run_cli({"--kernel", want.kernel, "--matrix", "64x64", "--format", "json"});
+    const auto single = nlohmann::ordered_json::parse(one.out);
+    EXPECT_EQ(k["time_us"], single["prediction"]["time_us"]) << want.kernel;
+    EXPECT_EQ(k["fraction_of_copy"], single["prediction"]["fraction_of_copy"]) << want.kernel;
+    EXPECT_EQ(k["metrics"], single["metrics"]) << want.kernel;
+    EXPECT_EQ(k["advice"], single["advice"]) << want.kernel;
+  }
+}
+
+TEST(Cli, CompareKernelsTable) {
+  const Cli r = run_cli({"--kernel", "naive,coalesced,padded", "--matrix", "64x64"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const Cli j = run_cli({"--kernel", "naive,coalesced,padded", "--matrix", "64x64", "--format", "json"});
+  const auto rows = nlohmann::ordered_json::parse(j.out)["kernels"];
+  const std::vector<std::string> ls = lines(r.out);
+  EXPECT_EQ(ls[0], "memsim: 3 kernels  matrix 64x64 f32  block 32x8");
+  // Each kernel's row: ld and st sectors per request, shared ld and st wavefronts per instruction, time, GB/s,
+  // fraction of copy, bottleneck; then its advice line.
+  const std::map<std::string, std::vector<std::string>> cells = {{"naive", {"4.00", "32.0", "-", "-"}},
+                                                                 {"coalesced", {"4.00", "4.00", "32.0", "1.00"}},
+                                                                 {"padded", {"4.00", "4.00", "1.00", "1.00"}}};
+  size_t advice_lines = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string name = rows[i]["kernel"];
+    bool row = false, advice = false, in_table = true;
+    for (const std::string& l : ls) {
+      if (l == "Advice") in_table = false;
+      std::istringstream is(l);
+      std::vector<std::string> t;
+      for (std::string w; is >> w;) t.push_back(w);
+      if (in_table && t.size() > 8 && t[0] == name) {
+        row = true;
+        EXPECT_EQ(std::vector<std::string>(t.begin() + 1, t.begin() + 5), cells.at(name)) << l;
+        EXPECT_EQ(t[7].back(), '%') << l;
+      }
+      const std::string column = name + std::string(10 - name.size(), ' ');  // "coalesced" and a space
+      if (!in_table && l == "  " + column + rows[i]["advice"]["text"].get<std::string>()) advice = true;
+    }
+    EXPECT_TRUE(row) << name << "\n" << r.out;
+    EXPECT_TRUE(advice) << name << "\n" << r.out;
+    advice_lines += advice;
+  }
+  EXPECT_EQ(advice_lines, 3u);
+  EXPECT_NE(r.out.find("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{ld,st}.ratio"),
+            std::string::npos);
+}
+
+// The long CSV layout of the single report: section, index (the row), name, value; null as an empty value.
+TEST(Cli, CompareKernelsCsv) {
+  const Cli r = run_cli({"--kernel", "naive,coalesced,padded", "--matrix", "64x64", "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> ls = lines(r.out);
+  ASSERT_GT(ls.size(), 1u);
+  EXPECT_EQ(ls[0], "section,index,name,value");
+  std::map<std::string, std::string> v;
+  for (size_t i = 1; i < ls.size(); ++i) {
+    if (ls[i].find('"') != std::string::npos) continue;  // quoted texts: the provenance, the advice
+    const std::vector<std::string> f = split(ls[i], ',');
+    ASSERT_EQ(f.size(), 4u) << ls[i];
+    v[f[0] + "/" + f[1] + "/" + f[2]] = f[3];
+  }
+  EXPECT_EQ(v["config//matrix.width"], "64");
+  EXPECT_EQ(v["device//profile"], "h100");
+  EXPECT_FALSE(v["copy//time_us"].empty());
+  for (size_t i = 0; i < kCompared64.size(); ++i) {
+    const std::string at = "kernels/" + std::to_string(i) + "/";
+    EXPECT_EQ(v[at + "kernel"], kCompared64[i].kernel);
+    EXPECT_EQ(v[at + "refused"], "");
+    EXPECT_EQ(std::stod(v[at + "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"]),
+              kCompared64[i].st);
+    EXPECT_EQ(v[at + "advice.rule"], kCompared64[i].rule);
+    EXPECT_FALSE(v[at + "metrics.l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"].empty());
+  }
+  EXPECT_EQ(v["kernels/0/shared_ld_wavefronts_per_instruction"], "");  // naive has no shared access
+  EXPECT_EQ(v["kernels/1/shared_ld_wavefronts_per_instruction"], "32.0");
+}
+
+// all: the suite in --list-kernels order; a kernel the configuration does not suit is a row saying why.
+TEST(Cli, CompareAllKeepsRefusedKernelsAsRows) {
+  const Cli r = run_cli({"--kernel", "all", "--matrix", "102x64", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = nlohmann::ordered_json::parse(r.out)["kernels"];
+  const Cli list = run_cli({"--list-kernels", "--format", "json"});
+  const auto suite = nlohmann::ordered_json::parse(list.out);
+  ASSERT_EQ(rows.size(), suite.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i]["kernel"], suite[i]["name"]);
+    const std::string name = rows[i]["kernel"];
+    // 102 is no multiple of 32 (coarse, fine: whole tiles only) nor of 4 (the vector kernels' rows).
+    const bool refused = name == "coarse" || name == "fine" || name == "vec4" || name == "vec4_shared" ||
+                         name == "reg4x4";
+    EXPECT_EQ(!rows[i]["refused"].is_null(), refused) << name << ": " << rows[i].dump();
+    if (refused) EXPECT_EQ(keys_of(rows[i]), (std::vector<std::string>{"kernel", "refused"})) << name;
+  }
+  const Cli table = run_cli({"--kernel", "all", "--matrix", "102x64"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("\ncoarse      refused: kernel coarse is defined only on matrices made of whole tiles"),
+            std::string::npos)
+      << table.out;
+}
+
+TEST(Cli, CompareNamesTheUnknownKernel) {
+  const Cli r = run_cli({"--kernel", "naive,bogus,padded"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "memsim: unknown kernel 'bogus' in --kernel 'naive,bogus,padded' (see --list-kernels; 'all' for "
+                   "every one)\n");
 }
 
 TEST(Cli, TableShowsMetricsWithGroupedCounts) {

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "app/analysis.hpp"
+#include "report/analysis.hpp"
 
 namespace memsim {
 namespace {

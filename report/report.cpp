@@ -1,4 +1,4 @@
-#include "app/report.hpp"
+#include "report/report.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -246,6 +246,8 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
        << f["first_block"]["x"] << "," << f["first_block"]["y"] << ") thread (" << f["first_thread"]["x"] << ","
        << f["first_thread"]["y"] << ") at element offset " << f["first_offset"] << "\n";
   }
+
+  if (r.contains("advice")) os << "\nAdvice\n  " << r["advice"]["text"].get<std::string>() << "\n";
 }
 
 namespace {

@@ -1,4 +1,4 @@
-#include "app/partition_report.hpp"
+#include "report/partition_report.hpp"
 
 #include <string>
 

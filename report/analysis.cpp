@@ -1,4 +1,4 @@
-#include "app/analysis.hpp"
+#include "report/analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,10 @@
 #include <sstream>
 #include <string>
 
-#include "app/partition_report.hpp"
-#include "app/report.hpp"
 #include "model/occupancy.hpp"
+#include "report/advice.hpp"
+#include "report/partition_report.hpp"
+#include "report/report.hpp"
 #include "sim/launch_size.hpp"
 
 namespace memsim {
@@ -104,6 +105,24 @@ LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& devic
   return cfg;
 }
 
+Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  // The copy kernel on the same matrix, dtype and block; its traffic does not camp.
+  UserConfig copy_user = user;
+  copy_user.kernel = "copy";
+  copy_user.tile.reset();
+  copy_user.pad.reset();
+  ReplayOptions copy_opts;
+  copy_opts.threads = options.threads;
+  copy_opts.rules = memory_rules(device);
+  copy_opts.exact = options.exact;
+  copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
+  const LaunchConfig copy_cfg =
+      resolve_launch_any_size(copy_user, launch_limits(device), copy_opts.rules, options.exact);
+  PredictOptions copy_popts;
+  copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", user.dtype);
+  return predict(replay(copy_cfg, copy_opts), device, copy_popts);
+}
+
 Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   Analysis a;
   a.config = resolve_analysis(user, device, options);
@@ -142,19 +161,7 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   if (std::string(a.config.kernel->name) == "copy") {
     a.prediction.fraction_of_copy = 1.0;
   } else if (options.predict_copy) {
-    // The copy kernel on the same matrix, dtype and block; its traffic does not camp.
-    UserConfig copy_user = user;
-    copy_user.kernel = "copy";
-    copy_user.tile.reset();
-    copy_user.pad.reset();
-    const LaunchConfig copy_cfg = resolve_launch_any_size(copy_user, launch_limits(device), ropts.rules, options.exact);
-    ReplayOptions copy_opts = ropts;
-    copy_opts.sector_sink_prototype = nullptr;
-    copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
-    PredictOptions copy_popts;
-    copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", a.config.dtype);
-    const Prediction copy = predict(replay(copy_cfg, copy_opts), device, copy_popts);
-    a.prediction.fraction_of_copy = copy.time_us / a.prediction.time_us;
+    a.prediction.fraction_of_copy = predict_copy(user, device, options).time_us / a.prediction.time_us;
   }
   a.report["prediction"] = to_json(a.prediction, &device);
   // Where the prediction's constants come from, beside the configuration it is for.
@@ -163,6 +170,8 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     report[key] = std::move(value);
     if (key == "config") report["device"] = provenance_json(device);
   }
+  // What limits the launch and the one change that would help most, from the counts above.
+  report["advice"] = advice_json(advise(advice_counts(a, device)));
   a.report = std::move(report);
   return a;
 }
