@@ -17,8 +17,9 @@ constexpr SassPathCounts kTable[] = {
 
 // Whether the GPU runs cfg with a static shape: the same dispatch the GPU launcher makes.
 bool runs_static(const LaunchConfig& cfg) {
-#define MEMSIM_STATIC_KIND(K) \
-  if (std::strcmp(cfg.kernel->name, suite::K::info().name) == 0) return std::strcmp(shape_kind<suite::K>(cfg), "static") == 0;
+#define MEMSIM_STATIC_KIND(K)                                  \
+  if (std::strcmp(cfg.kernel->name, suite::K::info().name) == 0) \
+    return std::strcmp(shape_kind<suite::K>(cfg), "static") == 0;
   MEMSIM_KERNEL_SUITE(MEMSIM_STATIC_KIND)
 #undef MEMSIM_STATIC_KIND
   return false;

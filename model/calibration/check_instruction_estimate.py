@@ -64,7 +64,8 @@ def report(a, tmp):
         with ThreadPoolExecutor(max_workers=a.jobs) as pool:
             estimates = list(pool.map(estimate, recs))
         print("## %s (%s)\n" % (os.path.relpath(path), device or "device not recorded"))
-        print("| configuration | GPU shape | measured (ncu) | estimated | error | basis | operations estimate | its error |")
+        print("| configuration | GPU shape | measured (ncu) | estimated | error | basis | operations estimate "
+              "| its error |")
         print("|---|---|---|---|---|---|---|---|")
         per_kernel, per_kernel_ops, errs, errs_ops = {}, {}, [], []
         for rec, (est, basis, ops) in zip(recs, estimates):
@@ -80,7 +81,8 @@ def report(a, tmp):
                 rec["id"], rec["config"].get("shape"), y, est, 100 * err, basis, ops, 100 * err_ops))
         print("\nlargest |error| per kernel: " + ", ".join("%s %.2f%%" % (k, 100 * v) for k, v in per_kernel.items()))
         print("the operations estimate's: " + ", ".join("%s %.1f%%" % (k, 100 * v) for k, v in per_kernel_ops.items()))
-        print("all %d configurations: mean |error| %.2f%%, largest %.2f%% (operations estimate: mean %.1f%%, largest %.1f%%)\n"
+        print("all %d configurations: mean |error| %.2f%%, largest %.2f%% "
+              "(operations estimate: mean %.1f%%, largest %.1f%%)\n"
               % (len(errs), 100 * sum(errs) / len(errs), 100 * max(errs), 100 * sum(errs_ops) / len(errs_ops),
                  100 * max(errs_ops)))
     print("largest |error| over every run: %.2f%%" % (100 * worst_all))
