@@ -38,33 +38,54 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
-# The suite's kernels: name as memsim knows it, struct name, whether its default tile must be square.
-KERNELS = [
-    ("copy", "Copy", False), ("copy_shared", "CopyShared", False), ("naive", "Naive", False),
-    ("naive_read", "NaiveRead", False), ("coalesced", "Coalesced", False), ("padded", "Padded", False),
-    ("diagonal", "Diagonal", False), ("coarse", "Coarse", True), ("fine", "Fine", True),
-    ("swizzle", "Swizzle", False), ("vec4", "Vec4", False), ("vec4_shared", "Vec4Shared", False),
-    ("reg4x4", "Reg4x4", False),
-]
-SCALAR_4X = {"vec4", "vec4_shared", "reg4x4"}
 DTYPES = [("f16", "uint16_t", "t"), ("f32", "float", "f"), ("f64", "double", "d")]  # memsim, C++, mangled
-BLOCKS = [(32, 8), (16, 16), (8, 32), (32, 32)]  # MEMSIM_STATIC_BLOCKS (kernels/static_dispatch.hpp)
 
 
-def default_tile(kernel, bx, by):
-    if kernel in ("vec4", "vec4_shared"):
+def read(*parts):
+    with open(os.path.join(ROOT, *parts)) as f:
+        return f.read()
+
+
+def static_blocks():
+    """MEMSIM_STATIC_BLOCKS (kernels/static_dispatch.hpp): the blocks with static instantiations."""
+    m = re.search(r"#define MEMSIM_STATIC_BLOCKS\(X\)(.*)", read("kernels", "static_dispatch.hpp"))
+    return [(int(x), int(y)) for x, y in re.findall(r"X\((\d+),\s*(\d+)\)", m.group(1))]
+
+
+def kernels():
+    """(name, struct, footprint, square tile only, power-of-two tile_x) of every kernel of MEMSIM_KERNEL_SUITE
+    (kernels/suite.hpp), read from its definition in kernels/suite/."""
+    structs = re.findall(r"^\s*X\((\w+)\)", read("kernels", "suite.hpp"), re.M)
+    text = "".join(read("kernels", "suite", h) for h in sorted(os.listdir(os.path.join(ROOT, "kernels", "suite")))
+                   if h.endswith(".hpp"))
+    out = []
+    for st in structs:
+        m = re.search(r"^struct %s\b(.*?)^};" % st, text, re.M | re.S)
+        if not m:
+            raise SystemExit("no definition of suite::%s in kernels/suite/" % st)
+        body = m.group(1)
+        info = re.search(r"info\(\)\s*\{[^\"]*\"([^\"]+)\"", body)
+        fp = re.search(r"Footprint::(\w+)", body)
+        if not info or not fp:
+            raise SystemExit("cannot read suite::%s's name and footprint" % st)
+        out.append((info.group(1), st, fp.group(1), "square_tile_only = true" in body, "pow2_tile_x = true" in body))
+    return out
+
+
+def default_tile(footprint, bx, by):  # default_tile_extent (kernels/kernel_info.hpp)
+    if footprint == "Vec4X":
         return 4 * bx, by
-    if kernel == "reg4x4":
+    if footprint == "Reg4x4":
         return 4 * bx, 4 * by
     return (bx, bx) if bx % by == 0 else (bx, by)
 
 
-def instantiations():
-    for name, struct, square in KERNELS:
+def instantiations():  # what default_tile_allowed (kernels/static_shape.hpp) lets the GPU build instantiate
+    for name, struct, footprint, square, pow2 in kernels():
         for dtype, ctype, mangled in DTYPES:
-            for bx, by in BLOCKS:
-                tx, ty = default_tile(name, bx, by)
-                if square and tx != ty:
+            for bx, by in static_blocks():
+                tx, ty = default_tile(footprint, bx, by)
+                if (square and tx != ty) or (pow2 and tx & (tx - 1)):
                     continue
                 yield name, struct, dtype, ctype, mangled, bx, by
 
