@@ -65,7 +65,7 @@ inline constexpr const char* kTermLaunch = "launch overhead";
 // Where Prediction::instructions comes from.
 inline constexpr const char* kBasisGiven = "given (--instructions)";
 inline constexpr const char* kBasisCounted = "counted";
-inline constexpr const char* kBasisSass = "counted along the compiled kernel's SASS paths (static shape)";
+inline constexpr const char* kBasisSass = "counted along the static kernel's compiled SASS paths";
 inline constexpr const char* kBasisOperations = "estimated from the replay's operations";
 inline constexpr const char* kBasisMemoryRatio = "estimated as memory instructions x the profile's ratio";
 
