@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "model/sass_counts.hpp"
+
 namespace memsim {
 namespace {
 
@@ -104,6 +106,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
     instructions = o.instructions, pr.instructions_basis = kBasisGiven;
   } else if (c.instructions > 0) {
     instructions = c.instructions, pr.instructions_basis = kBasisCounted;
+  } else if (c.sass_instructions > 0 && p.compute_capability == kSassComputeCapability) {
+    instructions = c.sass_instructions, pr.instructions_basis = kBasisSass;
   } else if (c.source_operations > 0 && k.instructions_per_source_op > 0) {
     instructions = k.instructions_per_warp * c.warps() + k.instructions_per_source_op * c.source_operations +
                    k.instructions_per_division[0] * c.runtime_divisions[0] +

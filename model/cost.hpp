@@ -13,8 +13,10 @@
 //                             (validate/results/store_path_f64.ncu.csv; the constant fitted on microbenchmarks)
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
-//                             given, or estimated from the replay's lane-wise operations (profile constants
-//                             instructions_per_warp, instructions_per_source_op), or else as memory
+//                             given, or for a static shape on a device of the SASS table's compute capability
+//                             counted along the compiled kernel's paths (model/sass_counts.hpp), or estimated
+//                             from the replay's lane-wise operations (profile constants instructions_per_warp,
+//                             instructions_per_source_op: the run-time shapes), or else as memory
 //                             instructions x instructions_per_memory_op
 //   latency                   Little's law: each warp waits out (global loads / loads in flight) round trips
 //                             of latency_us, and SMs x resident warps wait at once
@@ -63,6 +65,7 @@ inline constexpr const char* kTermLaunch = "launch overhead";
 // Where Prediction::instructions comes from.
 inline constexpr const char* kBasisGiven = "given (--instructions)";
 inline constexpr const char* kBasisCounted = "counted";
+inline constexpr const char* kBasisSass = "counted along the static kernel's compiled SASS paths";
 inline constexpr const char* kBasisOperations = "estimated from the replay's operations";
 inline constexpr const char* kBasisMemoryRatio = "estimated as memory instructions x the profile's ratio";
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/sass_counts.hpp"
+
 namespace memsim {
 
 int partial_store_class(double bytes_per_lane, double bytes_per_sector) {
@@ -20,6 +22,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   c.source_operations = double(r.lane_operations);
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
+  if (const std::optional<SassEstimate> sass = sass_instruction_estimate(cfg)) c.sass_instructions = sass->instructions;
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   constexpr double kSector = 32;

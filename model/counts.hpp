@@ -35,6 +35,9 @@ struct KernelCounts {
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
   double global_load_lines = 0;  // distinct lines per load request, summed (0: not known)
   double instructions = 0;            // all warp instructions, when known (else estimated: model/cost.hpp)
+  // Where the GPU runs the launch with a compile-time shape: its warp instructions counted along the compiled
+  // kernel's SASS paths for compute capability kSassComputeCapability (model/sass_counts.hpp); else 0.
+  double sass_instructions = 0;
   double source_operations = 0;       // the replay's lane-wise operations incl. memory calls (sim/lanes.hpp)
   double runtime_divisions[2] = {0, 0};  // warp-uniform integer divisions by launch values, 32- and 64-bit
   double loads_in_flight_per_warp = 1;  // independent global loads a warp issues before it waits
@@ -59,7 +62,9 @@ struct KernelCounts {
 //  - loads in flight per warp from how nvcc schedules the suite's bodies (read off the PTX for sm_90): a
 //    body that alternates global loads and global stores keeps one load in flight (a load may not pass a
 //    store that may alias it); a body that stages a tile through shared memory, or loads its whole 4x4
-//    footprint before storing, keeps one unrolled step's loads in flight (the loop is unrolled 4 times).
+//    footprint before storing, keeps one unrolled step's loads in flight (the loop is unrolled 4 times);
+//  - a launch the GPU runs with a static shape executes, warp by warp, the SASS paths of its instantiation
+//    (model/sass_counts.hpp: sass_instructions).
 // Without an L2 (compute capability 1.x) every transaction the replay counted goes to DRAM: pass
 // cached = false and DRAM bytes are all sectors moved, with no L2 terms.
 KernelCounts counts_from_replay(const ReplayResult& r, bool cached = true);
