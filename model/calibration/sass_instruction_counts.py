@@ -39,6 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 DTYPES = [("f16", "uint16_t", "t"), ("f32", "float", "f"), ("f64", "double", "d")]  # memsim, C++, mangled
+BYTES = {"uint16_t": 2, "float": 4, "double": 8}
 
 
 def read(*parts):
@@ -68,11 +69,15 @@ def kernels():
         fp = re.search(r"Footprint::(\w+)", body)
         if not info or not fp:
             raise SystemExit("cannot read suite::%s's name and footprint" % st)
-        out.append((info.group(1), st, fp.group(1), "square_tile_only = true" in body, "pow2_tile_x = true" in body))
+        square = "square_tile_only = true" in body or "square_tile = true" in body
+        out.append((info.group(1), st, fp.group(1), square, "pow2_tile_x = true" in body))
     return out
 
 
-def default_tile(footprint, bx, by):  # default_tile_extent (kernels/kernel_info.hpp)
+def default_tile(footprint, bx, by, elem_bytes):  # default_tile_extent (kernels/kernel_info.hpp)
+    if footprint == "Chunk16":
+        side = 16 // elem_bytes * max(bx, by)
+        return side, side
     if footprint == "Vec4X":
         return 4 * bx, by
     if footprint == "Reg4x4":
@@ -84,7 +89,7 @@ def instantiations():  # what default_tile_allowed (kernels/static_shape.hpp) le
     for name, struct, footprint, square, pow2 in kernels():
         for dtype, ctype, mangled in DTYPES:
             for bx, by in static_blocks():
-                tx, ty = default_tile(footprint, bx, by)
+                tx, ty = default_tile(footprint, bx, by, BYTES[ctype])
                 if (square and tx != ty) or (pow2 and tx & (tx - 1)):
                     continue
                 yield name, struct, dtype, ctype, mangled, bx, by
@@ -105,7 +110,7 @@ def source():
         "}",
     ]
     for name, struct, dtype, ctype, mangled, bx, by in instantiations():
-        shape = "typename DefaultStaticShape<suite::%s, %d, %d, int32_t>::type" % (struct, bx, by)
+        shape = "typename DefaultStaticShape<suite::%s, %d, %d, int32_t, %d>::type" % (struct, bx, by, BYTES[ctype])
         lines.append("template __global__ void suite_kernel_any<suite::%s, %s, %s>(DeviceMemory<%s>, %s);" %
                      (struct, ctype, shape, ctype, shape))
     return "\n".join(lines) + "\n"
