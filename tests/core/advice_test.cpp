@@ -8,6 +8,7 @@
 //    lane i on bank i: 1 wavefront.
 //  - padded on GT200 (8 partitions of 256 bytes): a 2048-float output row is 8192 bytes = 32 partition
 //    cycles, so the tiles' columns of blocks resident at once start on the same partition.
+#include <optional>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,12 +25,13 @@ namespace memsim {
 namespace {
 
 AdviceCounts counts_of(const std::string& kernel, Size2 matrix = {2048, 2048}, Size2 block = {32, 8},
-                       const std::string& device = "h100") {
+                       const std::string& device = "h100", std::optional<Size2> tile = {}) {
   const DeviceProfile profile = load_profile(device);
   UserConfig u;
   u.kernel = kernel;
   u.matrix = matrix;
   u.block = block;
+  u.tile = tile;
   AnalysisOptions o;
   o.predict_copy = false;
   o.threads = 1;
@@ -114,13 +116,16 @@ TEST(Advice, AtMemoryLimitOnCopyNotOnNaive) {
 }
 
 TEST(Advice, InstructionIssueOnPaddedNamesTheNarrowLanes) {
-  const AdviceCounts padded = counts_of("padded");
+  // A 32x16 tile is no default, so the GPU runs it with a run-time shape and its per-step index math: 173 warp
+  // instructions per 32 elements, issue-bound (the default 32x32 tile runs static and is DRAM-bound).
+  const AdviceCounts padded = counts_of("padded", {2048, 2048}, {32, 8}, "h100", Size2{32, 16});
   ASSERT_EQ(padded.bottleneck, "instruction issue");
   const Advice a = advise(padded);
   EXPECT_EQ(a.rule, "instruction-issue");
   EXPECT_NE(a.evidence.find("of 4 bytes a lane"), std::string::npos) << a.evidence;  // f32 scalar accesses
   EXPECT_NE(a.change.find("16 bytes a lane"), std::string::npos);
   EXPECT_FALSE(fires(counts_of("naive"), "instruction-issue"));
+  EXPECT_FALSE(fires(counts_of("padded"), "instruction-issue"));
 }
 
 TEST(Advice, LatencyOnCopyWithTallBlocksNotWideOnes) {

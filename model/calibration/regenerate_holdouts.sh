@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Regenerates the hold-out reports of model/calibration/ from the committed runs: each report's header names
+# the memsim-calibrate commands that made it (lines "#   build/model/memsim-calibrate ..."); this keeps the
+# header, runs them from the repository root with the given build directory, and writes their output after
+# it. Run after a new validation run or a change to the cost model:
+#   model/calibration/regenerate_holdouts.sh [BUILD_DIR]      (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+[ -x "$build/model/memsim-calibrate" ] || { echo "regenerate_holdouts.sh: no $build/model/memsim-calibrate (build first)" >&2; exit 2; }
+for report in model/calibration/*holdout*.txt; do
+  grep -q '^#   build/model/memsim-calibrate ' "$report" || continue
+  header=$(grep '^#' "$report")
+  {
+    printf '%s\n' "$header"
+    grep '^#   build/model/memsim-calibrate ' "$report" | sed 's/^#   build\///' | while read -r cmd; do
+      # shellcheck disable=SC2086  # the command's words, as the header gives them
+      "$build"/$cmd
+    done
+  } >"$report.new"
+  mv "$report.new" "$report"
+  echo "regenerated $report"
+done
