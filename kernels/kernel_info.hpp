@@ -56,7 +56,7 @@ struct KernelInfo {
   int num_sites;
   bool uses_shared_tile = false;  // a tile_y x (tile_x + pad) shared array
   int default_pad = 0;
-  bool tile_over_output = false;    // the tile is laid over the output (naive_read): blockIdx.x walks output columns
+  bool tile_over_output = false;    // the grid is laid over the output (naive_read, best): blockIdx.x walks output columns
   bool square_tile_only = false;    // coarse and fine: only square tiles on matrices that are whole tiles
   bool square_tile = false;         // the shared tile is kept transposed in a square (any matrix)
   bool pow2_tile_x = false;         // swizzle: the XOR must stay inside the tile row
