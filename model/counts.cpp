@@ -64,10 +64,17 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   const double warps = c.warps();
   const double loads_per_warp = warps > 0 ? c.global_load_instructions / warps : 0;
   double in_flight = 1;
-  if (k.uses_shared_tile) {
-    // A staging step loads and stores its values to shared memory. The walks' step counts are launch values,
-    // so nvcc unrolls only the inner (column) walk, by 4, and batches loads across steps only there
-    // (cuobjdump -sass of the suite, sm_90, CUDA 13.0: 2 to 4 steps' loads before the first shared store);
+  const SassPathCounts* sass = cached ? sass_path_counts(cfg) : nullptr;
+  if (sass && sass->load_waits > 0) {
+    // A static shape runs its compiled SASS path: nvcc unrolls every walk, and a warp issues the loads between
+    // two waits for a loaded register at once (model/sass_counts.hpp; a staged 32x8 body all 4 rows' loads
+    // before its first shared store, a direct one a load before each store).
+    in_flight = std::min(loads_per_warp, double(sass->loads) / sass->load_waits);
+  } else if (k.uses_shared_tile) {
+    // A run-time shape. A staging step loads and stores its values to shared memory. The walks' step counts
+    // are launch values, so nvcc unrolls only the inner (column) walk, by 4, and batches loads across steps
+    // only there (cuobjdump -sass of the suite, sm_90, CUDA 13.0: 2 to 4 steps' loads before the first
+    // shared store);
     // with fewer than 4 column steps (the default tiles: a 32x32 tile under 32x8 walks 4 rows of 1 column)
     // each step's shared stores wait for its loads before the next step's loads issue. A vec4 row of f64 is
     // two 16-byte loads, both issued before the stores.

@@ -59,10 +59,12 @@ struct KernelCounts {
 //    evicts them, so DRAM writes = the ideal sectors of the stores;
 //  - L1 data-stage wavefronts as the replay counts them (sim/global_sectors.hpp): one per distinct line
 //    each group of lanes touches (32 lanes of 4 bytes or fewer, 16 of 8 bytes, 8 of 16 bytes);
-//  - loads in flight per warp from how nvcc schedules the suite's bodies (read off the PTX for sm_90): a
-//    body that alternates global loads and global stores keeps one load in flight (a load may not pass a
-//    store that may alias it); a body that stages a tile through shared memory, or loads its whole 4x4
-//    footprint before storing, keeps one unrolled step's loads in flight (the loop is unrolled 4 times);
+//  - loads in flight per warp from how nvcc schedules the suite's bodies: for a launch the GPU runs with a
+//    static shape, read off its SASS path (model/sass_counts.hpp: the path's global loads / the waits for
+//    them; cached devices only, whose code is sm_90's kind); else, for run-time shapes, a body that
+//    alternates global loads and global stores keeps one load in flight (a load may not pass a store that
+//    may alias it); a body that stages a tile through shared memory, or loads its whole 4x4 footprint before
+//    storing, keeps one unrolled step's loads in flight (the loop is unrolled 4 times);
 //  - a launch the GPU runs with a static shape executes, warp by warp, the SASS paths of its instantiation
 //    (model/sass_counts.hpp: sass_instructions).
 // Without an L2 (compute capability 1.x) every transaction the replay counted goes to DRAM: pass

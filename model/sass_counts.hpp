@@ -20,7 +20,9 @@ inline constexpr const char* kSassComputeCapability = "9.0";
 // Warp instructions along each path of one static instantiation (kernel, dtype, block with its default tile
 // and pad): a block whose tile lies inside the matrix (through to the end, or leaving at the first predicated
 // EXIT), the same where diagonal's grid is square (its other branch; the others' are equal), and a block whose
-// tile reaches past the matrix (every branch around an access falling through: an upper estimate).
+// tile reaches past the matrix (every branch around an access falling through: an upper estimate). Along the
+// inner path, its global loads and the waits for them (the instructions that read a register a load in flight
+// writes, where the warp stalls until it is back): loads / waits are a warp's loads in flight.
 struct SassPathCounts {
   const char* kernel;
   Dtype dtype;
@@ -28,6 +30,7 @@ struct SassPathCounts {
   int inner, inner_exit;
   int square, square_exit;
   int edge, edge_square;
+  int loads, load_waits;
 };
 
 // The table's row for the instantiation the GPU runs cfg with; null when the GPU runs a run-time shape

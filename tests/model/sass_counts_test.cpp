@@ -46,6 +46,24 @@ TEST(SassCounts, UnrolledStepsCostWhatTheyCannotFold) {
     for (Dtype d : {Dtype::F16, Dtype::F64}) EXPECT_EQ(row(k, {32, 8}, d).inner, row(k, {32, 8}).inner) << k;
 }
 
+TEST(SassCounts, LoadsInFlightAlongThePath) {
+  // Fully unrolled, a staged 32x8 body issues its 4 row loads before the first shared store reads one: 4 loads,
+  // 1 wait; a direct one (copy, naive) stores each load before the next load issues: 4 waits. A 16x16 tile's
+  // thread moves 1 element.
+  for (const char* k : {"copy_shared", "coalesced", "padded", "swizzle"}) {
+    EXPECT_EQ(row(k, {32, 8}).loads, 4) << k;
+    EXPECT_EQ(row(k, {32, 8}).load_waits, 1) << k;
+  }
+  for (const char* k : {"copy", "naive", "naive_read"}) {
+    EXPECT_EQ(row(k, {32, 8}).loads, 4) << k;
+    EXPECT_EQ(row(k, {32, 8}).load_waits, 4) << k;
+    EXPECT_EQ(row(k, {16, 16}).load_waits, row(k, {16, 16}).loads) << k;
+  }
+  // reg4x4 loads its 4 rows of 4 before any store, f64 rows as two 16-byte pieces.
+  EXPECT_EQ(row("reg4x4", {16, 16}).loads / row("reg4x4", {16, 16}).load_waits, 4);
+  EXPECT_EQ(row("reg4x4", {16, 16}, Dtype::F64).loads / row("reg4x4", {16, 16}, Dtype::F64).load_waits, 8);
+}
+
 TEST(SassCounts, InnerTilesTakeTheInnerPath) {
   // padded 32x8 on 64x96: 32x32 tiles, grid 2x3, every tile inside; 8 warps a block, none leaves early.
   const LaunchConfig cfg = launch("padded", {64, 96}, {32, 8});

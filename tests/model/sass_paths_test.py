@@ -60,6 +60,26 @@ DIAGONAL = [
 ]
 
 
+# Loads and the waits for them along a path. A staged body: two 64-bit loads (R4-R5, R6-R7) issued together,
+# an instruction reading neither (no wait), the first shared store reading R4-R5 (wait 1; R6-R7 is back with
+# it), then a 128-bit load (R12-R15) whose third register an add reads (wait 2; its store then waits no
+# more), a predicated load whose register a later load's address reads (a pointer chase: wait 3), and that
+# load, never read before EXIT (a round of its own).
+FLIGHT = [
+    "LDG.E.64 R4, desc[UR4][R2.64]",
+    "LDG.E.64 R6, desc[UR4][R2.64+0x100]",
+    "IMAD.WIDE R8, R11, 0x8, R2",
+    "STS.64 [R0], R4",
+    "STS.64 [R0+0x200], R6",
+    "LDG.E.128 R12, desc[UR4][R8.64]",
+    "IADD3 R20, R14, 0x1, RZ",
+    "STG.E.128 desc[UR4][R8.64], R12",
+    "@P0 LDG.E R16, desc[UR4][R2.64]",
+    "LDG.E R18, desc[UR4][R16.64]",
+    "EXIT",
+]
+
+
 class Paths(unittest.TestCase):
     def counts(self, lines):
         name = "_Z16suite_kernel_anyIN6memsim5suite4CopyEfNS0_11StaticShapeILi32ELi8ELi32ELi32ELi0EiEEEv"
@@ -72,6 +92,17 @@ class Paths(unittest.TestCase):
         self.assertEqual(c["exit"], 3 + 5)  # ... leaving at 0xc0
         self.assertEqual(c["edge"], 8)  # 0x00-0x70, the branch around the load falling through
         self.assertEqual((c["square"], c["square_exit"], c["edge_square"]), (c["inner"], c["exit"], c["edge"]))
+        self.assertEqual((c["loads"], c["load_waits"]), (1, 1))  # the inner path's LDG at 0x80, read by 0x90
+
+    def test_load_waits(self):
+        # 5 loads: {R4, R6} wait at the first STS; R12 at IADD3 (a source operand; its destination R20 is not
+        # read); R16 at the next load's address; R18 never read: 4 rounds.
+        self.assertEqual(sic.load_waits(FLIGHT), (5, 4))
+        # A direct body (copy's): load, store of it, load, store: one load a wait.
+        direct = ["LDG.E R17, desc[UR4][R10.64]", "SHF.L.U32 R19, R6, 0x3, RZ", "STG.E desc[UR4][R8.64], R17",
+                  "LDG.E R21, desc[UR4][R2.64]", "STG.E desc[UR4][R4.64], R21", "EXIT"]
+        self.assertEqual(sic.load_waits(direct), (2, 2))
+        self.assertEqual(sic.load_waits(["S2R R0, SR_TID.X", "EXIT"]), (0, 0))
 
     def test_diagonal(self):
         c = self.counts(DIAGONAL)
