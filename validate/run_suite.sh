@@ -166,13 +166,13 @@ if has partial; then
       grep -v "^==" >"$out/partial_lines.ncu.csv" || fail "memsim-partial-lines under ncu"
     # The same counters for the store microbenchmarks the partial-sector costs are calibrated on.
     "$ncu" --clock-control none --csv --page raw -k regex:"strided|half_sector" --metrics "$l2_write_metrics" \
-      "$build/validate/microbench/memsim-microbench" --stores-only 2>&1 | grep -v "^==" >"$out/partial_stores_microbench.ncu.csv" ||
+      "$build/validate/calibration/memsim-microbench" --stores-only 2>&1 | grep -v "^==" >"$out/partial_stores_microbench.ncu.csv" ||
       fail "memsim-microbench --stores-only under ncu"
     # Those benchmarks' strided stores with occupancy capped (1, 2, 4, 8 blocks/SM): timed, then counted.
-    "$build/validate/microbench/memsim-microbench" --capped-stores >"$out/capped_stores.json" ||
+    "$build/validate/calibration/memsim-microbench" --capped-stores >"$out/capped_stores.json" ||
       fail "memsim-microbench --capped-stores"
     "$ncu" --clock-control none --csv --page raw -k regex:strided --metrics "$l2_write_metrics" \
-      "$build/validate/microbench/memsim-microbench" --capped-stores --stores-only 2>&1 | grep -v "^==" \
+      "$build/validate/calibration/memsim-microbench" --capped-stores --stores-only 2>&1 | grep -v "^==" \
       >"$out/capped_stores.ncu.csv" || fail "memsim-microbench --capped-stores under ncu"
   else
     fail "no memsim-partial-lines at $lines"
