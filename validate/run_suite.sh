@@ -148,7 +148,7 @@ fi
 
 if has partition; then
   step "partition sweep: concurrent blocks streaming chunks at base + offset + block x stride"
-  sweep=$build/validate/partition_sweep/memsim-partition-sweep
+  sweep=$build/validate/studies/partition_sweep/memsim-partition-sweep
   if [ -x "$sweep" ]; then
     "$sweep" --direction both --out "$out/partition_sweep.json" || fail "partition sweep"
   else
@@ -158,7 +158,7 @@ fi
 
 if has partial; then
   step "partial-sector store patterns: lines partly written at once vs the cost of a line piece"
-  lines=$build/validate/partial_lines/memsim-partial-lines
+  lines=$build/validate/studies/partial_lines/memsim-partial-lines
   l2_write_metrics=lts__t_requests_srcunit_tex_op_write.sum,lts__t_requests_srcunit_tex_op_write_lookup_miss.sum,dram__sectors_read.sum,dram__sectors_write.sum,gpu__time_duration.sum
   if [ -x "$lines" ]; then
     "$lines" >"$out/partial_lines.json" || fail "memsim-partial-lines"
