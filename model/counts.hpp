@@ -1,7 +1,7 @@
 #pragma once
 // What the cost model reads about one launch: traffic at each level of the memory system, instruction
 // counts and the launch's shape. Filled from a replay (counts_from_replay) or written by hand for a
-// microbenchmark (validate/microbench emits the same fields).
+// microbenchmark (validate/calibration emits the same fields).
 #include <cstdint>
 
 #include "sim/replay.hpp"

@@ -78,7 +78,7 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
   c.shared_conflict_wavefronts = std::max(0.0, c.shared_wavefronts - shared_inst);
   c.global_load_instructions = ld_inst;
   c.memory_instructions = ld_inst + st_inst + shared_inst;
-  // Issue-bound benchmarks carry their measured count (validate/microbench/add_instructions.py); the others
+  // Issue-bound benchmarks carry their measured count (validate/calibration/add_instructions.py); the others
   // are estimated from their loops (0: not measured).
   const double counted = f.non_negative_or("instructions", 0);
   c.instructions = counted > 0 ? counted : c.memory_instructions * instructions_per_memory_op(bench);

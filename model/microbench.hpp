@@ -1,5 +1,5 @@
 #pragma once
-// Reads the JSON memsim-microbench prints (validate/microbench): its device block, its calibration runs as
+// Reads the JSON memsim-microbench prints (validate/calibration): its device block, its calibration runs as
 // (counts, measured time) pairs, and its hold-out records (the suite's kernels, never fitted); and the timed
 // records of a memsim-validate result document, for memsim-calibrate --holdout-validate.
 #include <string>

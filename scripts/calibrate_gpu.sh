@@ -2,7 +2,7 @@
 # Calibrates memsim for the GPU of this machine in one command (docs/second_gpu.md):
 #   1. configures and builds memsim-microbench (CUDA) and memsim-calibrate;
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
-#      (validate/microbench/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv;
+#      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv;
 #   3. fits the cost model's constants to them (memsim-calibrate) -> model/devices/NAME.json and the fit's
 #      report, model/calibration/NAME_calibration_report.txt, which ends with the check of the new profile:
 #      the suite kernels the run timed, predicted and measured (the fit never sees them).
@@ -111,7 +111,7 @@ if [ -z "$from" ]; then
   stage 2 "running the microbenchmarks on the $gpu, then ncu on the issue benchmarks"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  logged bash validate/microbench/run_calibration.sh "$work"
+  logged bash validate/calibration/run_calibration.sh "$work"
   cp "$work/microbench.json" "$bench"
   cp "$work/issue_ncu.csv" "model/calibration/${name}_issue_ncu.csv"
 else

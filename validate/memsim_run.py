@@ -1,5 +1,5 @@
-"""What the validation scripts (instruction_diagnostic.py, l1_wavefronts.py, read_back.py,
-microbench/add_instructions.py) share: memsim's JSON report for one configuration (one place that spells the
+"""What the validation scripts (studies/instruction_diagnostic.py, l1_wavefronts.py, read_back.py,
+calibration/add_instructions.py) share: memsim's JSON report for one configuration (one place that spells the
 command line), reading their input files, and the project's rule for what a user can get wrong: one line on
 stderr prefixed with the script's name, exit status 2, no traceback.
 

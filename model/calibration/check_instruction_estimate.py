@@ -18,7 +18,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "validate"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "validate", "studies"))
 from instruction_diagnostic import memsim_json  # noqa: E402  (the same memsim call for a run's config)
 
 

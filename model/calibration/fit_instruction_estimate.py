@@ -21,7 +21,7 @@ import tempfile
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "validate"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "validate", "studies"))
 from instruction_diagnostic import memsim_json  # noqa: E402  (the same memsim call for a run's config)
 
 

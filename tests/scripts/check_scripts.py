@@ -3,14 +3,14 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs validate/l1_wavefronts.py, read_back.py, instruction_diagnostic.py, microbench/add_instructions.py and
-model/calibration/holdout_by_kernel.py on
-small crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than
-the CSV's, runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on
-small good ones; "memsim" there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then
-run_suite.sh, microbench/run_calibration.sh, ncu_counters.sh and scripts/calibrate_gpu.sh with bad arguments and stages, and with an
-nvidia-smi that fails first on PATH (no GPU, also on a machine with one), beside a cmake and ncu that would
-leave a marker if anything got as far as building or profiling.
+Runs validate/studies/l1_wavefronts.py, read_back.py, instruction_diagnostic.py,
+validate/calibration/add_instructions.py and model/calibration/holdout_by_kernel.py on small crafted bad inputs
+(missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's, runs without the
+counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
+there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then validate/run_suite.sh,
+calibration/run_calibration.sh, studies/ncu_counters.sh and scripts/calibrate_gpu.sh with bad arguments and
+stages, and with an nvidia-smi that fails first on PATH (no GPU, also on a machine with one), beside a cmake and
+ncu that would leave a marker if anything got as far as building or profiling.
 
   check_scripts.py VALIDATE_DIR WORK_DIR
 """
@@ -134,10 +134,10 @@ class Checker:
 def check_python_scripts(c):
     py = sys.executable
     v = c.validate
-    l1 = [py, os.path.join(v, "l1_wavefronts.py")]
-    rb = [py, os.path.join(v, "read_back.py")]
-    idiag = [py, os.path.join(v, "instruction_diagnostic.py")]
-    add = [py, os.path.join(v, "microbench", "add_instructions.py")]
+    l1 = [py, os.path.join(v, "studies", "l1_wavefronts.py")]
+    rb = [py, os.path.join(v, "studies", "read_back.py")]
+    idiag = [py, os.path.join(v, "studies", "instruction_diagnostic.py")]
+    add = [py, os.path.join(v, "calibration", "add_instructions.py")]
 
     memsim = c.write("memsim", FAKE_MEMSIM, 0o755)
     empty_memsim = c.write("memsim_empty", EMPTY_JSON_MEMSIM, 0o755)
@@ -291,8 +291,8 @@ def check_shell_scripts(c):
         env.pop(k, None)
     out_dir = c.path("suite_out")
     suite = [bash, os.path.join(c.validate, "run_suite.sh")]
-    calib = [bash, os.path.join(c.validate, "microbench", "run_calibration.sh")]
-    counters = [bash, os.path.join(c.validate, "ncu_counters.sh")]
+    calib = [bash, os.path.join(c.validate, "calibration", "run_calibration.sh")]
+    counters = [bash, os.path.join(c.validate, "studies", "ncu_counters.sh")]
 
     c.expect_ok("run_suite.sh --help", suite + ["--help"], ["MEMSIM_STAGES", "OUT_DIR"], env)
     c.expect_ok("run_suite.sh -h", suite + ["-h"], ["MEMSIM_STAGES"], env)

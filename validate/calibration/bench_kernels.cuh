@@ -30,7 +30,7 @@ struct Counts {
   double global_ld_instructions = 0, global_st_instructions = 0;
   double loads_in_flight_per_warp = 1;  // independent loads a warp issues before it waits
   // All warp instructions, where the kernel is issue-bound by design: 0 here, filled from Nsight Compute's
-  // smsp__inst_executed.sum by validate/microbench/add_instructions.py (SASS is not countable from source).
+  // smsp__inst_executed.sum by validate/calibration/add_instructions.py (SASS is not countable from source).
   double instructions = 0;
   int barriers = 0;  // __syncthreads() a block's threads pass
   // Lines a block writes in partial-sector pieces from two or more of its warps, the count the replay makes

@@ -4,8 +4,8 @@
 # profiles), one CSV row per launch and metric. For diagnostics (which resource holds a kernel, whether a
 # count rule holds for every kernel); memsim-validate --ncu stays the run that joins counts to predictions.
 #
-#   validate/ncu_counters.sh OUT.csv METRICS [memsim-validate sweep options...]
-#   e.g. validate/ncu_counters.sh l1.ncu.csv l1tex__data_pipe_lsu_wavefronts.sum \
+#   validate/studies/ncu_counters.sh OUT.csv METRICS [memsim-validate sweep options...]
+#   e.g. validate/studies/ncu_counters.sh l1.ncu.csv l1tex__data_pipe_lsu_wavefronts.sum \
 #          --kernels all --blocks 32x8,16x16,8x32 --matrices 8192x8192 --dtypes f16,f32,f64
 #
 # Environment: MEMSIM_VALIDATE (default build-gpu/validate/memsim-validate), NCU (default ncu).
@@ -15,7 +15,7 @@ usage_error() { echo "ncu_counters.sh: $*" >&2; exit 2; }
 case "${1:-}" in
   -h | --help) sed -n '2,/^set /{ /^#/ s/^# \{0,1\}//p }' "$0"; exit 0 ;;
 esac
-usage="usage: validate/ncu_counters.sh OUT.csv METRICS [memsim-validate sweep options...] (--help for more)"
+usage="usage: validate/studies/ncu_counters.sh OUT.csv METRICS [memsim-validate sweep options...] (--help for more)"
 [ $# -ge 2 ] || usage_error "$usage"
 out=$1
 metrics=$2

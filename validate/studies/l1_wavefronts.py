@@ -1,24 +1,26 @@
 #!/usr/bin/env python3
 """The replay's L1 wavefronts of global requests against Nsight Compute's, configuration by configuration.
 
-Reads a CSV of validate/ncu_counters.sh holding l1tex__data_pipe_lsu_wavefronts.sum and
+Reads a CSV of validate/studies/ncu_counters.sh holding l1tex__data_pipe_lsu_wavefronts.sum and
 l1tex__data_pipe_lsu_wavefronts_mem_shared.sum (their difference: the global requests' wavefronts) for suite
 launches, asks memsim for the same configurations, and prints a Markdown table: measured, memsim's count
 (sim/global_sectors.hpp: one wavefront per distinct line each group of 128 / lane-width lanes touches) and the
 rule memsim used before (one per sector when a request is scattered, else one per 128 bytes).
 
-    validate/l1_wavefronts.py MEMSIM_BINARY MATRIX NCU.csv [RUN] > OUT.md
+    validate/studies/l1_wavefronts.py MEMSIM_BINARY MATRIX NCU.csv [RUN] > OUT.md
 MATRIX: the sweep's (e.g. 8192x8192; each launch's grid in the CSV is checked against memsim's at MATRIX);
 RUN: where and when the CSV was measured, printed under the title.
 """
 import csv
+import os
 import re
 import statistics
 import sys
 
-import memsim_run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: memsim's report, reading files, the error rule)
 
-USAGE = "validate/l1_wavefronts.py MEMSIM_BINARY MATRIX NCU.csv [RUN] > OUT.md"
+USAGE = "validate/studies/l1_wavefronts.py MEMSIM_BINARY MATRIX NCU.csv [RUN] > OUT.md"
 COLUMNS = ("ID", "Kernel Name", "Block Size", "Grid Size", "Metric Name", "Metric Value")
 
 KERNELS = {"Coalesced": "coalesced", "Coarse": "coarse", "Copy": "copy", "CopyShared": "copy_shared",
@@ -31,7 +33,7 @@ SHARED = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 
 def launches(path):
     """{(id, kernel, dtype, block): {metric: value}} in launch order, and {key: grid "XxY"}."""
-    what = "a CSV of validate/ncu_counters.sh (NCU.csv)"
+    what = "a CSV of validate/studies/ncu_counters.sh (NCU.csv)"
     with memsim_run.open_text(path, what) as f:
         try:
             rows = [r for r in csv.reader(f) if r]
@@ -43,8 +45,8 @@ def launches(path):
     ix = {n: i for i, n in enumerate(header)}
     missing = [n for n in COLUMNS if n not in ix]
     if missing:
-        raise memsim_run.Error("%s has no column %s: expected ncu --csv's details page, as validate/ncu_counters.sh "
-                               "writes it" % (path, ", ".join(missing)))
+        raise memsim_run.Error("%s has no column %s: expected ncu --csv's details page, as "
+                               "validate/studies/ncu_counters.sh writes it" % (path, ", ".join(missing)))
     out = {}
     grids = {}
     for r in rows:
@@ -73,7 +75,8 @@ def launches(path):
     for key, metrics in out.items():
         lacking = [n for n in (TOTAL, SHARED) if n not in metrics]
         if lacking:
-            raise memsim_run.Error("%s: launch %d (%s %s %s) has no %s: measure %s,%s with validate/ncu_counters.sh"
+            raise memsim_run.Error("%s: launch %d (%s %s %s) has no %s: measure %s,%s with "
+                                   "validate/studies/ncu_counters.sh"
                                    % (path, key[0], key[1], key[2], key[3], " or ".join(lacking), TOTAL, SHARED))
     return out, grids
 
@@ -128,8 +131,8 @@ def main():
     if len(args) == 4:
         print("Run: %s.\n" % args[3])
     print("Measured: `%s` - `%s` (the global requests' share), one launch of each configuration at %s "
-          "(`validate/ncu_counters.sh`). memsim: `l1_wavefronts` of the global sites. Before: one per sector "
-          "when a request is scattered, else one per 128 bytes.\n" % (TOTAL, SHARED, matrix))
+          "(`validate/studies/ncu_counters.sh`). memsim: `l1_wavefronts` of the global sites. Before: one per "
+          "sector when a request is scattered, else one per 128 bytes.\n" % (TOTAL, SHARED, matrix))
     print("| | configurations | measured / memsim: min | median | max |")
     print("|---|---|---|---|---|")
     print("| memsim (lines per lane group) | %d | %.3f | %.3f | %.3f |" % (len(rows), min(now), statistics.median(now), max(now)))

@@ -12,13 +12,15 @@ prints the model's accuracy on the judged sets (docs/validation.md: f32 at 4096^
 It also splits this memsim's predictions by whether memsim gave them a caveat (prediction.caveats: a
 partial-store cost the profile lacks, or loads over many lines with one in flight, whose time is likely low).
 
-    validate/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
+    validate/studies/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
 """
+import os
 import sys
 
-import memsim_run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: memsim's report, reading files, the error rule)
 
-USAGE = "validate/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md"
+USAGE = "validate/studies/instruction_diagnostic.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md"
 INSTRUCTIONS = "smsp__inst_executed.sum"
 
 

@@ -6,7 +6,7 @@
 #   4. puts the counts into the document -> OUT_DIR/microbench.json, the file memsim-calibrate reads:
 #        memsim-calibrate --microbench OUT_DIR/microbench.json --base h100 --out model/devices/h100.json
 #
-#   validate/microbench/run_calibration.sh OUT_DIR
+#   validate/calibration/run_calibration.sh OUT_DIR
 #
 # Environment: MEMSIM_BUILD_DIR (default build-gpu), MEMSIM_CMAKE_ARGS, MEMSIM_CUDA_ARCH (default 90), NCU.
 # Exit status 2, before anything is built or written, for a wrong argument, no GPU (nvidia-smi failing) or no
@@ -15,10 +15,10 @@ set -euo pipefail
 usage_error() { echo "run_calibration.sh: $*" >&2; exit 2; }
 case "${1:-}" in
   -h | --help) sed -n '2,/^set /{ /^#/ s/^# \{0,1\}//p }' "$0"; exit 0 ;;
-  -*) usage_error "unknown option $1 (usage: validate/microbench/run_calibration.sh OUT_DIR; --help for more)" ;;
+  -*) usage_error "unknown option $1 (usage: validate/calibration/run_calibration.sh OUT_DIR; --help for more)" ;;
   "") if [ $# -eq 1 ]; then usage_error "OUT_DIR is empty"; fi ;;
 esac
-[ $# -eq 1 ] || usage_error "usage: validate/microbench/run_calibration.sh OUT_DIR (one argument, got $#; --help for more)"
+[ $# -eq 1 ] || usage_error "usage: validate/calibration/run_calibration.sh OUT_DIR (one argument, got $#; --help for more)"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
 ncu=${NCU:-ncu}
@@ -32,9 +32,9 @@ build=${MEMSIM_BUILD_DIR:-build-gpu}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_BUILD_BENCHMARKS=OFF \
   -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)" --target memsim-microbench
-bench="$build/validate/microbench/memsim-microbench"
+bench="$build/validate/calibration/memsim-microbench"
 "$bench" > "$out/microbench_raw.json"
 "$ncu" --clock-control none --csv --print-units base --print-metric-name name --print-kernel-base demangled \
   --metrics smsp__inst_executed.sum -k regex:issue_ "$bench" --issue-only > "$out/issue_ncu.csv"
-python3 validate/microbench/add_instructions.py "$out/microbench_raw.json" "$out/issue_ncu.csv" > "$out/microbench.json"
+python3 validate/calibration/add_instructions.py "$out/microbench_raw.json" "$out/issue_ncu.csv" > "$out/microbench.json"
 echo "run_calibration: wrote $out/microbench.json"

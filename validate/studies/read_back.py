@@ -10,13 +10,15 @@ This script sets e beside what the suite's runs read from DRAM beyond the input,
 for the configurations larger than the L2 where memsim counts open lines or the GPU read back 2% or more, with
 this memsim's time error on the same run. A check of the read-back model, not a fit: nothing is adjusted.
 
-    validate/read_back.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
+    validate/studies/read_back.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md
 """
+import os
 import sys
 
-import memsim_run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: memsim's report, reading files, the error rule)
 
-USAGE = "validate/read_back.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md"
+USAGE = "validate/studies/read_back.py MEMSIM_BINARY RUN.json [RUN.json ...] > OUT.md"
 DRAM_READ = "dram__bytes_read.sum"
 PREDICTED = ("open_partial_lines", "read_back_fraction", "time_us")
 
