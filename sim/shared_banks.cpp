@@ -33,15 +33,12 @@ SharedCost count_wavefronts_uncached(const WarpAccess& w, const BankRules& rules
   // Bank counts and widths are powers of two on every device we model: masks and shifts, no divisions.
   const int word_shift = __builtin_ctz(unsigned(rules.bank_bytes));
   const uint64_t bank_mask = uint64_t(rules.banks - 1);
+  // The ideal is one wavefront for each phase with an active lane (counted with the phases below): a phase's
+  // lanes span at most one row of banks. Over a full warp that is ceil(bytes / row), but a partly active warp
+  // of 16-byte lanes (an edge tile of best, 10 of each 16 lanes) takes a wavefront for every phase it touches,
+  // and Nsight Compute counts no conflict there (H100, best f32 1000x3000 block 16x16: 96,000 store
+  // wavefronts, 0 conflicts).
   SharedCost cost;
-  // The ideal is one wavefront for each phase with an active lane: a phase's lanes span at most one row of
-  // banks. Over a full warp that is ceil(bytes / row), but a partly active warp of 16-byte lanes (an edge tile
-  // of best, 10 of each 16 lanes) takes a wavefront for every phase it touches, and Nsight Compute counts no
-  // conflict there (H100, best f32 1000x3000 block 16x16: 96,000 store wavefronts, 0 conflicts).
-  for (int first = 0; first < kWarpSize; first += lanes_per_phase) {
-    const uint32_t phase_mask = (lanes_per_phase >= 32 ? ~0u : ((1u << lanes_per_phase) - 1u) << first) & w.mask;
-    cost.ideal_wavefronts += phase_mask != 0;
-  }
 
   uint64_t words[2 * kWarpSize * 4];
   // Fast path: a full warp of accesses of at most one word that all fit a word (the usual scalar access).
@@ -54,6 +51,7 @@ SharedCost count_wavefronts_uncached(const WarpAccess& w, const BankRules& rules
     if (fits) {
       for (int i = 1; i < kWarpSize; ++i) sorted &= words[i] >= words[i - 1];
       cost.wavefronts = phase_wavefronts(words, kWarpSize, sorted, bank_mask, rules.banks, bank_words);
+      cost.ideal_wavefronts = 1;  // one phase, every lane active
       return cost;
     }
   }
@@ -61,6 +59,7 @@ SharedCost count_wavefronts_uncached(const WarpAccess& w, const BankRules& rules
   for (int first = 0; first < kWarpSize; first += lanes_per_phase) {
     const uint32_t phase_mask = (lanes_per_phase >= 32 ? ~0u : ((1u << lanes_per_phase) - 1u) << first) & w.mask;
     if (!phase_mask) continue;  // a phase with no active lane costs nothing
+    ++cost.ideal_wavefronts;
     int n = 0;
     bool sorted = true;
     for (uint32_t m = phase_mask; m; m &= m - 1) {
