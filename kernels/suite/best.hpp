@@ -33,11 +33,12 @@ struct Best {
     return k;
   }
 
-  // Where chunk c of transposed row r lives in its row: swizzled when the tile has no pad, as is when padded.
+  // Where chunk c of transposed row r lives in its row: XOR-swizzled by the row within the row's tile_y / E
+  // chunks when the tile has no pad, as is (a zero mask) when padded.
   template <int E, class Shape, class Row, class Chunk>
   MEMSIM_HD MEMSIM_INLINE static auto chunk_column(const Shape& s, const Row& r, const Chunk& c) {
-    if (s.smem_row == s.tile_x) return c ^ ((r / E) & (s.tile_y / E - 1));
-    return c + 0 * r;
+    const int swizzle_mask = s.smem_row == s.tile_x ? s.tile_y / E - 1 : 0;
+    return c ^ ((r / E) & swizzle_mask);
   }
 
   template <class Mem, class Shape, class Thread>
