@@ -32,18 +32,24 @@ enum class OutputKind {
 struct TileExtent {
   int x = 0, y = 0;
 };
-constexpr TileExtent default_tile_extent(Footprint f, int bx, int by, int elem_bytes) {
+// The elements one thread covers in one step: columns x rows of its footprint.
+constexpr TileExtent footprint_extent(Footprint f, int elem_bytes) {
   switch (f) {
-    case Footprint::Vec4X: return {4 * bx, by};
-    case Footprint::Reg4x4: return {4 * bx, 4 * by};
-    case Footprint::Chunk16: {
-      const int side = chunk16_elems(elem_bytes) * (bx > by ? bx : by);
-      return {side, side};
-    }
+    case Footprint::Vec4X: return {4, 1};
+    case Footprint::Reg4x4: return {4, 4};
+    case Footprint::Chunk16: return {chunk16_elems(elem_bytes), chunk16_elems(elem_bytes)};
     case Footprint::Scalar: break;
   }
-  if (bx % by == 0) return {bx, bx};
-  return {bx, by};
+  return {1, 1};
+}
+constexpr TileExtent default_tile_extent(Footprint f, int bx, int by, int elem_bytes) {
+  const TileExtent step = footprint_extent(f, elem_bytes);
+  if (f == Footprint::Chunk16) {
+    const int side = step.x * (bx > by ? bx : by);
+    return {side, side};
+  }
+  if (f == Footprint::Scalar && bx % by == 0) return {bx, bx};
+  return {step.x * bx, step.y * by};
 }
 
 struct KernelInfo {

@@ -93,13 +93,11 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   if (t.x > 65536 || t.y > 65536) fail("tile " + format_size2(t) + " is too large (at most 65536 a side)");
 
   // Each thread of the block covers the same number of footprints of the tile.
-  const int chunk = chunk16_elems(dtype_bytes(user.dtype));
-  const int fx = k->footprint == Footprint::Scalar ? 1 : k->footprint == Footprint::Chunk16 ? chunk : 4;
-  const int fy = k->footprint == Footprint::Reg4x4 ? 4 : k->footprint == Footprint::Chunk16 ? chunk : 1;
-  if (t.x % (fx * b.x) != 0 || t.y % (fy * b.y) != 0) {
+  const TileExtent step = footprint_extent(k->footprint, dtype_bytes(user.dtype));
+  if (t.x % (step.x * b.x) != 0 || t.y % (step.y * b.y) != 0) {
     std::ostringstream os;
     os << tile_text << " is not a multiple of what block " << format_size2(b) << " covers in one step ("
-       << fx * b.x << "x" << fy * b.y << ") for kernel " << k->name;
+       << step.x * b.x << "x" << step.y * b.y << ") for kernel " << k->name;
     fail(os.str());
   }
   if (k->square_tile_only) {
@@ -114,9 +112,11 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   if (k->pow2_tile_x && !is_pow2(t.x))
     fail(std::string("kernel ") + k->name + " swizzles within a tile row, so tile width must be a power of two, got " +
          tile_text);
-  // Chunk16 kernels read rows and write columns in 16-byte pieces: both sides a multiple of a piece.
-  const int width_multiple = k->footprint == Footprint::Chunk16 ? chunk : k->width_multiple;
-  const int height_multiple = k->footprint == Footprint::Chunk16 ? chunk : k->height_multiple;
+  // Chunk16 kernels read rows and write columns in 16-byte pieces, their footprint's side: both sides a
+  // multiple of a piece.
+  const bool chunked = k->footprint == Footprint::Chunk16;
+  const int width_multiple = chunked ? step.x : k->width_multiple;
+  const int height_multiple = chunked ? step.y : k->height_multiple;
   if (m.x % width_multiple != 0 || m.y % height_multiple != 0) {
     std::ostringstream os;
     os << "kernel " << k->name << " makes " << width_multiple * dtype_bytes(user.dtype)
@@ -133,9 +133,9 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
     if (!k->uses_shared_tile) fail(std::string("--pad applies only to shared-tile kernels; ") + k->name + " has none");
     if (*user.pad < 0 || *user.pad > 64) fail("--pad must be between 0 and 64, got " + std::to_string(*user.pad));
     pad = *user.pad;
-    if (k->footprint == Footprint::Chunk16 && pad % chunk != 0)
+    if (chunked && pad % step.x != 0)
       fail(std::string("kernel ") + k->name + " accesses its shared tile in 16-byte pieces, so --pad must be a multiple of " +
-           std::to_string(chunk) + " " + dtype_name(user.dtype) + " elements (16 bytes), got " + std::to_string(pad));
+           std::to_string(step.x) + " " + dtype_name(user.dtype) + " elements (16 bytes), got " + std::to_string(pad));
   } else if (k->uses_shared_tile) {
     pad = k->default_pad;
   }
