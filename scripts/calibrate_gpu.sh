@@ -105,7 +105,7 @@ if [ -z "$from" ]; then
   # The configuration run_calibration.sh gives, so that it finds nothing to rebuild.
   # shellcheck disable=SC2086  # MEMSIM_CMAKE_ARGS is a list of arguments
   logged cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_BUILD_BENCHMARKS=OFF \
-    -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-}
+    -DMEMSIM_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-}
   logged cmake --build "$build" -j "$(nproc)" --target memsim-microbench memsim-calibrate
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
   stage 2 "running the microbenchmarks on the $gpu, then ncu on the issue benchmarks"

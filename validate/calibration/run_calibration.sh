@@ -30,7 +30,7 @@ cd "$root"
 build=${MEMSIM_BUILD_DIR:-build-gpu}
 # shellcheck disable=SC2086  # MEMSIM_CMAKE_ARGS is a list of arguments
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_BUILD_BENCHMARKS=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-} >/dev/null
+  -DMEMSIM_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)" --target memsim-microbench
 bench="$build/validate/calibration/memsim-microbench"
 "$bench" > "$out/microbench_raw.json"
