@@ -272,8 +272,10 @@ def slow_run(extra):
 def test_progress(work):
     os.makedirs(work, exist_ok=True)
     # Quick work: nothing on a terminal either.
-    code, out, err, _ = run([MEMSIM, "--format", "json"], tty=True)
-    check(code == 0 and err == "", "a quick run printed on the terminal: %r" % err[:200])
+    code, out, err, seconds = run([MEMSIM, "--format", "json"], tty=True)
+    check(code == 0, "the default run failed: %r" % err[-300:])
+    # A loaded machine (a parallel build beside the tests) can stretch it past the second the line waits for.
+    check(err == "" or seconds > 1.0, "a quick run printed on the terminal: %r" % err[:200])
     json.loads(out)
 
     args, side, out, err = slow_run(["--format", "json"])
