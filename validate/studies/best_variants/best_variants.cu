@@ -1,0 +1,198 @@
+// memsim-best-variants: the design study behind the suite's `best` kernel (docs/best.md, "variants"). It
+// times variants of one design against cudaMemcpy, a 16-byte copy kernel and cuBLAS geam in the same run:
+// each thread loads an E x E block (E = 16 / element bytes) as E 16-byte rows, transposes it in registers,
+// stores 16-byte columns into a transposed shared tile whose 16-byte chunks are XOR-swizzled, then the block
+// writes whole output rows. The variants: tile size and threads (bytes in flight), the order of the blocks
+// (rows of tiles, the grid over the output, bands of G tile rows), streaming cache hints, launch bounds.
+// Every output is checked against the input ("bad" counts wrong elements). This is a standalone exploration
+// with its own index math, like the hand-written references: the suite's `best` (kernels/suite/best.hpp) is
+// the one the replay counts; the variant "TX=TY=16E, NT256, grid over the output" is the same design.
+//
+//   memsim-best-variants > OUT.txt      (16384x16384 and 8192x8192, f64, f32, f16; about 10 s on an H100)
+#include <cstdio>
+#include <cstdint>
+#include <vector>
+#include <algorithm>
+#include <cublas_v2.h>
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
+
+template <int B> struct Raw;
+template <> struct Raw<2> { using t = uint16_t; };
+template <> struct Raw<4> { using t = uint32_t; };
+template <> struct Raw<8> { using t = uint64_t; };
+
+template <int TS, int TX, int TY, int NT, int G, int HINT>
+__global__ void __launch_bounds__(NT, HINT >= 2 ? HINT : 1) best(void* outv, const void* inv, int W, int H, int GX, int GY) {
+  using T = typename Raw<TS>::t;
+  constexpr int E = 16 / TS;
+  constexpr int BCX = TX / E, BCY = TY / E;
+  constexpr int PER_LD = BCX * BCY / NT;
+  constexpr int PER_ST = TX * BCY / NT;
+  static_assert(BCX * BCY % NT == 0 && TX * BCY % NT == 0, "shape");
+  __shared__ alignas(16) T tile[TX * TY];
+  const T* in = static_cast<const T*>(inv);
+  T* out = static_cast<T*>(outv);
+  // grouped rasterization: G tile rows per band, walked column by column
+  const int b = blockIdx.x;
+  int tx, ty;
+  {
+    const int g = G > GY ? GY : G;
+    const int band = b / (g * GX);
+    const int rows_in_band = min(g, GY - band * g);
+    const int idx = b - band * g * GX;
+    ty = band * g + idx % rows_in_band;
+    tx = idx / rows_in_band;
+  }
+  const int col0 = tx * TX, row0 = ty * TY;
+  const int tid = threadIdx.x;
+  uint4 v[PER_LD][E];
+#pragma unroll
+  for (int p = 0; p < PER_LD; ++p) {
+    const int q = tid + p * NT;
+    const int bj = q % BCX, bi = q / BCX;
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const uint4* src = reinterpret_cast<const uint4*>(in + (row0 + bi * E + k) * W + col0 + bj * E);
+      if (HINT == 1) v[p][k] = __ldcs(src); else v[p][k] = *src;
+    }
+  }
+#pragma unroll
+  for (int p = 0; p < PER_LD; ++p) {
+    const int q = tid + p * NT;
+    const int bj = q % BCX, bi = q / BCX;
+    const T* e = reinterpret_cast<const T*>(v[p]);  // e[k * E + m]
+#pragma unroll
+    for (int m = 0; m < E; ++m) {
+      T col[E];
+#pragma unroll
+      for (int k = 0; k < E; ++k) col[k] = e[k * E + m];
+      const int orow = bj * E + m;
+      const int swz = (orow / E) % BCY;
+      *reinterpret_cast<uint4*>(&tile[orow * TY + ((bi ^ swz) * E)]) = *reinterpret_cast<uint4*>(col);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int p = 0; p < PER_ST; ++p) {
+    const int q = tid + p * NT;
+    const int oc = q % BCY, orow = q / BCY;
+    const int swz = (orow / E) % BCY;
+    const uint4 w = *reinterpret_cast<const uint4*>(&tile[orow * TY + ((oc ^ swz) * E)]);
+    uint4* dst = reinterpret_cast<uint4*>(out + (col0 + orow) * H + row0 + oc * E);
+    if (HINT == 1) __stcs(dst, w); else *dst = w;
+  }
+}
+
+
+template <int TS>
+__global__ void fill(void* p, size_t n, uint32_t seed) {
+  using T = typename Raw<TS>::t;
+  T* a = static_cast<T*>(p);
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint64_t x = i * 0x9E3779B97F4A7C15ull + seed; x ^= x >> 29; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 32;
+    a[i] = T(x);
+  }
+}
+template <int TS>
+__global__ void check(const void* outv, const void* inv, int W, int H, unsigned long long* bad) {
+  using T = typename Raw<TS>::t;
+  const T* in = static_cast<const T*>(inv); const T* out = static_cast<const T*>(outv);
+  size_t n = size_t(W) * H; unsigned long long local = 0;
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    size_t r = i / W, c = i % W;
+    if (out[c * H + r] != in[i]) ++local;
+  }
+  if (local) atomicAdd(bad, local);
+}
+__global__ void copy16(uint4* o, const uint4* i, size_t n) {
+  size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (k < n) o[k] = i[k];
+}
+
+struct Bufs { void* in[2]; void* out[2]; size_t bytes; };
+template <class F> float time_med(F f, int reps = 20) {
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f(i);
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) { CK(cudaEventRecord(a)); f(i); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms); }
+  CK(cudaGetLastError());
+  std::sort(t.begin(), t.end()); return t[t.size() / 2];
+}
+static double gbs(size_t bytes, float ms) { return 2.0 * bytes / (ms * 1e6); }
+double g_memcpy, g_copy;
+
+template <int TS, int TX, int TY, int NT, int G, int HINT>
+void run_best(Bufs& B, int W, int H, const char* dt) {
+ if constexpr (TX * TY * TS <= 48 * 1024) {
+  const int GX = W / TX, GY = H / TY;
+  auto k = best<TS, TX, TY, NT, G, HINT>;
+  auto launch = [&](int i) { k<<<GX * GY, NT>>>(B.out[i & 1], B.in[i & 1], W, H, GX, GY); };
+  CK(cudaMemset(B.out[0], 0xA5, B.bytes)); launch(0); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+  unsigned long long* bad; CK(cudaMallocManaged(&bad, 8)); *bad = 0;
+  check<TS><<<1024, 256>>>(B.out[0], B.in[0], W, H, bad); CK(cudaDeviceSynchronize());
+  float ms = time_med(launch);
+  double g = gbs(B.bytes, ms);
+  cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, k)); int occ; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, 0));
+  printf("regs %d occ %d | ", fa.numRegs, occ);
+  printf("%s %dx%d best TX%d TY%d NT%d G%d H%d: %.0f GB/s  memcpy %.3f copy16 %.3f  bad %llu\n", dt, W, H, TX, TY, NT, G, HINT,
+         g, g / g_memcpy, g / g_copy, *bad);
+  CK(cudaFree(bad));
+ }
+}
+
+template <int TS> void suite(int W, int H, cublasHandle_t hb) {
+  const char* dt = TS == 2 ? "f16" : TS == 4 ? "f32" : "f64";
+  Bufs B; B.bytes = size_t(W) * H * TS;
+  for (int i = 0; i < 2; ++i) { CK(cudaMalloc(&B.in[i], B.bytes)); CK(cudaMalloc(&B.out[i], B.bytes)); fill<TS><<<1024, 256>>>(B.in[i], size_t(W) * H, 7 + i); }
+  CK(cudaDeviceSynchronize());
+  float ms = time_med([&](int i) { CK(cudaMemcpyAsync(B.out[i & 1], B.in[i & 1], B.bytes, cudaMemcpyDeviceToDevice)); });
+  g_memcpy = gbs(B.bytes, ms);
+  size_t n16 = B.bytes / 16;
+  ms = time_med([&](int i) { copy16<<<(n16 + 255) / 256, 256>>>((uint4*)B.out[i & 1], (const uint4*)B.in[i & 1], n16); });
+  g_copy = gbs(B.bytes, ms);
+  printf("%s %dx%d memcpy %.0f GB/s copy16 %.0f GB/s\n", dt, W, H, g_memcpy, g_copy);
+  if (TS != 2) {
+    ms = time_med([&](int i) {
+      if (TS == 4) { float a = 1, b0 = 0; cublasSgeam(hb, CUBLAS_OP_T, CUBLAS_OP_N, H, W, &a, (const float*)B.in[i & 1], W, &b0, (const float*)B.out[i & 1], H, (float*)B.out[i & 1], H); }
+      else { double a = 1, b0 = 0; cublasDgeam(hb, CUBLAS_OP_T, CUBLAS_OP_N, H, W, &a, (const double*)B.in[i & 1], W, &b0, (const double*)B.out[i & 1], H, (double*)B.out[i & 1], H); }
+    });
+    printf("%s %dx%d cublas geam %.0f GB/s memcpy %.3f copy16 %.3f\n", dt, W, H, gbs(B.bytes, ms), gbs(B.bytes, ms) / g_memcpy, gbs(B.bytes, ms) / g_copy);
+  }
+  constexpr int E = 16 / TS;
+  constexpr int O = 1048576;  // grid over the output
+  // the suite's best: 16E x 16E tile, 256 threads, grid over output; twice for the spread
+  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, 1, 0>(B, W, H, dt);
+  // bands of G tile rows
+  run_best<TS, 16 * E, 16 * E, 256, 8, 0>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, 32, 0>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, 128, 0>(B, W, H, dt);
+  // more bytes in flight a thread: two or four E x E blocks a thread
+  run_best<TS, 16 * E, 16 * E, 128, O, 0>(B, W, H, dt);
+  run_best<TS, 32 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  run_best<TS, 16 * E, 32 * E, 256, O, 0>(B, W, H, dt);
+  run_best<TS, 32 * E, 32 * E, 256, O, 0>(B, W, H, dt);
+  run_best<TS, 32 * E, 32 * E, 512, O, 0>(B, W, H, dt);
+  // streaming hints, launch bounds
+  run_best<TS, 16 * E, 16 * E, 256, O, 1>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 8>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  // half the tile (twice the blocks, shorter-lived: a smaller last wave), and register caps (more blocks an SM)
+  run_best<TS, 16 * E, 8 * E, 128, O, 0>(B, W, H, dt);
+  run_best<TS, 8 * E, 16 * E, 128, O, 0>(B, W, H, dt);
+  run_best<TS, 8 * E, 8 * E, 64, O, 0>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 3>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 4>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  for (int i = 0; i < 2; ++i) { CK(cudaFree(B.in[i])); CK(cudaFree(B.out[i])); }
+}
+
+int main() {
+  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
+  int driver = 0, runtime = 0; CK(cudaDriverGetVersion(&driver)); CK(cudaRuntimeGetVersion(&runtime));
+  printf("device %s SMs %d L2 %d driver API %d runtime %d\n", p.name, p.multiProcessorCount, p.l2CacheSize, driver, runtime);
+  cublasHandle_t hb; cublasCreate(&hb);
+  for (int n : {16384, 8192}) { suite<8>(n, n, hb); suite<4>(n, n, hb); suite<2>(n, n, hb); }
+  return 0;
+}
