@@ -446,7 +446,8 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
                  "of the high words); read_back: from_lines, per_log_lines and ps_per_byte[0] (4-byte lanes) by "
                  "model/calibration/fit_read_back.py on memsim-partial-lines' runs (validate/results/"
                  "partial_lines.json and .ncu.csv), sector_warp_factors by the same on its 4-, 8- and 16-byte "
-                 "pieces (partial_lines_pieces and _spread), ps_per_byte[1] and [2] (8- and 16-byte lanes) fitted here "
+                 "pieces (partial_lines_pieces and _spread), one_warp_factor held as the base profile gives it (its "
+                 "text: docs/model.md, partly written lines), ps_per_byte[1] and [2] (8- and 16-byte lanes) fitted here "
                  "with the partial-store costs, on the strided stores at 1, 2, 4 and 8 blocks an SM "
                  "(validate/results/l2_partial_lines.md)";
   cost["dram_gbs"] = c.dram_gbs;

@@ -36,6 +36,7 @@ double Prediction::term(const std::string& name) const {
 }
 
 double read_back_sector_warp_factor(const CostConstants& k, int warps) {
+  if (warps <= 1) return k.read_back_one_warp_factor;
   if (warps <= 2) return 1;
   const double at4 = k.read_back_sector_warp_factors[0], at8 = k.read_back_sector_warp_factors[1];
   if (warps >= 8) return at8;

@@ -93,8 +93,9 @@ struct Prediction {
 };
 
 // How much more a sector written in pieces by `warps` warps reads back than one by 2 (memsim-partial-lines:
-// 4- and 8-byte pieces from 8 and 4 warps against 16-byte ones from 2, in the same lines): 1 up to 2 warps,
-// the profile's factors at 4 and 8, geometric between them, 8's beyond (not measured past 8).
+// 4- and 8-byte pieces from 8 and 4 warps against 16-byte ones from 2, in the same lines): 1 at 2 warps,
+// the profile's factors at 4 and 8, geometric between them, 8's beyond (not measured past 8); at 1 warp (a
+// sector its warp completes itself) the profile's read_back_one_warp_factor.
 double read_back_sector_warp_factor(const CostConstants& k, int warps);
 
 Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});

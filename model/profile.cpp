@@ -112,6 +112,7 @@ CostConstants read_cost(const JsonFields& r) {
     if (r.find("cost.read_back.sector_warp_factors"))
       r.numbers_in("cost.read_back.sector_warp_factors", 2, "at 4 and 8 warps a sector", kWarpFactor,
                    c.read_back_sector_warp_factors);
+    c.read_back_one_warp_factor = r.number_in_or("cost.read_back.one_warp_factor", kWarpFactor, 1);
   }
   if (r.find("cost.instructions_per_division"))
     r.numbers_in("cost.instructions_per_division", 2, "32- and 64-bit operands", kInstructionsPerOp,

@@ -67,6 +67,10 @@ struct CostConstants {
   // e grows with the warps that write a sector in pieces: x read_back_sector_warp_factor(w) (model/cost.hpp),
   // 1 for up to 2 warps, these at 4 and 8 warps (1, 1: the same for all).
   double read_back_sector_warp_factors[2] = {1, 1};
+  // A sector one warp writes in pieces and completes itself (reg4x4 f64's two 16-byte halves from one thread)
+  // is partly written only between that warp's stores, not until another warp's piece arrives: the L2 reads
+  // back this share of what it reads back for a sector from 2 warps (1: the same; absent: 1).
+  double read_back_one_warp_factor = 1;
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };

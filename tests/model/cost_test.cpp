@@ -219,6 +219,23 @@ TEST(Cost, ReadBackGrowsWithTheWarpsWritingASector) {
   pr = predict(k, p);
   EXPECT_NEAR(pr.read_back_warp_factor, 1.25, 1e-12);
   EXPECT_NEAR(pr.read_back_fraction, 1.25 * e, 1e-12);
+  // A sector its one warp completes itself reads back the profile's share of a 2-warp sector's: the same
+  // 25600 lines all at 1 warp with a factor of 0.4, e x 0.4; 16 lines a block at 1 warp and 16 at 8, the
+  // mean factor (0.4 + 2) / 2 = 1.2.
+  p.cost.read_back_one_warp_factor = 0.4;
+  EXPECT_NEAR(read_back_sector_warp_factor(p.cost, 1), 0.4, 1e-12);
+  EXPECT_NEAR(read_back_sector_warp_factor(p.cost, 2), 1.0, 1e-12);
+  k.partial_lines_per_block = {};
+  k.partial_lines_per_block[1] = 32;
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.open_partial_lines, 25600.0, 1e-9);
+  EXPECT_NEAR(pr.read_back_fraction, 0.4 * e, 1e-12);
+  // 0.4 e of the 1e8 partial bytes at 5 ps a byte: 200 e us.
+  EXPECT_NEAR(pr.read_back_us, 0.4 * e * 1e8 * 5e-6, 1e-9);
+  k.partial_lines_per_block[1] = 16;
+  k.partial_lines_per_block[8] = 16;
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.read_back_warp_factor, 1.2, 1e-12);
 }
 
 TEST(Cost, LatencyIsLittlesLawInRounds) {
