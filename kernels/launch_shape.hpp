@@ -106,14 +106,21 @@ MEMSIM_HD MEMSIM_INLINE int column_varying(int tx) { return tx; }
 MEMSIM_HD MEMSIM_INLINE void begin_column_step(int, int) {}
 MEMSIM_HD MEMSIM_INLINE void end_column_walk(int) {}
 
+// A step's distance from the thread's first position in a tile walk, (ty, tx): uniform, and a compile-time
+// constant once nvcc unrolls the walk.
+struct StepOffset {
+  int rows = 0, cols = 0;
+};
+
 // Visits the (row, col) positions of walk w's tile that thread (tx, ty) of a bx x by block owns, the block
-// striding over the tile. Every thread makes the same number of steps (positions past the tile come with
-// in_tile = false) so a step is one warp-wide instruction, as on the GPU, and the replay can match lanes by
-// occurrence. tx, ty are ints or a warp's Lanes<int>; the loop bounds are uniform. The column walk is the
-// inner loop: what depends on the row alone is loop-invariant there, and nvcc computes it once per row.
+// striding over the tile: f(r, c, in_tile, step), where (r, c) = (ty + step.rows, tx + step.cols). Every
+// thread makes the same number of steps (positions past the tile come with in_tile = false) so a step is one
+// warp-wide instruction, as on the GPU, and the replay can match lanes by occurrence. tx, ty are ints or a
+// warp's Lanes<int>; the loop bounds are uniform. The column walk is the inner loop: what depends on the row
+// alone is loop-invariant there, and nvcc computes it once per row.
 template <class Walk, class Lane, class F>
-MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(const Walk& w, int bx, int by, const Lane& tx, const Lane& ty,
-                                                F&& f) {
+MEMSIM_HD MEMSIM_INLINE void for_each_tile_offset_step(const Walk& w, int bx, int by, const Lane& tx, const Lane& ty,
+                                                       F&& f) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -123,12 +130,20 @@ MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(const Walk& w, int bx, int by, c
 #endif
     for (int j = 0; j < w.col_steps; ++j) {
       begin_column_step(tx, j);
-      const auto r = ty + i * by;
-      const auto c = column_varying(tx) + j * bx;
-      f(r, c, w.in_tile(r, c));
+      const StepOffset step{i * by, j * bx};
+      const auto r = ty + step.rows;
+      const auto c = column_varying(tx) + step.cols;
+      f(r, c, w.in_tile(r, c), step);
     }
   }
   end_column_walk(tx);
+}
+// The same walk for a body that needs the position alone: f(r, c, in_tile).
+template <class Walk, class Lane, class F>
+MEMSIM_HD MEMSIM_INLINE void for_each_tile_step(const Walk& w, int bx, int by, const Lane& tx, const Lane& ty,
+                                                F&& f) {
+  for_each_tile_offset_step(w, bx, by, tx, ty,
+                            [&](const auto& r, const auto& c, const auto& in_tile, StepOffset) { f(r, c, in_tile); });
 }
 
 }  // namespace memsim

@@ -82,12 +82,16 @@ MEMSIM_HD MEMSIM_INLINE void with_input_bounds(const Shape& s, BasicTileOrigin<I
   with_bounds(s, o.col0, o.row0, s.tile_x, s.tile_y, Index(s.width), Index(s.height), body);
 }
 
-// Column of element (row, col) in the shared tile: plain, or XOR-swizzled within a power-of-two row.
+// Column of element (row, col) in the shared tile: plain, or XOR-swizzled within a power-of-two row. kLinear:
+// whether the element's offset, row * smem_row + column, is linear in (row, col), so that a walk step's offset
+// is the thread's first one plus the offset of the step's distance (drain_tile_transposed).
 struct PlainColumns {
+  static constexpr bool kLinear = true;
   template <class Row, class Col>
   MEMSIM_HD Col operator()(const Row&, const Col& col) const { return col; }
 };
 struct XorColumns {
+  static constexpr bool kLinear = false;
   int tile_x;  // a power of two
   template <class Row, class Col>
   MEMSIM_HD auto operator()(const Row& row, const Col& col) const { return col ^ (row & (tile_x - 1)); }
@@ -114,12 +118,27 @@ MEMSIM_HD MEMSIM_INLINE void drain_tile_transposed(Mem& m, const Shape& s, Basic
                                                    const Thread& t, const Inside& inside, int site_load_shared,
                                                    int site_store, Columns columns) {
   using T = typename Mem::Elem;
-  for_each_tile_step(transposed_tile_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
-                     [&](const auto& r, const auto& c, const auto& in_tile) {
-                       const auto ok = in_tile && inside(o.col0 + r, o.row0 + c);
-                       const T v = load_shared<T>(m, site_load_shared, ok, c * s.smem_row + columns(c, r));
-                       store_global<T>(m, site_store, ok, (o.col0 + r) * s.height + o.row0 + c, v);
-                     });
+  // Shared offset of tile element (row, col).
+  const auto at = [&](const auto& row, const auto& col) { return row * s.smem_row + columns(row, col); };
+  // Where that offset is linear, a step's is the thread's first one plus the step's own, a constant that nvcc
+  // folds into the load's immediate. Written as at(c, r), nvcc 13.0 recomputed the whole offset on every step
+  // of the tall tiles' drain, whose lanes past the tile predicate every step (vec4_shared f32 32x8: 192 warp
+  // instructions a warp, 143 this way). The first offset counts as varying per column (launch_shape.hpp): the
+  // replay's estimate then charges every column step the one add a run-time shape's drain makes.
+  const auto first = [&] {
+    if constexpr (Columns::kLinear) return at(column_varying(t.thread_x), t.thread_y);
+    else return 0;
+  }();
+  for_each_tile_offset_step(transposed_tile_walk(s), s.block_x, s.block_y, t.thread_x, t.thread_y,
+                            [&](const auto& r, const auto& c, const auto& in_tile, StepOffset step) {
+                              const auto ok = in_tile && inside(o.col0 + r, o.row0 + c);
+                              const auto shared_offset = [&] {
+                                if constexpr (Columns::kLinear) return first + at(step.cols, step.rows);
+                                else return at(c, r);
+                              }();
+                              const T v = load_shared<T>(m, site_load_shared, ok, shared_offset);
+                              store_global<T>(m, site_store, ok, (o.col0 + r) * s.height + o.row0 + c, v);
+                            });
 }
 
 // The shared-tile transpose every padded, swizzled and reordered variant shares: stage the tile of origin o,

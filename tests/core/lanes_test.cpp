@@ -169,11 +169,12 @@ TEST(Lanes, ReplayCountsTheCopyBodysOperations) {
 // and the GPU computes it in the row's first step. Worked by hand from kernels/tiles.hpp for the coalesced
 // kernel on an 8x32 matrix under one 8x32 block (tile 8x32; 8 warps). Staging: one step of 25 (r, c: 1 each;
 // in_tile 3; ok = in_tile && col0 + c < W && row0 + r < H: 8; (row0 + r) * W + col0 + c: 8; r * smem_row + c:
-// 2; the two accesses). Draining, 8 rows x 32 columns: 1 row step of 4 column steps; the first 25 as above;
-// each later one 14: c (1), c < cols and the && (2), ok's two && and row0 + c < H (5), c * smem_row + r (2),
-// the final + c of (col0 + r) * H + row0 + c (2), the two accesses.
+// 2; the two accesses). Draining, 8 rows x 32 columns: the thread's first shared offset tx * smem_row + ty
+// once (2), then 1 row step of 4 column steps; the first 24, as above but for the shared offset, that first
+// one plus the step's (1); each later one 13: c (1), c < cols and the && (2), ok's two && and row0 + c < H
+// (5), the shared offset (1), the final + c of (col0 + r) * H + row0 + c (2), the two accesses.
 TEST(Lanes, LaterColumnStepsCountWhatVariesPerColumn) {
-  EXPECT_EQ(replayed_operations("coalesced", {8, 32}, {8, 32}), 8 * 25 + 8 * (25 + 3 * 14));
+  EXPECT_EQ(replayed_operations("coalesced", {8, 32}, {8, 32}), 8 * 25 + 8 * (2 + 24 + 3 * 13));
 }
 
 // The diagonal kernel reorders its blocks with divisions by the grid's dimensions (kernels/tiles.hpp), once
