@@ -23,7 +23,8 @@ DOCUMENTS = ("README.md", os.path.join(RESULTS, "README.md"))
 # The GPUs whose runs are quoted: label, the run holding 8192x8192 f32 with the references, the 16384 run.
 GPUS = (("H100", "suite_f32.json", None), ("H200", "h200_suite_f32.json", "h200_suite_16384.json"))
 COUNT_RUNS = ("suite_f32.json", "suite_f16_f64.json", "suite_16384.json", "best.json", "odd_sizes.json",
-              "h200_suite_f32.json", "h200_suite_f16_f64.json", "h200_best.json", "h200_suite_16384.json")
+              "h200_suite_f32.json", "h200_suite_f16_f64.json", "h200_best.json", "h200_suite_16384.json",
+              "h200_odd_sizes.json")
 # The runs of the fastest kernel, best, on each GPU: 8192^2 and 16384^2 in f16, f32 and f64.
 BEST_RUNS = (("H100", "best.json"), ("H200", "h200_best.json"))
 HOLDOUT = os.path.join("model", "calibration", "h100_holdout_suite.txt")
