@@ -444,4 +444,166 @@ Counts half_sector_counts(int rows, int sectors_per_row) {
   return c;
 }
 
+
+// Split sectors (a study, not calibrated on): every 32-byte sector of the output is written as two 16-byte
+// halves by two blocks D apart in launch order, as vec4_shared's drain (f16, block 32x8) writes each output
+// sector's halves from the blocks of tile rows 2y and 2y + 1, a grid row (64 blocks at 8192 wide) apart. The
+// output is `pairs` pairs of `slots` sectors; blocks b and b + D (b mod 2D < D) make pair
+// (b div 2D) D + b mod D, the first writing the first half of all its slots, the second the second halves.
+// kSame (D = 0) writes the same bytes with both halves of a sector from one warp (narrow) or one thread
+// (dense), back to back, half_sector_store's way: blocks 2p and 2p + 1 write both halves of half pair p's
+// slots each. kWhole is the control: the same blocks and bytes, one whole sector per store.
+//   Narrow (vec4_shared's store): 128 slots a pair; each block stages 2 KiB of input in shared memory (8 bytes
+// a thread, coalesced), then each warp stores 16 times with 8 active lanes of 2 bytes, 16 bytes in one sector
+// (kWhole: 8 stores of 16 lanes, 32 bytes).
+//   Dense: 512 slots a pair; each thread loads two 16-byte chunks (coalesced) and stores each to a half
+// sector, so a warp's store writes 32 half sectors (8 lines, 4 of each); kWhole pairs lanes into sectors.
+// Layout: columns = 0 puts pair p's slots at sectors p slots .. + slots - 1 (a line's sectors from one
+// warp); columns = C lays the output out as vec4_shared's does, a matrix of C slots rows of pairs / C sectors:
+// slot j of pair p at row (p mod C) slots + j, column p div C; narrow split blocks then take their slots in
+// vec4_shared's order (warp w, store i: slot 8i + w). At C = D = 64, narrow, it is vec4_shared's drain at
+// 8192 x 8192 f16, block 32x8, store for store.
+enum SplitMode : int { kSplit = 0, kSame = 1, kWhole = 2 };
+
+struct SplitGeometry {
+  int mode = kSplit;
+  int distance = 1;  // D: blocks between a sector's two writers (kSplit)
+  bool dense = false;
+  int columns = 0;  // 0: linear layout; else vec4_shared's transposed one, `columns` pairs a row group
+  int64_t pairs = 0;
+  __host__ __device__ int slots() const { return dense ? 512 : 128; }
+  int64_t blocks() const { return 2 * pairs; }
+};
+
+// Where block b's stores go: slot j of its pair lies at sector first + j stride (block-invariant, worked out
+// once a thread in 32-bit arithmetic: a launch has under 2^31 blocks and pairs).
+struct SplitBlock {
+  int64_t first = 0, stride = 1;
+  int half = 0;  // kSplit: the half every store of the block writes
+  int base = 0;  // kSame, kWhole: the block's first slot of its pair
+};
+
+__host__ __device__ inline SplitBlock split_block_of(const SplitGeometry& g, unsigned b) {
+  const unsigned slots = unsigned(g.slots());
+  SplitBlock sb;
+  unsigned p;
+  if (g.mode == kSplit) {
+    const unsigned d = unsigned(g.distance), q = b / d;
+    p = q / 2 * d + (b - q * d);
+    sb.half = int(q % 2);
+  } else {
+    p = b / 2;
+    sb.base = int(b % 2 * (slots / 2));
+  }
+  if (g.columns == 0) {
+    sb.first = int64_t(p) * slots;
+  } else {
+    const unsigned c = unsigned(g.columns), row_group = p % c;
+    sb.stride = unsigned(g.pairs) / c;
+    sb.first = int64_t(row_group) * slots * sb.stride + p / c;
+  }
+  return sb;
+}
+
+// The sector the k-th 16-byte chunk of the block's input goes to, and which half of it (half = 0 or 1).
+// Narrow: chunk k = 16w + i is warp w's i-th store (kWhole: store i / 2, lanes 8 (i mod 2) ..).
+// Dense: chunk k = 256q + t is thread t's q-th load and store.
+__host__ __device__ inline int64_t split_sector_in(const SplitGeometry& g, const SplitBlock& sb, int k, int& half) {
+  int j;
+  if (g.mode == kSplit) {
+    half = sb.half;
+    j = (!g.dense && g.columns) ? 8 * (k % 16) + k / 16 : k;
+  } else if (!g.dense) {  // warp w: slots 8w .. 8w + 7 of its block's share, first half then second
+    j = sb.base + k / 2;
+    half = k % 2;
+  } else if (g.mode == kSame) {  // thread t: slot t, first half (store 0) then second (store 1)
+    j = sb.base + k % 256;
+    half = k / 256;
+  } else {  // store q, lane l of warp w: half l mod 2 of slot 128q + 16w + l / 2
+    const int q = k / 256, t = k % 256;
+    j = sb.base + 128 * q + 16 * (t / 32) + (t % 32) / 2;
+    half = t % 2;
+  }
+  return sb.first + j * sb.stride;
+}
+
+__host__ __device__ inline int64_t split_sector_of(const SplitGeometry& g, int64_t b, int k, int& half) {
+  return split_sector_in(g, split_block_of(g, unsigned(b)), k, half);
+}
+
+__global__ void split_sector_store(const uint2* __restrict__ in, uint16_t* __restrict__ out, SplitGeometry g) {
+  __shared__ uint2 tile[256];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t b = blockIdx.x;
+  tile[threadIdx.x] = in[b * 256 + threadIdx.x];
+  __syncthreads();
+  const uint16_t* t16 = reinterpret_cast<const uint16_t*>(tile);
+  const SplitBlock sb = split_block_of(g, blockIdx.x);
+  int half = 0;
+  if (g.mode == kWhole) {
+    if (lane < 16) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int k = 16 * warp + 2 * i + lane / 8;
+        const int64_t s = split_sector_in(g, sb, k, half);
+        out[s * 16 + half * 8 + lane % 8] = t16[k * 8 + lane % 8];
+      }
+    }
+  } else if (lane < 8) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      const int k = 16 * warp + i;
+      const int64_t s = split_sector_in(g, sb, k, half);
+      out[s * 16 + half * 8 + lane] = t16[k * 8 + lane];
+    }
+  }
+}
+
+__global__ void split_sector_store_dense(const uint4* __restrict__ in, uint4* __restrict__ out, SplitGeometry g) {
+  const int64_t b = blockIdx.x;
+  const int t = threadIdx.x;
+  const uint4 v0 = in[b * 512 + t], v1 = in[b * 512 + 256 + t];
+  const SplitBlock sb = split_block_of(g, blockIdx.x);
+  int half = 0;
+  int64_t s = split_sector_in(g, sb, t, half);
+  out[2 * s + half] = v0;
+  s = split_sector_in(g, sb, 256 + t, half);
+  out[2 * s + half] = v1;
+}
+
+// The counts, for the record (the cost model has no count for a sector completed by another block).
+inline Counts split_sector_counts(const SplitGeometry& g) {
+  Counts c;
+  const double sectors = double(g.pairs) * g.slots(), bytes = sectors * 32;
+  const bool whole = g.mode == kWhole;
+  c.blocks = g.blocks();
+  c.threads_per_block = 256;
+  c.useful_bytes = 2 * bytes;
+  c.dram_read_bytes = c.dram_write_bytes = bytes;
+  c.l1_sectors_ld = c.l2_sectors_ld = sectors;
+  c.l2_sectors_st = c.l1_sectors_st = whole ? sectors : 2 * sectors;
+  if (!g.dense) {
+    // Loads: 8 bytes a lane, 256 bytes a request (2 passes). Stores: one sector a request, one pass.
+    c.global_ld_instructions = bytes / 256;
+    c.l1_wavefronts_ld = 2 * c.global_ld_instructions;
+    c.global_st_instructions = c.l2_requests_st = c.l1_wavefronts_st = c.l2_sectors_st;
+    c.shared_bytes_per_block = 2048;
+    c.barriers = 1;
+    // Per block: 8 shared stores of 256 bytes (2 wavefronts each), then the drain's loads (one wavefront each).
+    const double drain = whole ? 64 : 128;
+    c.shared_instructions = double(c.blocks) * (8 + drain);
+    c.shared_wavefronts = double(c.blocks) * (16 + drain);
+  } else {
+    // Loads: 16 bytes a lane, 512 bytes a request (4 passes). Stores: 32 half sectors a request in 8 lines
+    // (kWhole: 16 sectors in 4 lines), 8 lanes a pass, a pass per line.
+    c.global_ld_instructions = c.global_st_instructions = bytes / 512;
+    c.l1_wavefronts_ld = 4 * c.global_ld_instructions;
+    const double lines = g.columns && g.mode == kSplit ? 32 : (whole ? 4 : 8);
+    c.l2_requests_st = c.global_st_instructions * lines;
+    c.l1_wavefronts_st = c.global_st_instructions * (g.columns && g.mode == kSplit ? 32 : 8);
+    c.loads_in_flight_per_warp = 2;
+  }
+  return c;
+}
+
 }  // namespace mb

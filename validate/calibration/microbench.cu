@@ -388,6 +388,102 @@ void run_half_sector_bursts(Runs& runs, const mb::Pool& pool, const Device& dev,
     }
 }
 
+// ---- split sectors: a sector's two halves from two blocks D apart (a study: not calibrated on) ---------
+
+// One split-sector run over 128 MiB a side (bench_kernels.cuh, split_sector_store). Timed: every output byte
+// is checked against the input chunk its index math sends it (each half sector written exactly once).
+// --stores-only: one launch, and its parameters on stderr in launch order, to match ncu's rows.
+void run_split_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, mb::SplitGeometry g) {
+  const size_t sectors = size_t(128) << 20 >> 5, bytes = sectors * 32;
+  g.pairs = int64_t(sectors / size_t(g.slots()));
+  const int64_t blocks = g.blocks();
+  const int chunks = g.dense ? 512 : 128;  // 16-byte chunks a block moves
+  if (g.mode == mb::kSplit && (g.distance < 1 || blocks % (2 * g.distance) != 0)) {
+    std::fprintf(stderr, "memsim-microbench: split distance %d does not divide %lld blocks in pairs\n", g.distance,
+                 (long long)blocks);
+    std::exit(1);
+  }
+  const void* fn = g.dense ? (const void*)&mb::split_sector_store_dense : (const void*)&mb::split_sector_store;
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  auto launch = [&](int i) {
+    if (g.dense)
+      mb::split_sector_store_dense<<<unsigned(blocks), 256>>>(static_cast<const uint4*>(ps.in(i)),
+                                                              static_cast<uint4*>(ps.out(i)), g);
+    else
+      mb::split_sector_store<<<unsigned(blocks), 256>>>(static_cast<const uint2*>(ps.in(i)),
+                                                        static_cast<uint16_t*>(ps.out(i)), g);
+  };
+  const char* mode = g.mode == mb::kSplit ? "split" : g.mode == mb::kSame ? "same_warp" : "whole";
+  std::ostringstream p;
+  p << "\"mode\": \"" << mode << "\", \"lanes\": \"" << (g.dense ? "32x16B" : "8x2B")
+    << "\", \"layout\": \"" << (g.columns ? "transposed" : "linear") << "\", \"distance_blocks\": "
+    << (g.mode == mb::kSplit ? g.distance : 0) << ", \"distance_output_bytes\": "
+    << (g.mode == mb::kSplit ? int64_t(g.distance) * chunks * 16 : 0) << ", \"bytes\": " << bytes;
+  if (g.columns) p << ", \"columns\": " << g.columns;
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) {  // --stores-only
+    std::fprintf(stderr, "split_sector launch: %s\n", p.str().c_str());
+    return;
+  }
+  const std::vector<unsigned char> hin = download<unsigned char>(ps.in(0), bytes),
+                                   hout = download<unsigned char>(ps.out(0), bytes);
+  std::vector<unsigned char> seen(2 * sectors, 0);  // each half sector written exactly once
+  int64_t wrong = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const mb::SplitBlock sb = mb::split_block_of(g, unsigned(b));
+    for (int k = 0; k < chunks; ++k) {
+      int half = 0;
+      const int64_t s = mb::split_sector_in(g, sb, k, half);
+      if (s < 0 || size_t(s) >= sectors) {
+        ++wrong;
+        continue;
+      }
+      wrong += seen[2 * s + half]++ != 0;
+      wrong += std::memcmp(&hout[size_t(s) * 32 + half * 16], &hin[(size_t(b) * chunks + k) * 16], 16) != 0;
+    }
+  }
+  for (unsigned char v : seen) wrong += v == 0;
+  const Stats st = mb::time_launches(launch);
+  runs.add(g.dense ? "split_sector_store_dense" : "split_sector_store", p.str(), mb::split_sector_counts(g), fn, st,
+           wrong ? "WRONG" : "ok", occupancy(fn, 256, 0));
+}
+
+// vec4_shared f16 (block 32x8, 8192 x 8192) writes each output sector's halves from two blocks a grid row (64)
+// apart; its L2 reads part of them back from DRAM. The same stores with the halves D = 1 .. 32768 blocks
+// apart (up to half the grid: the first halves of the whole output before any second one), against the
+// same bytes written by one warp back to back (D = 0) and in whole sectors: narrow stores in the linear and
+// the transposed layout (there D = 64 is vec4_shared's drain), then the dense ones (32 half sectors a store).
+void run_split_sectors(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  for (int columns : {0, 64}) {
+    mb::SplitGeometry g;
+    g.columns = columns;
+    for (int mode : {mb::kWhole, mb::kSame}) {
+      g.mode = mode;
+      run_split_sector(runs, pool, dev, timed, g);
+    }
+    g.mode = mb::kSplit;
+    for (int d : {1, 8, 64, 512, 4096, 16384, 32768}) {
+      g.distance = d;
+      run_split_sector(runs, pool, dev, timed, g);
+    }
+  }
+  mb::SplitGeometry g;
+  g.dense = true;
+  for (int mode : {mb::kWhole, mb::kSame}) {
+    g.mode = mode;
+    run_split_sector(runs, pool, dev, timed, g);
+  }
+  g.mode = mb::kSplit;
+  // Blocks move 4 times the narrow ones' bytes: 1024, 4096 and 8192 match narrow 4096, 16384, 32768 in bytes.
+  for (int d : {1, 8, 64, 512, 1024, 4096, 8192}) {
+    g.distance = d;
+    run_split_sector(runs, pool, dev, timed, g);
+  }
+}
+
 // The store benchmarks the partial-sector costs are fitted to; timed = false (--stores-only) launches each
 // once, for Nsight Compute's L2 and DRAM counters.
 void run_partial_stores(Runs& runs, const mb::Pool& pool, const Device& dev, bool quick, bool timed) {
@@ -557,6 +653,7 @@ const char kUsage[] =
     "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n"
     "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n"
     "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n"
+    "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
     "       memsim-microbench --help, -h   (this text)\n"
     "Exit status: 0 done, 1 a CUDA error or the JSON could not be written, 2 bad options or no GPU.\n";
 
@@ -586,7 +683,7 @@ int main(int argc, char** argv) {
     return run_one(cfg);
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
-       chain = false, bursts = false;
+       chain = false, bursts = false, split = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -598,6 +695,7 @@ int main(int argc, char** argv) {
     else if (a == "--capped-stores") capped = true, holdout = false;
     else if (a == "--chain-loads") chain = true, holdout = false;
     else if (a == "--half-sector-bursts") bursts = true, holdout = false;
+    else if (a == "--split-sectors") split = true, holdout = false;
     else if (a == "--one") return usage_error("--one is a mode of its own: memsim-microbench --one KERNEL WxH DTYPE BXxBY");
     else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "' (memsim-microbench --help lists them)");
     else return usage_error("unexpected argument '" + a + "' (memsim-microbench --help lists the options)");
@@ -612,9 +710,9 @@ int main(int argc, char** argv) {
     for (const std::string& a : given)
       if (a == "--quick" || a == "--no-holdout" || a == "--block-only")
         return usage_error("--stores-only launches each store benchmark once (for ncu): " + a + " does not apply");
-    if (int(capped) + int(chain) + int(bursts) > 1)
+    if (int(capped) + int(chain) + int(bursts) + int(split) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
-                         "--half-sector-bursts");
+                         "--half-sector-bursts, --split-sectors");
   }
   if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
@@ -646,6 +744,10 @@ int main(int argc, char** argv) {
     run_half_sector_bursts(runs, pool, dev, false);
     return 0;
   }
+  if (split && stores_only) {
+    run_split_sectors(runs, pool, dev, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -661,6 +763,7 @@ int main(int argc, char** argv) {
   }
   if (capped) run_partial_stores_capped(runs, pool, dev, true, false);
   if (bursts) run_half_sector_bursts(runs, pool, dev, true);
+  if (split) run_split_sectors(runs, pool, dev, true);
   if (chain) {
     run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, true);
     run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, true);
@@ -674,7 +777,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain && !bursts) {
+  if (!block_only && !capped && !chain && !bursts && !split) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
