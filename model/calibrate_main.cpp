@@ -10,6 +10,12 @@
 // (a second GPU fitted from h100) or a stand-in (a data-sheet profile of the same GPU) is named in the profile's
 // source and cost note, and a calibrated base's display name gives way to the run's device name.
 //
+// --microbench may be given several times (the calibration run, then memsim-microbench --split-sectors' run of
+// the same GPU, which scripts/calibrate_gpu.sh keeps but does not fit: docs/model.md, split sectors): their
+// runs are fitted together; the device facts, the date and the hold-out records are the first file's, and
+// every file must come from the same device (name). A fit leaves out the split-sector runs whose counts do not
+// describe them and lists them (model/microbench.hpp); --predict-only predicts every run.
+//
 // --predict-only (no fit): the run's microbenchmarks predicted by the profile --base names, against their times.
 //
 // --holdout-validate SUITE.json [...] (no fit): replays every configuration a memsim-validate result file
@@ -53,11 +59,11 @@ constexpr int kExitInput = 2;
 constexpr int kExitInternal = 1;
 
 int usage() {
-  std::cerr << "usage: memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json [--out PROFILE.json]\n"
-               "                        [--holdout] [--threads N]\n"
+  std::cerr << "usage: memsim-calibrate --microbench RUN.json [--microbench RUN.json...] --base DEVICE|PROFILE.json\n"
+               "                        [--out PROFILE.json] [--holdout] [--threads N]\n"
                "       memsim-calibrate --base DEVICE|PROFILE.json --holdout-validate SUITE.json [SUITE.json...]\n"
                "                        [--threads N]\n"
-               "       memsim-calibrate --microbench RUN.json --base DEVICE|PROFILE.json --predict-only\n";
+               "       memsim-calibrate --microbench RUN.json [...] --base DEVICE|PROFILE.json --predict-only\n";
   return kExitInput;
 }
 
@@ -372,14 +378,36 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
   return 0;
 }
 
+// The runs of every --microbench file, together: the first file's device, date and hold-out records, the
+// others' runs after its own. Files from different devices are refused. For a fit, the runs left out
+// (leave_split_sectors_out) go to `left_out`; without one, every run stays.
+MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::string>* left_out) {
+  MicrobenchRun run = read_microbench_file(paths.front());
+  for (size_t i = 1; i < paths.size(); ++i) {
+    MicrobenchRun more = read_microbench_file(paths[i]);
+    const std::string a = run.device.value("name", ""), b = more.device.value("name", "");
+    if (a != b)
+      throw InputError(paths[i] + ": measured on '" + b + "', not on '" + a + "' as " + paths.front() +
+                       ": runs of one device only are fitted together");
+    for (Measurement& m : more.runs) run.runs.push_back(std::move(m));
+  }
+  leave_4_byte_read_back_out(run.runs);
+  if (left_out) *left_out = leave_split_sectors_out(run.runs);
+  return run;
+}
+
+std::string joined(const std::vector<std::string>& paths) {
+  std::string s;
+  for (const std::string& p : paths) s += (s.empty() ? "" : " + ") + p;
+  return s;
+}
+
 // One fit, its report and the profile it writes (--out).
-int calibrate(const std::string& bench_path, const std::string& base, const std::string& out, bool holdout,
-              int threads) {
-  const MicrobenchRun run = [&] {
-    MicrobenchRun r = read_microbench_file(bench_path);
-    leave_4_byte_read_back_out(r.runs);
-    return r;
-  }();
+int calibrate(const std::vector<std::string>& bench_paths, const std::string& base, const std::string& out,
+              bool holdout, int threads) {
+  const std::string bench_path = joined(bench_paths);
+  std::vector<std::string> left_out;
+  const MicrobenchRun run = read_runs(bench_paths, &left_out);
   // A fit needs runs: a document whose runs are all marked WRONG (or has none) has nothing to fit.
   if (run.runs.empty()) throw InputError(bench_path + ": no usable runs (none, or every one marked WRONG)");
   // An output that cannot be a file is said before the fit, not after its report.
@@ -427,6 +455,7 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
               c.read_back_ps_per_byte[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.barrier_us, c.launch_us,
               c.overlap_p);
   for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
+  for (const std::string& l : left_out) std::printf("  left out of the fit: %s\n", l.c_str());
   // A constant the runs hardly determine is written (the fit is still the least-squares answer), but said on
   // stderr and in the profile's calibration block, so that no one reads it as measured.
   for (const std::string& w : fit.warnings) std::cerr << "memsim-calibrate: warning: " << bench_path << ": " << w << "\n";
@@ -500,6 +529,7 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
       {"method", "Levenberg-Marquardt least squares (Eigen) on log(predicted/measured time) over the "
                  "microbenchmark runs; the suite's hold-out times are not used"},
       {"runs", run.runs.size()},
+      {"runs_left_out", left_out.size()},
       {"fitted", fit.fitted},
       {"held", fit.held},
       {"rms_log_error", fit.rms_log_error},
@@ -524,7 +554,8 @@ int calibrate(const std::string& bench_path, const std::string& base, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string bench_path, base, out;
+  std::vector<std::string> bench_paths;
+  std::string base, out;
   std::optional<std::string> threads_text;  // as given: "" is not "not given"
   bool holdout = false, only_predict = false;
   std::vector<std::string> validate_files;
@@ -532,7 +563,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     const bool takes_value = a == "--microbench" || a == "--base" || a == "--out" || a == "--threads";
     if (takes_value && i + 1 >= argc) return usage_error("option " + a + " needs a value");
-    if (a == "--microbench") bench_path = argv[++i];
+    if (a == "--microbench") bench_paths.push_back(argv[++i]);
     else if (a == "--base") base = argv[++i];
     else if (a == "--out") out = argv[++i];
     else if (a == "--threads") threads_text = argv[++i];
@@ -546,20 +577,19 @@ int main(int argc, char** argv) {
   try {
     const int threads = threads_text ? parse_threads(*threads_text) : 0;
     if (!validate_files.empty()) {
-      if (base.empty() || !bench_path.empty()) return usage_error("--holdout-validate takes --base and no --microbench");
+      if (base.empty() || !bench_paths.empty()) return usage_error("--holdout-validate takes --base and no --microbench");
       if (!out.empty() || holdout || only_predict)
         return usage_error("--out, --holdout and --predict-only go with --microbench, not --holdout-validate");
       return holdout_validate(validate_files, load_profile_file(base_path(base)), threads);
     }
-    if (bench_path.empty() || base.empty()) return usage();
+    if (bench_paths.empty() || base.empty()) return usage();
     if (only_predict) {
       if (!out.empty() || holdout) return usage_error("--predict-only fits nothing: --out and --holdout do not apply");
-      MicrobenchRun run = read_microbench_file(bench_path);
-      leave_4_byte_read_back_out(run.runs);
-      if (run.runs.empty()) throw InputError(bench_path + ": no usable runs (none, or every one marked WRONG)");
+      MicrobenchRun run = read_runs(bench_paths, nullptr);
+      if (run.runs.empty()) throw InputError(joined(bench_paths) + ": no usable runs (none, or every one marked WRONG)");
       return predict_only(run, load_profile_file(base_path(base)));
     }
-    return calibrate(bench_path, base, out, holdout, threads);
+    return calibrate(bench_paths, base, out, holdout, threads);
   } catch (const InputError& e) {
     std::cerr << "memsim-calibrate: " << e.what() << "\n";
     return kExitInput;

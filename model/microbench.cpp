@@ -169,6 +169,30 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j, con
   return counts_from(bench, JsonFields(j, at));
 }
 
+namespace {
+bool splits_sectors(const Measurement& m) {
+  return m.bench.rfind("split_sector_store", 0) == 0 && m.params.is_object() && m.params.value("mode", "") == "split";
+}
+}  // namespace
+
+std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs) {
+  std::vector<std::string> out;
+  std::vector<Measurement> kept;
+  for (Measurement& m : runs) {
+    std::string why;
+    if (m.bench == "split_sector_store" && m.params.is_object() && m.params.value("layout", "") == "linear")
+      why = "linear layout: the L2 merges a warp's requests into one line (ncu: 2.76M, 7.17M and 6.51M write "
+            "requests where the counts have 4.19M, 8.39M and 8.39M)";
+    else if (splits_sectors(m))
+      why = "each sector's halves from two blocks: the cost model has no count for a sector another block "
+            "completes (its counts are the same_warp run's; docs/model.md, split sectors)";
+    if (why.empty()) kept.push_back(std::move(m));
+    else out.push_back(m.where + ": " + why);
+  }
+  runs = std::move(kept);
+  return out;
+}
+
 void leave_4_byte_read_back_out(std::vector<Measurement>& runs) {
   for (Measurement& m : runs)
     if (m.counts.partial_store_requests[kLanes4] > 0) m.counts.partial_lines_per_block = {};

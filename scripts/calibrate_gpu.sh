@@ -2,7 +2,8 @@
 # Calibrates memsim for the GPU of this machine in one command (docs/second_gpu.md):
 #   1. configures and builds memsim-microbench (CUDA) and memsim-calibrate;
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
-#      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv;
+#      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv,
+#      and the split-sector study, NAME_split_sectors.json (kept, not fitted: run_calibration.sh says why);
 #   3. fits the cost model's constants to them (memsim-calibrate) -> model/devices/NAME.json and the fit's
 #      report, model/calibration/NAME_calibration_report.txt, which ends with the check of the new profile:
 #      the suite kernels the run timed, predicted and measured (the fit never sees them).
@@ -114,6 +115,9 @@ if [ -z "$from" ]; then
   logged bash validate/calibration/run_calibration.sh "$work"
   cp "$work/microbench.json" "$bench"
   cp "$work/issue_ncu.csv" "model/calibration/${name}_issue_ncu.csv"
+  # The split-sector study, kept with the run and not fitted (run_calibration.sh says why; to fit it anyway:
+  # memsim-calibrate --microbench "$bench" --microbench model/calibration/${name}_split_sectors.json ...).
+  cp "$work/split_sectors.json" "model/calibration/${name}_split_sectors.json"
 else
   build=${MEMSIM_BUILD_DIR:-build}
   stage 1 "building memsim-calibrate in $build (no GPU: the run is $from)"

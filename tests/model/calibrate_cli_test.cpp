@@ -118,6 +118,51 @@ TEST(CalibrateCli, FitWritesAProfileOfFiniteConstants) {
   std::remove(out.c_str());
 }
 
+// Several --microbench files are fitted together: the calibration run and the split-sector study of the same
+// GPU. The study's runs whose counts do not describe them are left out of a fit and listed (model/microbench.hpp:
+// each sector's halves from two blocks; narrow stores in the linear layout, whose requests the L2 merges); the
+// rest join the fit, and the profile names both files. A file from another device is refused, naming both.
+TEST(CalibrateCli, SeveralMicrobenchFilesAreFittedTogether) {
+  json study = runs_only();
+  const json copy_run = run_doc()["runs"][1];
+  auto split_run = [&](const std::string& bench, const std::string& mode, const std::string& layout) {
+    json r = copy_run;
+    r["bench"] = bench;
+    r["params"] = {{"mode", mode}, {"lanes", "8x2B"}, {"layout", layout}, {"distance_blocks", mode == "split" ? 64 : 0}};
+    return r;
+  };
+  study["runs"] = {split_run("split_sector_store", "split", "transposed"),
+                   split_run("split_sector_store", "same_warp", "linear"),
+                   split_run("split_sector_store", "same_warp", "transposed"),
+                   split_run("split_sector_store_dense", "split", "linear")};
+  const std::string run = write_doc("several_run.json", runs_only()), more = write_doc("several_study.json", study);
+  const std::string out = temp_path("several_out.json");
+  const Cli r = run_cli({"--microbench", run, "--microbench", more, "--base", "h100", "--out", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("left out of the fit: " + more + ": runs[0] (split_sector_store): each sector's halves from two blocks"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(more + ": runs[1] (split_sector_store): linear layout"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(more + ": runs[3] (split_sector_store_dense): each sector's halves"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(more + ": runs[2]"), std::string::npos) << r.out;
+  const json j = json::parse(slurp(out));
+  EXPECT_EQ(j["calibration"]["runs"], run_doc()["runs"].size() + 1);
+  EXPECT_EQ(j["calibration"]["runs_left_out"], 3);
+  EXPECT_EQ(j["calibration"]["measurements"], run + " + " + more);
+  load_profile_file(out);  // reads back
+  std::remove(out.c_str());
+
+  // --predict-only predicts every run, those a fit leaves out included: 132 + 4 rows.
+  const Cli p = run_cli({"--microbench", run, "--microbench", more, "--base", "h100", "--predict-only"});
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_NE(p.out.find(std::to_string(run_doc()["runs"].size() + 4) + " microbenchmark runs"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("split_sector_store_dense"), std::string::npos) << p.out;
+
+  study["device"]["name"] = "NVIDIA H200";
+  const std::string other = write_doc("several_other.json", study);
+  expect_input_error(run_cli({"--microbench", run, "--microbench", other, "--base", "h100"}),
+                     {other, "NVIDIA H200", run, "one device"});
+}
+
 // One hold-out record: its row and a summary of n=1, whose Spearman is not defined (n/a), then exit 0: the
 // --out file written before it is a finished profile, not one written by a run that then failed.
 TEST(CalibrateCli, OneHoldoutRecordHasNoSpearman) {

@@ -5,6 +5,10 @@
 #   3. counts the issue benchmarks' warp instructions with Nsight Compute (one launch each) -> issue_ncu.csv;
 #   4. puts the counts into the document -> OUT_DIR/microbench.json, the file memsim-calibrate reads:
 #        memsim-calibrate --microbench OUT_DIR/microbench.json --base h100 --out model/devices/h100.json
+#   5. runs the split-sector study (memsim-microbench --split-sectors: sector halves from blocks D apart, the
+#      model's worst configuration's stores) -> OUT_DIR/split_sectors.json, kept with each calibration but not
+#      fitted: the cost model has no count for a sector another block completes (docs/model.md, split
+#      sectors); memsim-calibrate takes it as a second --microbench and leaves those runs out.
 #
 #   validate/calibration/run_calibration.sh OUT_DIR
 #
@@ -37,4 +41,5 @@ bench="$build/validate/calibration/memsim-microbench"
 "$ncu" --clock-control none --csv --print-units base --print-metric-name name --print-kernel-base demangled \
   --metrics smsp__inst_executed.sum -k regex:issue_ "$bench" --issue-only > "$out/issue_ncu.csv"
 python3 validate/calibration/add_instructions.py "$out/microbench_raw.json" "$out/issue_ncu.csv" > "$out/microbench.json"
-echo "run_calibration: wrote $out/microbench.json"
+"$bench" --split-sectors > "$out/split_sectors.json"
+echo "run_calibration: wrote $out/microbench.json and $out/split_sectors.json"
