@@ -527,10 +527,6 @@ __host__ __device__ inline int64_t split_sector_in(const SplitGeometry& g, const
   return sb.first + j * sb.stride;
 }
 
-__host__ __device__ inline int64_t split_sector_of(const SplitGeometry& g, int64_t b, int k, int& half) {
-  return split_sector_in(g, split_block_of(g, unsigned(b)), k, half);
-}
-
 __global__ void split_sector_store(const uint2* __restrict__ in, uint16_t* __restrict__ out, SplitGeometry g) {
   __shared__ uint2 tile[256];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

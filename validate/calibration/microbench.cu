@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -457,31 +458,27 @@ void run_split_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
 // same bytes written by one warp back to back (D = 0) and in whole sectors: narrow stores in the linear and
 // the transposed layout (there D = 64 is vec4_shared's drain), then the dense ones (32 half sectors a store).
 void run_split_sectors(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
-  for (int columns : {0, 64}) {
-    mb::SplitGeometry g;
-    g.columns = columns;
+  // The two controls, then the halves at each distance.
+  const auto sweep = [&](mb::SplitGeometry g, std::initializer_list<int> distances) {
     for (int mode : {mb::kWhole, mb::kSame}) {
       g.mode = mode;
       run_split_sector(runs, pool, dev, timed, g);
     }
     g.mode = mb::kSplit;
-    for (int d : {1, 8, 64, 512, 4096, 16384, 32768}) {
+    for (int d : distances) {
       g.distance = d;
       run_split_sector(runs, pool, dev, timed, g);
     }
+  };
+  for (int columns : {0, 64}) {
+    mb::SplitGeometry g;
+    g.columns = columns;
+    sweep(g, {1, 8, 64, 512, 4096, 16384, 32768});
   }
   mb::SplitGeometry g;
   g.dense = true;
-  for (int mode : {mb::kWhole, mb::kSame}) {
-    g.mode = mode;
-    run_split_sector(runs, pool, dev, timed, g);
-  }
-  g.mode = mb::kSplit;
   // Blocks move 4 times the narrow ones' bytes: 1024, 4096 and 8192 match narrow 4096, 16384, 32768 in bytes.
-  for (int d : {1, 8, 64, 512, 1024, 4096, 8192}) {
-    g.distance = d;
-    run_split_sector(runs, pool, dev, timed, g);
-  }
+  sweep(g, {1, 8, 64, 512, 1024, 4096, 8192});
 }
 
 // The store benchmarks the partial-sector costs are fitted to; timed = false (--stores-only) launches each
