@@ -378,6 +378,12 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
   return 0;
 }
 
+std::string joined(const std::vector<std::string>& paths) {
+  std::string s;
+  for (const std::string& p : paths) s += (s.empty() ? "" : " + ") + p;
+  return s;
+}
+
 // The runs of every --microbench file, together: the first file's device, date and hold-out records, the
 // others' runs after its own. Files from different devices are refused. For a fit, the runs left out
 // (leave_split_sectors_out) go to `left_out`; without one, every run stays.
@@ -393,13 +399,9 @@ MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::
   }
   leave_4_byte_read_back_out(run.runs);
   if (left_out) *left_out = leave_split_sectors_out(run.runs);
+  // A fit or a prediction needs runs: a document whose runs are all marked WRONG (or has none) has nothing.
+  if (run.runs.empty()) throw InputError(joined(paths) + ": no usable runs (none, or every one marked WRONG)");
   return run;
-}
-
-std::string joined(const std::vector<std::string>& paths) {
-  std::string s;
-  for (const std::string& p : paths) s += (s.empty() ? "" : " + ") + p;
-  return s;
 }
 
 // One fit, its report and the profile it writes (--out).
@@ -408,8 +410,6 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
   const std::string bench_path = joined(bench_paths);
   std::vector<std::string> left_out;
   const MicrobenchRun run = read_runs(bench_paths, &left_out);
-  // A fit needs runs: a document whose runs are all marked WRONG (or has none) has nothing to fit.
-  if (run.runs.empty()) throw InputError(bench_path + ": no usable runs (none, or every one marked WRONG)");
   // An output that cannot be a file is said before the fit, not after its report.
   std::error_code ec;
   if (!out.empty() && std::filesystem::is_directory(out, ec)) throw InputError(out + ": is a directory, not a file to write");
@@ -585,8 +585,7 @@ int main(int argc, char** argv) {
     if (bench_paths.empty() || base.empty()) return usage();
     if (only_predict) {
       if (!out.empty() || holdout) return usage_error("--predict-only fits nothing: --out and --holdout do not apply");
-      MicrobenchRun run = read_runs(bench_paths, nullptr);
-      if (run.runs.empty()) throw InputError(joined(bench_paths) + ": no usable runs (none, or every one marked WRONG)");
+      const MicrobenchRun run = read_runs(bench_paths, nullptr);
       return predict_only(run, load_profile_file(base_path(base)));
     }
     return calibrate(bench_paths, base, out, holdout, threads);
