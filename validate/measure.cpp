@@ -90,29 +90,6 @@ double effective_bandwidth_gbs(int64_t matrix_bytes, double time_us) {
   return time_us > 0 ? 2.0 * double(matrix_bytes) / (time_us * 1e-6) / 1e9 : 0.0;
 }
 
-const char* cublas_status_name(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-    default: return "CUBLAS_STATUS_(other)";
-  }
-}
-
-namespace {
-
-void cublas_check(cublasStatus_t s, const char* call) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw CudaError(std::string(call) + " failed: " + cublas_status_name(s));
-}
-
-}  // namespace
-
 Cublas::Cublas(cudaStream_t stream) {
   cublas_check(cublasCreate(&handle_), "cublasCreate");
   cublas_check(cublasSetStream(handle_, stream), "cublasSetStream");

@@ -79,6 +79,4 @@ class Cublas {
   cublasHandle_t handle_ = nullptr;
 };
 
-const char* cublas_status_name(cublasStatus_t s);
-
 }  // namespace memsim::validate

@@ -14,7 +14,10 @@
 #include <vector>
 #include <algorithm>
 #include <cublas_v2.h>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
+
+#include "validate/cuda_check.hpp"  // every CUDA and cuBLAS call checked, as in the validation program
+
+using memsim::validate::cublas_check;
 
 template <int B> struct Raw;
 template <> struct Raw<2> { using t = uint16_t; };
@@ -111,11 +114,11 @@ __global__ void copy16(uint4* o, const uint4* i, size_t n) {
 
 struct Bufs { void* in[2]; void* out[2]; size_t bytes; };
 template <class F> float time_med(F f, int reps = 20) {
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  cudaEvent_t a, b; MEMSIM_CUDA_CHECK(cudaEventCreate(&a)); MEMSIM_CUDA_CHECK(cudaEventCreate(&b));
   for (int i = 0; i < 3; ++i) f(i);
   std::vector<float> t;
-  for (int i = 0; i < reps; ++i) { CK(cudaEventRecord(a)); f(i); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms); }
-  CK(cudaGetLastError());
+  for (int i = 0; i < reps; ++i) { MEMSIM_CUDA_CHECK(cudaEventRecord(a)); f(i); MEMSIM_CUDA_CHECK(cudaEventRecord(b)); MEMSIM_CUDA_CHECK(cudaEventSynchronize(b)); float ms; MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms); }
+  MEMSIM_CUDA_CHECK(cudaGetLastError());
   std::sort(t.begin(), t.end()); return t[t.size() / 2];
 }
 static double gbs(size_t bytes, float ms) { return 2.0 * bytes / (ms * 1e6); }
@@ -127,25 +130,25 @@ void run_best(Bufs& B, int W, int H, const char* dt) {
   const int GX = W / TX, GY = H / TY;
   auto k = best<TS, TX, TY, NT, G, HINT>;
   auto launch = [&](int i) { k<<<GX * GY, NT>>>(B.out[i & 1], B.in[i & 1], W, H, GX, GY); };
-  CK(cudaMemset(B.out[0], 0xA5, B.bytes)); launch(0); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
-  unsigned long long* bad; CK(cudaMallocManaged(&bad, 8)); *bad = 0;
-  check<TS><<<1024, 256>>>(B.out[0], B.in[0], W, H, bad); CK(cudaDeviceSynchronize());
+  MEMSIM_CUDA_CHECK(cudaMemset(B.out[0], 0xA5, B.bytes)); launch(0); MEMSIM_CUDA_CHECK(cudaGetLastError()); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned long long* bad; MEMSIM_CUDA_CHECK(cudaMallocManaged(&bad, 8)); *bad = 0;
+  check<TS><<<1024, 256>>>(B.out[0], B.in[0], W, H, bad); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
   float ms = time_med(launch);
   double g = gbs(B.bytes, ms);
-  cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, k)); int occ; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, 0));
+  cudaFuncAttributes fa; MEMSIM_CUDA_CHECK(cudaFuncGetAttributes(&fa, k)); int occ; MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, 0));
   printf("regs %d occ %d | ", fa.numRegs, occ);
   printf("%s %dx%d best TX%d TY%d NT%d G%d H%d: %.0f GB/s  memcpy %.3f copy16 %.3f  bad %llu\n", dt, W, H, TX, TY, NT, G, HINT,
          g, g / g_memcpy, g / g_copy, *bad);
-  CK(cudaFree(bad));
+  MEMSIM_CUDA_CHECK(cudaFree(bad));
  }
 }
 
 template <int TS> void suite(int W, int H, cublasHandle_t hb) {
   const char* dt = TS == 2 ? "f16" : TS == 4 ? "f32" : "f64";
   Bufs B; B.bytes = size_t(W) * H * TS;
-  for (int i = 0; i < 2; ++i) { CK(cudaMalloc(&B.in[i], B.bytes)); CK(cudaMalloc(&B.out[i], B.bytes)); fill<TS><<<1024, 256>>>(B.in[i], size_t(W) * H, 7 + i); }
-  CK(cudaDeviceSynchronize());
-  float ms = time_med([&](int i) { CK(cudaMemcpyAsync(B.out[i & 1], B.in[i & 1], B.bytes, cudaMemcpyDeviceToDevice)); });
+  for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaMalloc(&B.in[i], B.bytes)); MEMSIM_CUDA_CHECK(cudaMalloc(&B.out[i], B.bytes)); fill<TS><<<1024, 256>>>(B.in[i], size_t(W) * H, 7 + i); }
+  MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  float ms = time_med([&](int i) { MEMSIM_CUDA_CHECK(cudaMemcpyAsync(B.out[i & 1], B.in[i & 1], B.bytes, cudaMemcpyDeviceToDevice)); });
   g_memcpy = gbs(B.bytes, ms);
   size_t n16 = B.bytes / 16;
   ms = time_med([&](int i) { copy16<<<(n16 + 255) / 256, 256>>>((uint4*)B.out[i & 1], (const uint4*)B.in[i & 1], n16); });
@@ -153,8 +156,8 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb) {
   printf("%s %dx%d memcpy %.0f GB/s copy16 %.0f GB/s\n", dt, W, H, g_memcpy, g_copy);
   if (TS != 2) {
     ms = time_med([&](int i) {
-      if (TS == 4) { float a = 1, b0 = 0; cublasSgeam(hb, CUBLAS_OP_T, CUBLAS_OP_N, H, W, &a, (const float*)B.in[i & 1], W, &b0, (const float*)B.out[i & 1], H, (float*)B.out[i & 1], H); }
-      else { double a = 1, b0 = 0; cublasDgeam(hb, CUBLAS_OP_T, CUBLAS_OP_N, H, W, &a, (const double*)B.in[i & 1], W, &b0, (const double*)B.out[i & 1], H, (double*)B.out[i & 1], H); }
+      if (TS == 4) { float a = 1, b0 = 0; cublas_check(cublasSgeam(hb, CUBLAS_OP_T, CUBLAS_OP_N, H, W, &a, (const float*)B.in[i & 1], W, &b0, (const float*)B.out[i & 1], H, (float*)B.out[i & 1], H), "cublasSgeam"); }
+      else { double a = 1, b0 = 0; cublas_check(cublasDgeam(hb, CUBLAS_OP_T, CUBLAS_OP_N, H, W, &a, (const double*)B.in[i & 1], W, &b0, (const double*)B.out[i & 1], H, (double*)B.out[i & 1], H), "cublasDgeam"); }
     });
     printf("%s %dx%d cublas geam %.0f GB/s memcpy %.3f copy16 %.3f\n", dt, W, H, gbs(B.bytes, ms), gbs(B.bytes, ms) / g_memcpy, gbs(B.bytes, ms) / g_copy);
   }
@@ -185,14 +188,19 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb) {
   run_best<TS, 16 * E, 16 * E, 256, O, 3>(B, W, H, dt);
   run_best<TS, 16 * E, 16 * E, 256, O, 4>(B, W, H, dt);
   run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-  for (int i = 0; i < 2; ++i) { CK(cudaFree(B.in[i])); CK(cudaFree(B.out[i])); }
+  for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaFree(B.in[i])); MEMSIM_CUDA_CHECK(cudaFree(B.out[i])); }
 }
 
 int main() {
-  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
-  int driver = 0, runtime = 0; CK(cudaDriverGetVersion(&driver)); CK(cudaRuntimeGetVersion(&runtime));
-  printf("device %s SMs %d L2 %d driver API %d runtime %d\n", p.name, p.multiProcessorCount, p.l2CacheSize, driver, runtime);
-  cublasHandle_t hb; cublasCreate(&hb);
-  for (int n : {16384, 8192}) { suite<8>(n, n, hb); suite<4>(n, n, hb); suite<2>(n, n, hb); }
-  return 0;
+  try {
+    cudaDeviceProp p; MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+    int driver = 0, runtime = 0; MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver)); MEMSIM_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    printf("device %s SMs %d L2 %d driver API %d runtime %d\n", p.name, p.multiProcessorCount, p.l2CacheSize, driver, runtime);
+    cublasHandle_t hb; cublas_check(cublasCreate(&hb), "cublasCreate");
+    for (int n : {16384, 8192}) { suite<8>(n, n, hb); suite<4>(n, n, hb); suite<2>(n, n, hb); }
+    return 0;
+  } catch (const memsim::validate::CudaError& e) {
+    fprintf(stderr, "memsim-best-variants: %s\n", e.what());
+    return 1;
+  }
 }
