@@ -227,8 +227,10 @@ void print_stat(const std::string& name, const Stat3& s) {
   std::printf("  %-34s n=%-4zu MAPE %5.1f%%  max %5.1f%%  Spearman %s\n", name.c_str(), s.n, s.mape, s.max, s.rho.c_str());
 }
 
-// The judged set: f32 at 4096x4096 and larger (8192x2048 included), f16 and f64 at 8192x8192.
-bool judged(int64_t w, int64_t h, const std::string& dtype) {
+// The judged set: f32 at 4096x4096 and larger (8192x2048 included), f16 and f64 at 8192x8192, blocks 32x8,
+// 16x16 and 8x32 (the runs at 16384x16384 also hold 32x32 blocks: not judged).
+bool judged(int64_t w, int64_t h, const std::string& dtype, const std::string& block) {
+  if (block != "32x8" && block != "16x16" && block != "8x32") return false;
   if (dtype == "f32") return w * h >= int64_t(4096) * 4096;
   return w == 8192 && h == 8192;
 }
@@ -346,7 +348,7 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
     std::printf("  %-12s %-10s %-4s %-6s %-6s %-4d %10.1f %10.1f %+7.1f%%  %s\n", u.kernel.c_str(), matrix.c_str(),
                 dtype.c_str(), block.c_str(), tile.c_str(), u.pad.value_or(0), meas, p.time_us,
                 100 * (p.time_us - meas) / meas, p.bottleneck.c_str());
-    rows.push_back({matrix + " " + dtype + " " + block, dtype, block, judged(u.matrix.x, u.matrix.y, dtype), p.time_us, meas});
+    rows.push_back({matrix + " " + dtype + " " + block, dtype, block, judged(u.matrix.x, u.matrix.y, dtype, block), p.time_us, meas});
   }
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
   std::pair<std::vector<double>, std::vector<double>> j32x8, jall, a32x8, aall;
@@ -365,7 +367,7 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
   }
   std::printf("\nPer (matrix, dtype, block):\n");
   for (const auto& [name, g] : groups) print_stat(name, stat3(g.first, g.second));
-  std::printf("\nJudged set (f32 at >= 4096x4096 incl. 8192x2048; f16/f64 at 8192x8192):\n");
+  std::printf("\nJudged set (f32 at >= 4096x4096 incl. 8192x2048; f16/f64 at 8192x8192; blocks 32x8, 16x16, 8x32):\n");
   if (!j32x8.first.empty()) print_stat("judged, block 32x8", stat3(j32x8.first, j32x8.second));
   if (!jall.first.empty()) print_stat("judged, all blocks", stat3(jall.first, jall.second));
   print_group_spearman(rows, "judged, block 32x8", [](const Row& r) { return r.judged && r.block == "32x8"; });

@@ -294,11 +294,13 @@ Json baseline_json(const Baseline& b, int64_t matrix_bytes) {
 std::string size_of(const Json& c);  // below, with the other Markdown helpers
 std::string block_of(const Json& c);
 
-// The cost model against the measured median times. Groups: each (matrix, dtype, block), and the two sets
-// judged sets (docs/validation.md): the whole suite at f32 4096x4096 and larger and f16/f64 at 8192x8192, with the default 32x8
-// block and with every block measured. Rank correlation is computed within a (matrix, dtype, block) group,
-// where the kernels compete on the same work.
-bool judged_size(const Json& c) {
+// The cost model against the measured median times. Groups: each (matrix, dtype, block), and the two
+// judged sets (docs/validation.md): the whole suite at f32 4096x4096 and larger and f16/f64 at 8192x8192, blocks
+// 32x8, 16x16 and 8x32, with the default 32x8 block and with every judged block. Rank correlation is computed
+// within a (matrix, dtype, block) group, where the kernels compete on the same work.
+bool judged(const Json& c) {
+  const std::string b = block_of(c);
+  if (b != "32x8" && b != "16x16" && b != "8x32") return false;
   const int64_t w = c["matrix"]["width"].get<int64_t>(), h = c["matrix"]["height"].get<int64_t>();
   const std::string d = c["dtype"].get<std::string>();
   if (d == "f32") return w * h >= int64_t(4096) * 4096;
@@ -333,7 +335,7 @@ Json model_accuracy_json(const Json& records) {
     const Json& c = r["config"];
     const std::string key = size_of(c) + " " + c["dtype"].get<std::string>() + " block " + block_of(c);
     groups[key].push_back(&r);
-    if (judged_size(c)) {
+    if (judged(c)) {
       judged_all.push_back(&r);
       if (block_of(c) == "32x8") judged_default.push_back(&r);
     }
@@ -343,7 +345,7 @@ Json model_accuracy_json(const Json& records) {
   double worst_spearman_default = 1;
   for (const auto& [key, rs] : groups) {
     by_group[key] = accuracy_of(rs);
-    if (key.find("block 32x8") != std::string::npos && judged_size(rs.front()->at("config")) && rs.size() >= 2)
+    if (key.find("block 32x8") != std::string::npos && judged(rs.front()->at("config")) && rs.size() >= 2)
       worst_spearman_default = std::min(worst_spearman_default, by_group[key]["spearman"].get<double>());
   }
   Json j;

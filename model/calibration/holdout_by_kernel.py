@@ -22,7 +22,9 @@ class Error(Exception):
     pass
 
 
-def judged(width, height, dtype):
+def judged(width, height, dtype, block):
+    if block not in ("32x8", "16x16", "8x32"):
+        return False
     if dtype == "f32":
         return width * height >= 4096 * 4096
     return width == 8192 and height == 8192
@@ -44,7 +46,7 @@ def read_rows(path, only_judged):
         if m and reports == 1:
             kernel, w, h, dtype = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
             measured, predicted = float(m.group(8)), float(m.group(9))
-            if measured > 0 and (not only_judged or judged(w, h, dtype)):
+            if measured > 0 and (not only_judged or judged(w, h, dtype, m.group(5))):
                 rows.append((kernel, measured, predicted))
     if not rows:
         raise Error("%s: no rows of a memsim-calibrate --holdout-validate report" % path)
