@@ -10,6 +10,7 @@
 
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
+#include "sim/dram_order.hpp"
 #include "sim/global_sectors.hpp"
 #include "sim/launch_size.hpp"
 #include "sim/replay.hpp"
@@ -54,6 +55,21 @@ BENCHMARK(BM_ReplayCoalesced4096Exact)->Arg(1)->Arg(2)->Unit(benchmark::kMillise
 BENCHMARK(BM_ReplayPadded8192Classes)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_ReplayPadded65536Classes)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_ReplayCopy2To40Classes)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The DRAM order count (sim/dram_order.hpp) a prediction on a profile that charges it adds: 2 windows of the
+// H100's resident blocks (132 SMs x 8 blocks of 256 threads).
+void BM_WindowOrderPadded8192(benchmark::State& state) {
+  UserConfig u;
+  u.kernel = "padded";
+  u.matrix = {8192, 8192};
+  const LaunchConfig cfg = resolve_launch(u);
+  for (auto _ : state) {
+    const WindowOrder o = window_order(cfg, 132 * 8);
+    benchmark::DoNotOptimize(o.bytes[1]);
+  }
+  state.SetLabel("padded 8192x8192 f32 block 32x8, 2 windows of 1056 blocks");
+}
+BENCHMARK(BM_WindowOrderPadded8192)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The suite at 8192x8192: every kernel x block (32x8, 16x16, 8x32) x dtype that resolves (coarse and fine
 // take square tiles only, so not 8x32's 8x32 tile), one replay each, in this one process.

@@ -488,6 +488,8 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
                                       c.read_back_ps_per_byte[2]};
   cost["l1_cycles_per_wavefront"] = c.l1_cycles_per_wavefront;
   if (c.l2_write_slot_ps > 0) cost["l2_write_slot_ps"] = c.l2_write_slot_ps;
+  if (c.scattered_read_ps_per_byte > 0) cost["scattered_read_ps_per_byte"] = c.scattered_read_ps_per_byte;
+  if (c.scattered_write_ps_per_byte > 0) cost["scattered_write_ps_per_byte"] = c.scattered_write_ps_per_byte;
   cost["latency_us"] = c.latency_us;
   cost["block_us"] = c.block_us;
   cost["barrier_us"] = c.barrier_us;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/sass_counts.hpp"
+#include "sim/dram_order.hpp"
 
 namespace memsim {
 namespace {
@@ -94,8 +95,16 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
                          "profile has no cost for that at the lane width of this kernel's partial stores: the "
                          "time above leaves it out");
 
+  // Bytes the resident blocks meet out of order cost DRAM time besides their share of the rate: the transposed
+  // side of a transpose (sim/dram_order.hpp).
+  pr.dram_order_counted = k.scattered_read_ps_per_byte > 0 || k.scattered_write_ps_per_byte > 0;
+  pr.dram_scattered[0] = c.dram_scattered[0], pr.dram_scattered[1] = c.dram_scattered[1];
+  pr.dram_order_us = (c.dram_read_bytes * c.dram_scattered[0] * k.scattered_read_ps_per_byte +
+                      c.dram_write_bytes * c.dram_scattered[1] * k.scattered_write_ps_per_byte) *
+                     1e-6;
   const double dram = (c.dram_read_bytes + read_back_bytes + c.dram_write_bytes) / (k.dram_gbs * 1e3) *
-                      std::max(1.0, o.partition_imbalance);
+                          std::max(1.0, o.partition_imbalance) +
+                      pr.dram_order_us;
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
   double partial = pr.read_back_us;
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
@@ -190,7 +199,20 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
 }
 
 Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o) {
-  return predict(counts_from_replay(r, p.l2_bytes > 0 && p.coalescing == "sectors32"), p, o);
+  const bool cached = p.l2_bytes > 0 && p.coalescing == "sectors32";
+  KernelCounts c = counts_from_replay(r, cached);
+  if (cached && (p.cost.scattered_read_ps_per_byte > 0 || p.cost.scattered_write_ps_per_byte > 0) && r.config.kernel) {
+    // The blocks resident together, as the occupancy of this profile gives them.
+    BlockResources res;
+    res.threads = c.threads_per_block;
+    res.shared_bytes = c.shared_bytes_per_block;
+    res.regs_per_thread = o.regs_per_thread > 0 ? o.regs_per_thread : kAssumedRegisters;
+    const int64_t resident = std::max<int64_t>(1, int64_t(p.sms) * occupancy(p, res).blocks_per_sm);
+    const WindowOrder order = window_order(r.config, resident);
+    c.dram_scattered[0] = order.scattered(0);
+    c.dram_scattered[1] = order.scattered(1);
+  }
+  return predict(c, p, o);
 }
 
 nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile) {
@@ -213,6 +235,10 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["read_back_warp_factor"] = p.read_back_warp_factor;
   j["read_back_fraction"] = p.read_back_fraction;
   j["read_back_us"] = p.read_back_us;
+  if (p.dram_order_counted)
+    j["dram_order"] = {{"scattered_loads", p.dram_scattered[0]},
+                       {"scattered_stores", p.dram_scattered[1]},
+                       {"time_us", p.dram_order_us}};
   j["caveats"] = p.caveats;
   if (profile) {
     j["calibrated"] = profile->calibrated;

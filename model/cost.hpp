@@ -88,6 +88,11 @@ struct Prediction {
   double read_back_warp_factor = 1;  // mean of read_back_sector_warp_factor over the partly written sectors
   double read_back_fraction = 0;
   double read_back_us = 0;
+  // DRAM order (sim/dram_order.hpp), where the profile charges it: the share of the loads' and the stores'
+  // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
+  bool dram_order_counted = false;
+  double dram_scattered[2] = {0, 0};
+  double dram_order_us = 0;
   std::vector<std::string> caveats;
   double term(const std::string& name) const;  // 0 when absent
 };

@@ -31,6 +31,9 @@ struct KernelCounts {
   // instruction writes) and each sector it touches, whole or in part, takes a slot.
   double l2_write_slots = 0;
   double l1_global_wavefronts = 0;               // L1 data-stage passes of global requests
+  // The share of the loads' and the stores' DRAM bytes the resident blocks meet out of order, spread over the
+  // buffer rather than in a band (sim/dram_order.hpp); 0 where not counted.
+  double dram_scattered[2] = {0, 0};
   double shared_wavefronts = 0, shared_conflict_wavefronts = 0;
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
   double global_load_lines = 0;  // distinct lines per load request, summed (0: not known)

@@ -72,6 +72,8 @@ const std::vector<FitParameter>& fit_parameters() {
       {"read_back_ps_per_byte[16B]", nullptr, &CostConstants::read_back_ps_per_byte, 2},
       {"l1_cycles_per_wavefront", &CostConstants::l1_cycles_per_wavefront, nullptr, -1},
       {"l2_write_slot_ps", &CostConstants::l2_write_slot_ps, nullptr, -1},
+      {"scattered_read_ps_per_byte", &CostConstants::scattered_read_ps_per_byte, nullptr, -1},
+      {"scattered_write_ps_per_byte", &CostConstants::scattered_write_ps_per_byte, nullptr, -1},
       {"latency_us", &CostConstants::latency_us, nullptr, -1},
       {"block_us", &CostConstants::block_us, nullptr, -1},
       {"barrier_us", &CostConstants::barrier_us, nullptr, -1},

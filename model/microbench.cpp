@@ -73,6 +73,12 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
                            wavefronts(st_wavefronts, l1_st, st_inst, c.dram_write_bytes);
   // Crossbar slots of the stores: their L2 write requests plus their sectors.
   c.l2_write_slots = l1_st + store_requests;
+  // The share of the DRAM bytes met out of order (sim/dram_order.hpp); runs before 2026-11-26 do not carry it:
+  // 0, as for every benchmark that streams its buffers in order.
+  c.dram_scattered[0] = f.non_negative_or("dram_scattered_ld", 0);
+  c.dram_scattered[1] = f.non_negative_or("dram_scattered_st", 0);
+  if (c.dram_scattered[0] > 1) f.fail("dram_scattered_ld", "must be at most 1");
+  if (c.dram_scattered[1] > 1) f.fail("dram_scattered_st", "must be at most 1");
   c.shared_wavefronts = f.non_negative("shared_wavefronts");
   const double shared_inst = f.non_negative("shared_instructions");
   c.shared_conflict_wavefronts = std::max(0.0, c.shared_wavefronts - shared_inst);

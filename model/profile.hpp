@@ -29,6 +29,9 @@ struct CostConstants {
   double partial_store_ps[3] = {0, 0, 0};  // per L2 write request of partly written sectors, by class (model/counts.hpp)
   double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage
   double l2_write_slot_ps = 0;         // crossbar into L2, per store slot (model/counts.hpp); 0: no such term
+  // DRAM bytes met out of order by the resident blocks (sim/dram_order.hpp): the time each such byte costs
+  // beyond its share of dram_gbs, chip-wide, read and written. 0: no such term (and the order is not counted).
+  double scattered_read_ps_per_byte = 0, scattered_write_ps_per_byte = 0;
   double latency_us = 0;               // a global load's round trip under load (Little's law)
   // Not a cost: where latency_us is known to fall short. With one load in flight a warp, a request's wait grows
   // with the lines it spreads over (measured: memsim-microbench --chain-loads); from this many lines a request

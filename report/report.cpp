@@ -199,6 +199,14 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
       for (const auto& [name, value] : p["terms_us"].items())
         os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12)
            << significant(value.get<double>()) << " us\n";
+    // The DRAM term's share that is bytes met out of order, when there is one.
+    if (p.contains("dram_order") && p["dram_order"].value("time_us", 0.0) > 0) {
+      const auto& d = p["dram_order"];
+      os << "  DRAM order: the resident blocks meet " << significant(100.0 * d["scattered_loads"].get<double>(), 3)
+         << "% of the loaded and " << significant(100.0 * d["scattered_stores"].get<double>(), 3)
+         << "% of the stored bytes out of order: " << significant(d["time_us"].get<double>())
+         << " us of the DRAM term\n";
+    }
     // The partial-store term's share that is the read-back of partly written lines, when there is one.
     if (p.value("read_back_fraction", 0.0) > 0) {
       os << "  read-back: " << grouped(int64_t(std::llround(p["open_partial_lines"].get<double>())))

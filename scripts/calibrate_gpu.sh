@@ -3,8 +3,9 @@
 #   1. configures and builds memsim-microbench (CUDA) and memsim-calibrate;
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
 #      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv,
-#      and the split-sector study, NAME_split_sectors.json (kept, not fitted: run_calibration.sh says why);
-#   3. fits the cost model's constants to them (memsim-calibrate) -> model/devices/NAME.json and the fit's
+#      the DRAM order benchmark, NAME_dram_order.json, and the split-sector study, NAME_split_sectors.json
+#      (kept, not fitted: run_calibration.sh says why);
+#   3. fits the cost model's constants to the first two (memsim-calibrate) -> model/devices/NAME.json and the fit's
 #      report, model/calibration/NAME_calibration_report.txt, which ends with the check of the new profile:
 #      the suite kernels the run timed, predicted and measured (the fit never sees them).
 # Each stage prints one progress line with the time since the start.
@@ -17,7 +18,8 @@
 # model/devices/NAME.json exists, else NAME_datasheet where that exists, else h100). Give a profile of the same
 # architecture, and MEMSIM_CUDA_ARCH to match it.
 # --from: fit an existing memsim-microbench document (copied to model/calibration/NAME_microbench.json unless it
-# is that file); nothing is measured, no GPU is needed.
+# is that file), with model/calibration/NAME_dram_order.json where that exists; nothing is measured, no GPU is
+# needed.
 #
 # Environment: MEMSIM_BUILD_DIR (default build-gpu; with --from, build), MEMSIM_CUDA_ARCH (default 90),
 # MEMSIM_CMAKE_ARGS, NCU (default ncu), CUDACXX (default nvcc). Exit status 2, before anything is built or
@@ -96,6 +98,7 @@ logged() {
   fi
 }
 bench=model/calibration/${name}_microbench.json
+order=model/calibration/${name}_dram_order.json
 report=model/calibration/${name}_calibration_report.txt
 profile=model/devices/$name.json
 
@@ -115,6 +118,7 @@ if [ -z "$from" ]; then
   logged bash validate/calibration/run_calibration.sh "$work"
   cp "$work/microbench.json" "$bench"
   cp "$work/issue_ncu.csv" "model/calibration/${name}_issue_ncu.csv"
+  cp "$work/dram_order.json" "$order"
   # The split-sector study, kept with the run and not fitted (run_calibration.sh says why; to fit it anyway:
   # memsim-calibrate --microbench "$bench" --microbench model/calibration/${name}_split_sectors.json ...).
   cp "$work/split_sectors.json" "model/calibration/${name}_split_sectors.json"
@@ -131,13 +135,17 @@ else
   [ "$from" -ef "$bench" ] || cp "$from" "$bench"
 fi
 
+# The DRAM order runs where there are some (an older run with --from may have none: the profile then keeps
+# the base's cost of bytes out of order).
+runs=(--microbench "$bench")
+[ -f "$order" ] && runs+=(--microbench "$order")
 stage 3 "fitting the constants from base $base, then predicting the suite kernels the run timed (never fitted)"
 {
   echo "# The fit of $profile by memsim-calibrate (scripts/calibrate_gpu.sh $name, $(date -u +%Y-%m-%dT%H:%M:%SZ),"
   echo "# revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown)); reproduce from the repository root:"
-  echo "#   $build/model/memsim-calibrate --microbench $bench --base $base --out $profile --holdout"
+  echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --out $profile --holdout"
 } > "$report"
-logged "$build/model/memsim-calibrate" --microbench "$bench" --base "$base" --out "$profile" --holdout
+logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$profile" --holdout
 sed -n '/^Calibration of /,$p' "$log" >> "$report"
 echo "calibrate_gpu: done in $(( $(date +%s) - start )) s: $bench, $profile, $report"
 grep -E '^Fitted|^  all ' "$report" | cut -c1-160 | sed 's/^ */calibrate_gpu:   /'

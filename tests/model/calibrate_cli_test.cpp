@@ -540,6 +540,22 @@ TEST(MicrobenchReader, ReadsAMinimalRunAndNamesItsRecords) {
   EXPECT_EQ(run.holdout[0].block, "32x8");
 }
 
+// The share of the DRAM bytes out of order: 0 where a run does not carry it, a share where it does, and no
+// more than all of them.
+TEST(MicrobenchReader, ReadsTheShareOutOfOrder) {
+  json doc = minimal_run();
+  EXPECT_EQ(read_microbench(doc, "run.json").runs[0].counts.dram_scattered[1], 0.0);
+  doc["runs"][0]["counts"]["dram_scattered_ld"] = 0.25;
+  doc["runs"][0]["counts"]["dram_scattered_st"] = 1.0;
+  const MicrobenchRun run = read_microbench(doc, "run.json");
+  EXPECT_EQ(run.runs[0].counts.dram_scattered[0], 0.25);
+  EXPECT_EQ(run.runs[0].counts.dram_scattered[1], 1.0);
+  doc["runs"][0]["counts"]["dram_scattered_st"] = 1.5;
+  EXPECT_NE(error_of(doc).find("'counts.dram_scattered_st' must be at most 1"), std::string::npos) << error_of(doc);
+  doc["runs"][0]["counts"]["dram_scattered_st"] = -0.5;
+  EXPECT_NE(error_of(doc).find("dram_scattered_st"), std::string::npos) << error_of(doc);
+}
+
 TEST(MicrobenchReader, EveryFieldIsChecked) {
   auto with = [](const char* pointer, const json& v) {
     json d = minimal_run();

@@ -63,6 +63,25 @@ TEST(Cost, DramTermAndPartitionImbalance) {
   EXPECT_NEAR(predict(k, toy(), o).term(kTermDram), 1500.0, 1e-9);
 }
 
+// Bytes met out of order (sim/dram_order.hpp) add to the DRAM term: 6e8 read bytes, half out of order, at
+// 0.2 ps a byte: 60 us; 4e8 written, all out of order, at 0.5 ps: 200 us. 1000 + 260 us.
+TEST(Cost, BytesOutOfOrderAddToTheDramTerm) {
+  KernelCounts k = base_counts();
+  k.dram_read_bytes = 6e8, k.dram_write_bytes = 4e8;
+  k.dram_scattered[0] = 0.5, k.dram_scattered[1] = 1.0;
+  DeviceProfile p = toy();
+  EXPECT_NEAR(predict(k, p).term(kTermDram), 1000.0, 1e-9);  // a profile without the costs charges nothing
+  p.cost.scattered_read_ps_per_byte = 0.2, p.cost.scattered_write_ps_per_byte = 0.5;
+  const Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.term(kTermDram), 1260.0, 1e-9);
+  EXPECT_NEAR(pr.dram_order_us, 260.0, 1e-9);
+  const nlohmann::ordered_json j = to_json(pr);
+  EXPECT_DOUBLE_EQ(j["dram_order"]["scattered_loads"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["dram_order"]["scattered_stores"].get<double>(), 1.0);
+  EXPECT_NEAR(j["dram_order"]["time_us"].get<double>(), 260.0, 1e-9);
+  EXPECT_FALSE(to_json(predict(k, toy())).contains("dram_order"));
+}
+
 TEST(Cost, L2AndPartialStoreTerms) {
   KernelCounts k = base_counts();
   k.l2_load_sectors = 1e6, k.l2_store_sectors = 1.5e6;  // 2.5e6 x 2 ps = 5 us

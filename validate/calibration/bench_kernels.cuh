@@ -40,6 +40,10 @@ struct Counts {
   // How many warps write each of those sectors in pieces (the same for all of a benchmark's sectors): the more,
   // the more the L2 reads back (memsim-partial-lines' 4-, 8- and 16-byte pieces).
   int partial_sector_warps = 0;
+  // The share of the loaded and the stored DRAM bytes the resident blocks meet out of order
+  // (sim/dram_order.hpp); not written (and 0 for the model) for the benchmarks that stream in order.
+  bool dram_order_counted = false;
+  double dram_scattered[2] = {0, 0};  // loads, stores
 };
 
 // The L1 wavefronts of a request whose lanes form `rows` row pieces of 32 / rows consecutive lanes, each piece
@@ -599,6 +603,46 @@ inline Counts split_sector_counts(const SplitGeometry& g) {
     c.l1_wavefronts_st = c.global_st_instructions * (g.columns && g.mode == kSplit ? 32 : 8);
     c.loads_in_flight_per_warp = 2;
   }
+  return c;
+}
+
+// ---- DRAM order: a copy of 128-byte chunks, one side in transposed chunk order ----------------------------
+// The buffer is a rows x cols grid of 128-byte chunks. Each block of 256 threads moves 32 consecutive chunks
+// of the linear side (8 lanes of 16 bytes a chunk: whole lines, 16 sectors a request on both sides); chunk
+// (r, c) of the linear side is chunk (c, r) of the cols x rows grid on the other. kScatter: reads linear,
+// writes transposed (the write side of a transpose launched along its input's rows); else the reverse. Blocks
+// resident together cover R x 32 consecutive linear chunks, which the transposed side meets as runs of
+// R x 32 / cols chunks in each of its rows, spread over the whole buffer: from 66 KB a run (cols = 64) down
+// to one chunk (cols = 65536). cols = 1 is a plain copy (the transposed order is the linear one).
+constexpr int kChunkBytes = 128;
+constexpr int kChunksPerBlock = 32;
+
+struct ChunkGrid {
+  unsigned rows = 0, cols = 0;
+  // The transposed side's chunk for linear chunk i.
+  __host__ __device__ unsigned transposed(unsigned i) const { return (i % cols) * rows + i / cols; }
+};
+
+template <bool kScatter>
+__global__ void order_chunks(const uint4* __restrict__ in, uint4* __restrict__ out, ChunkGrid g) {
+  const unsigned linear = blockIdx.x * kChunksPerBlock + threadIdx.x / 8, part = threadIdx.x % 8;
+  const unsigned other = g.transposed(linear);
+  const unsigned from = kScatter ? linear : other, to = kScatter ? other : linear;
+  out[to * 8 + part] = in[from * 8 + part];
+}
+
+// The counts; the DRAM order is the caller's (it depends on the blocks resident at once).
+inline Counts chunk_counts(const ChunkGrid& g) {
+  Counts c;
+  const double chunks = double(g.rows) * g.cols, bytes = chunks * kChunkBytes, warps = chunks / 4;
+  c.blocks = int64_t(chunks) / kChunksPerBlock;
+  c.threads_per_block = 256;
+  c.useful_bytes = 2 * bytes;
+  c.dram_read_bytes = c.dram_write_bytes = bytes;
+  c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
+  // A warp's request: 4 chunks, each a line of 8 lanes (4 lines on both sides, one per lane group).
+  c.l1_wavefronts_ld = c.l1_wavefronts_st = warps * rows_wavefronts(4, 16);
+  c.global_ld_instructions = c.global_st_instructions = warps;
   return c;
 }
 

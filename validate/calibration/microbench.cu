@@ -21,6 +21,7 @@
 
 #include "bench_kernels.cuh"
 #include "kernels/resolve.hpp"
+#include "sim/dram_order.hpp"
 #include "validate/device_info.hpp"
 #include "validate/reference.hpp"
 #include "validate/suite_launch.hpp"
@@ -58,7 +59,10 @@ std::string counts_json(const Counts& c) {
      << ", \"loads_in_flight_per_warp\": " << num(c.loads_in_flight_per_warp)
      << ", \"instructions\": " << num(c.instructions) << ", \"barriers\": " << c.barriers
      << ", \"partial_lines_per_block\": " << num(c.partial_lines_per_block)
-     << ", \"partial_sector_warps\": " << c.partial_sector_warps << "}";
+     << ", \"partial_sector_warps\": " << c.partial_sector_warps;
+  if (c.dram_order_counted)
+    os << ", \"dram_scattered_ld\": " << num(c.dram_scattered[0]) << ", \"dram_scattered_st\": " << num(c.dram_scattered[1]);
+  os << "}";
   return os.str();
 }
 
@@ -452,6 +456,70 @@ void run_split_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
            wrong ? "WRONG" : "ok", occupancy(fn, 256, 0));
 }
 
+// DRAM order (bench_kernels.cuh, order_chunks): 256 MiB a side as a grid of 128-byte chunks `cols` wide,
+// scattered (linear reads, transposed writes) or gathered (the reverse); cols = 1 is the plain copy they are
+// measured against. The share of each side the resident blocks meet out of order is counted as the replay
+// counts a suite kernel's (sim/dram_order.hpp), for the blocks the GPU keeps resident at once; the run each
+// transposed row gets from a window (window_run_bytes) is what a DRAM page sees. Every output byte is checked
+// against the input chunk the index math sends it.
+template <bool kScatter>
+void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsigned cols) {
+  const size_t bytes = size_t(256) << 20;
+  const unsigned chunks = unsigned(bytes / mb::kChunkBytes);
+  const mb::ChunkGrid g{chunks / cols, cols};
+  const unsigned blocks = chunks / mb::kChunksPerBlock;
+  const auto fn = &mb::order_chunks<kScatter>;
+  const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
+  auto launch = [&](int i) {
+    fn<<<blocks, 256>>>(static_cast<const uint4*>(ps.in(i)), static_cast<uint4*>(ps.out(i)), g);
+  };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
+  launch(0);
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  const std::vector<unsigned char> hin = download<unsigned char>(ps.in(0), bytes),
+                                   hout = download<unsigned char>(ps.out(0), bytes);
+  int64_t wrong = 0;
+  for (unsigned i = 0; i < chunks; ++i) {
+    const unsigned from = kScatter ? i : g.transposed(i), to = kScatter ? g.transposed(i) : i;
+    wrong += std::memcmp(&hout[size_t(to) * mb::kChunkBytes], &hin[size_t(from) * mb::kChunkBytes],
+                         mb::kChunkBytes) != 0;
+  }
+  const Stats st = mb::time_launches(launch);
+  const int per_sm = occupancy((const void*)fn, 256, 0);
+  const int64_t resident = int64_t(per_sm) * dev.prop.multiProcessorCount;
+  mb::Counts c = mb::chunk_counts(g);
+  // The buffers as the replay lays them out: the output on the next 2 MiB boundary after the input.
+  const uint64_t out_base = mb::align_up(bytes);
+  const memsim::WindowOrder order =
+      memsim::window_order(blocks, resident, 4, [&](int64_t first, int64_t last, const memsim::EmitAccess& emit) {
+        for (int64_t b = first; b < last; ++b)
+          for (unsigned k = 0; k < unsigned(mb::kChunksPerBlock); ++k) {
+            const unsigned i = unsigned(b) * mb::kChunksPerBlock + k;
+            const unsigned from = kScatter ? i : g.transposed(i), to = kScatter ? g.transposed(i) : i;
+            emit(memsim::Op::Load, uint64_t(from) * mb::kChunkBytes, mb::kChunkBytes);
+            emit(memsim::Op::Store, out_base + uint64_t(to) * mb::kChunkBytes, mb::kChunkBytes);
+          }
+      });
+  c.dram_order_counted = true;
+  c.dram_scattered[0] = order.scattered(0);
+  c.dram_scattered[1] = order.scattered(1);
+  std::ostringstream p;
+  p << "\"side\": \"" << (kScatter ? "writes" : "reads") << "\", \"cols\": " << cols << ", \"rows\": " << g.rows
+    << ", \"bytes\": " << bytes << ", \"window_run_bytes\": "
+    << std::min<int64_t>(int64_t(bytes), resident * mb::kChunksPerBlock * mb::kChunkBytes / cols)
+    << ", \"streams\": " << num(order.streams(kScatter ? 1 : 0));
+  runs.add(kScatter ? "chunks_scatter" : "chunks_gather", p.str(), c, (const void*)fn, st, wrong ? "WRONG" : "ok",
+           per_sm);
+}
+
+void run_order_chunks_all(Runs& runs, const mb::Pool& pool, const Device& dev) {
+  for (unsigned cols : {1u, 2u, 4u, 8u, 16u, 64u, 1024u, 16384u, 65536u}) {
+    run_order_chunks<true>(runs, pool, dev, cols);
+    if (cols > 1) run_order_chunks<false>(runs, pool, dev, cols);  // at 1 the same copy as the scatter's
+  }
+}
+
 // vec4_shared f16 (block 32x8, 8192 x 8192) writes each output sector's halves from two blocks a grid row (64)
 // apart; its L2 reads part of them back from DRAM. The same stores with the halves D = 1 .. 32768 blocks
 // apart (up to half the grid: the first halves of the whole output before any second one), against the
@@ -651,6 +719,7 @@ const char kUsage[] =
     "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n"
     "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n"
     "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
+    "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --help, -h   (this text)\n"
     "Exit status: 0 done, 1 a CUDA error or the JSON could not be written, 2 bad options or no GPU.\n";
 
@@ -680,7 +749,7 @@ int main(int argc, char** argv) {
     return run_one(cfg);
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
-       chain = false, bursts = false, split = false;
+       chain = false, bursts = false, split = false, dram_order = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -693,6 +762,7 @@ int main(int argc, char** argv) {
     else if (a == "--chain-loads") chain = true, holdout = false;
     else if (a == "--half-sector-bursts") bursts = true, holdout = false;
     else if (a == "--split-sectors") split = true, holdout = false;
+    else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--one") return usage_error("--one is a mode of its own: memsim-microbench --one KERNEL WxH DTYPE BXxBY");
     else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "' (memsim-microbench --help lists them)");
     else return usage_error("unexpected argument '" + a + "' (memsim-microbench --help lists the options)");
@@ -707,6 +777,7 @@ int main(int argc, char** argv) {
     for (const std::string& a : given)
       if (a == "--quick" || a == "--no-holdout" || a == "--block-only")
         return usage_error("--stores-only launches each store benchmark once (for ncu): " + a + " does not apply");
+    if (dram_order) return usage_error("--stores-only does not apply to --dram-order (no partial stores there)");
     if (int(capped) + int(chain) + int(bursts) + int(split) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
                          "--half-sector-bursts, --split-sectors");
@@ -761,6 +832,7 @@ int main(int argc, char** argv) {
   if (capped) run_partial_stores_capped(runs, pool, dev, true, false);
   if (bursts) run_half_sector_bursts(runs, pool, dev, true);
   if (split) run_split_sectors(runs, pool, dev, true);
+  if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (chain) {
     run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, true);
     run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, true);
@@ -774,7 +846,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain && !bursts && !split) {
+  if (!block_only && !capped && !chain && !bursts && !split && !dram_order) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);

@@ -8,7 +8,9 @@
 #   5. runs the split-sector study (memsim-microbench --split-sectors: sector halves from blocks D apart, the
 #      model's worst configuration's stores) -> OUT_DIR/split_sectors.json, kept with each calibration but not
 #      fitted: the cost model has no count for a sector another block completes (docs/model.md, split
-#      sectors); memsim-calibrate takes it as a second --microbench and leaves those runs out.
+#      sectors); memsim-calibrate takes it as a second --microbench and leaves those runs out;
+#   6. runs the DRAM order benchmark (memsim-microbench --dram-order: a copy with one side in transposed order)
+#      -> OUT_DIR/dram_order.json, fitted with microbench.json (the cost of bytes met out of order).
 #
 #   validate/calibration/run_calibration.sh OUT_DIR
 #
@@ -42,4 +44,5 @@ bench="$build/validate/calibration/memsim-microbench"
   --metrics smsp__inst_executed.sum -k regex:issue_ "$bench" --issue-only > "$out/issue_ncu.csv"
 python3 validate/calibration/add_instructions.py "$out/microbench_raw.json" "$out/issue_ncu.csv" > "$out/microbench.json"
 "$bench" --split-sectors > "$out/split_sectors.json"
-echo "run_calibration: wrote $out/microbench.json and $out/split_sectors.json"
+"$bench" --dram-order > "$out/dram_order.json"
+echo "run_calibration: wrote $out/microbench.json, $out/dram_order.json and $out/split_sectors.json"

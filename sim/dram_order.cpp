@@ -1,0 +1,118 @@
+#include "sim/dram_order.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/replay.hpp"
+#include "sim/tally.hpp"
+
+namespace memsim {
+
+double WindowOrder::streams(int op) const { return bytes[op] > 0 ? weighted_streams[op] / bytes[op] : 0.0; }
+double WindowOrder::scattered(int op) const { return bytes[op] > 0 ? scattered_bytes[op] / bytes[op] : 0.0; }
+
+double scattered_share(double streams) {
+  if (!(streams > kStreamsInOrder)) return 0.0;
+  return std::min(1.0, std::log2(streams / kStreamsInOrder) / std::log2(kStreamsScattered / kStreamsInOrder));
+}
+
+namespace {
+
+// The windows to count: the first full one, then evenly spaced full ones up to the last; a launch of fewer
+// than `resident` blocks is its one window.
+std::vector<int64_t> sampled_windows(int64_t blocks, int64_t resident, int max_windows) {
+  const int64_t full = blocks / resident;
+  if (full == 0) return {0};
+  std::vector<int64_t> w;
+  const int64_t n = std::min<int64_t>(full, max_windows);
+  for (int64_t i = 0; i < n; ++i) w.push_back(n == 1 ? 0 : i * (full - 1) / (n - 1));
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  return w;
+}
+
+// One window's lines, per direction; a warp's lanes mostly repeat the line before.
+struct WindowLines {
+  std::vector<uint64_t> lines[2];
+  void clear() {
+    for (auto& v : lines) v.clear();
+  }
+  void add(Op op, uint64_t address, int bytes) {
+    std::vector<uint64_t>& v = lines[op == Op::Store ? 1 : 0];
+    const uint64_t last = (address + uint64_t(std::max(bytes, 1)) - 1) / kDramOrderLineBytes;
+    for (uint64_t l = address / kDramOrderLineBytes; l <= last; ++l)
+      if (v.empty() || v.back() != l) v.push_back(l);
+  }
+  // Adds the window to `r`: its distinct lines, their runs, its streams and share out of order.
+  void count_into(WindowOrder& r) {
+    for (int d = 0; d < 2; ++d) {
+      std::vector<uint64_t>& v = lines[d];
+      if (v.empty()) continue;
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      // Runs of consecutive lines: streams = lines^2 / sum of runs^2.
+      double runs_squared = 0;
+      for (size_t i = 0; i < v.size();) {
+        size_t j = i + 1;
+        while (j < v.size() && v[j] == v[j - 1] + 1) ++j;
+        runs_squared += double(j - i) * double(j - i);
+        i = j;
+      }
+      const double n = double(v.size()), window_bytes = n * kDramOrderLineBytes, streams = n * n / runs_squared;
+      r.bytes[d] += window_bytes;
+      r.weighted_streams[d] += window_bytes * streams;
+      r.scattered_bytes[d] += window_bytes * scattered_share(streams);
+    }
+    ++r.windows_sampled;
+  }
+};
+
+// Checks the arguments, then calls walk(first, last, lines) for each sampled window.
+template <class Walk>
+WindowOrder count_windows(int64_t blocks, int64_t resident, int max_windows, Walk&& walk) {
+  if (resident < 1) throw std::invalid_argument("window_order: resident blocks must be at least 1");
+  if (max_windows < 1) throw std::invalid_argument("window_order: max_windows must be at least 1");
+  WindowOrder r;
+  r.resident = resident;
+  if (blocks <= 0) return r;
+  WindowLines lines;
+  for (int64_t w : sampled_windows(blocks, resident, max_windows)) {
+    lines.clear();
+    const int64_t first = w * resident;
+    walk(first, std::min(blocks, first + resident), lines);
+    lines.count_into(r);
+  }
+  return r;
+}
+
+}  // namespace
+
+WindowOrder window_order(int64_t blocks, int64_t resident, int max_windows, const BlockAccesses& accesses) {
+  return count_windows(blocks, resident, max_windows, [&](int64_t first, int64_t last, WindowLines& lines) {
+    accesses(first, last, [&](Op op, uint64_t address, int bytes) { lines.add(op, address, bytes); });
+  });
+}
+
+WindowOrder window_order(const LaunchConfig& cfg, int64_t resident, int max_windows) {
+  Tally findings(cfg.kernel->num_sites);
+  return count_windows(cfg.blocks(), resident, max_windows, [&](int64_t first, int64_t last, WindowLines& lines) {
+    for_each_warp_access(cfg, first, last, Recorders::Counting,
+                         [&](int64_t, int, const WarpAccess& a) {
+                           if (a.space != Space::Global) return;
+                           // A lane's access (at most 16 bytes) lies in one line unless it is misaligned.
+                           std::vector<uint64_t>& v = lines.lines[a.op == Op::Store ? 1 : 0];
+                           uint64_t previous = v.empty() ? ~uint64_t(0) : v.back();
+                           for (int lane = 0; lane < kWarpSize; ++lane) {
+                             if (!(a.mask >> lane & 1u)) continue;
+                             const uint64_t l = a.addr[lane] / kDramOrderLineBytes,
+                                            end = (a.addr[lane] + a.width - 1) / kDramOrderLineBytes;
+                             if (l != previous) v.push_back(l), previous = l;
+                             if (end != previous) v.push_back(end), previous = end;
+                           }
+                         },
+                         findings);
+  });
+}
+
+}  // namespace memsim
