@@ -389,7 +389,8 @@ std::string joined(const std::vector<std::string>& paths) {
 // The runs of every --microbench file, together: the first file's device, date and hold-out records, the
 // others' runs after its own. Files from different devices are refused. For a fit, the runs left out
 // (leave_split_sectors_out) go to `left_out`; without one, every run stays.
-MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::string>* left_out) {
+MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::string>* left_out,
+                        const DeviceProfile* prof = nullptr) {
   MicrobenchRun run = read_microbench_file(paths.front());
   for (size_t i = 1; i < paths.size(); ++i) {
     MicrobenchRun more = read_microbench_file(paths[i]);
@@ -400,7 +401,7 @@ MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::
     for (Measurement& m : more.runs) run.runs.push_back(std::move(m));
   }
   leave_4_byte_read_back_out(run.runs);
-  if (left_out) *left_out = leave_split_sectors_out(run.runs);
+  if (left_out && prof) *left_out = leave_split_sectors_out(run.runs, *prof);
   // A fit or a prediction needs runs: a document whose runs are all marked WRONG (or has none) has nothing.
   if (run.runs.empty()) throw InputError(joined(paths) + ": no usable runs (none, or every one marked WRONG)");
   return run;
@@ -410,13 +411,14 @@ MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::
 int calibrate(const std::vector<std::string>& bench_paths, const std::string& base, const std::string& out,
               bool holdout, int threads) {
   const std::string bench_path = joined(bench_paths);
+  // The base profile first: which split-sector runs describe the GPU depends on its occupancy.
+  const std::string bp = base_path(base);
+  const DeviceProfile base_prof = load_profile_file(bp);  // every error in the profile itself, named as such
   std::vector<std::string> left_out;
-  const MicrobenchRun run = read_runs(bench_paths, &left_out);
+  const MicrobenchRun run = read_runs(bench_paths, &left_out, &base_prof);
   // An output that cannot be a file is said before the fit, not after its report.
   std::error_code ec;
   if (!out.empty() && std::filesystem::is_directory(out, ec)) throw InputError(out + ": is a directory, not a file to write");
-  const std::string bp = base_path(base);
-  const DeviceProfile base_prof = load_profile_file(bp);  // every error in the profile itself, named as such
   ordered_json prof_json = read_ordered(bp);
   take_measured(prof_json, run.device);
   // What the base profile accepts alone and refuses with the run's device facts is the run's doing.
@@ -490,6 +492,7 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
   if (c.l2_write_slot_ps > 0) cost["l2_write_slot_ps"] = c.l2_write_slot_ps;
   if (c.scattered_read_ps_per_byte > 0) cost["scattered_read_ps_per_byte"] = c.scattered_read_ps_per_byte;
   if (c.scattered_write_ps_per_byte > 0) cost["scattered_write_ps_per_byte"] = c.scattered_write_ps_per_byte;
+  if (c.split_sector_ps > 0) cost["split_sector_ps"] = c.split_sector_ps;
   cost["latency_us"] = c.latency_us;
   cost["block_us"] = c.block_us;
   cost["barrier_us"] = c.barrier_us;

@@ -108,6 +108,9 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
   double partial = pr.read_back_us;
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
+  // A sector whose parts come from two blocks costs more than one a block completes itself.
+  pr.split_sectors = c.split_sectors;
+  partial += c.split_sectors * k.split_sector_ps * 1e-6;
   const double writes = c.l2_write_slots * k.l2_write_slot_ps * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
   double instructions = c.memory_instructions * k.instructions_per_memory_op;
@@ -235,6 +238,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["read_back_warp_factor"] = p.read_back_warp_factor;
   j["read_back_fraction"] = p.read_back_fraction;
   j["read_back_us"] = p.read_back_us;
+  j["split_sectors"] = p.split_sectors;
   if (p.dram_order_counted)
     j["dram_order"] = {{"scattered_loads", p.dram_scattered[0]},
                        {"scattered_stores", p.dram_scattered[1]},

@@ -25,6 +25,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   if (const std::optional<SassEstimate> sass = sass_instruction_estimate(cfg)) c.sass_instructions = sass->instructions;
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
+  c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
   constexpr double kSector = 32;
   for (int i = 0; i < k.num_sites; ++i) {
     const SiteInfo& site = k.sites[i];

@@ -50,6 +50,9 @@ struct KernelCounts {
   PartialSectorLines partial_lines_per_block{};
   double lines_completed_by_one_warp_per_block = 0;  // lines a warp alone writes in partial pieces, whole
   double global_store_instructions = 0;               // warp instructions
+  // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
+  // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).
+  double split_sectors = 0;
   double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }
 };
 

@@ -10,6 +10,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/json_fields.hpp"
+#include "model/occupancy.hpp"
 #include "model/profile.hpp"
 
 namespace memsim {
@@ -75,6 +76,8 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
   c.l2_write_slots = l1_st + store_requests;
   // The share of the DRAM bytes met out of order (sim/dram_order.hpp); runs before 2026-11-26 do not carry it:
   // 0, as for every benchmark that streams its buffers in order.
+  // Sectors a block leaves for another block to complete, summed over the blocks (runs before 2026-11-26: 0).
+  c.split_sectors = f.non_negative_or("split_sectors", 0);
   c.dram_scattered[0] = f.non_negative_or("dram_scattered_ld", 0);
   c.dram_scattered[1] = f.non_negative_or("dram_scattered_st", 0);
   if (c.dram_scattered[0] > 1) f.fail("dram_scattered_ld", "must be at most 1");
@@ -176,12 +179,21 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j, con
 }
 
 namespace {
+// The blocks of the run resident at once on the profile's SMs.
+int64_t resident_blocks(const Measurement& m, const DeviceProfile& prof) {
+  BlockResources res;
+  res.threads = m.counts.threads_per_block;
+  res.shared_bytes = m.counts.shared_bytes_per_block;
+  res.regs_per_thread = m.counts.regs_per_thread > 0 ? m.counts.regs_per_thread : 32;
+  return int64_t(prof.sms) * occupancy(prof, res).blocks_per_sm;
+}
+
 bool splits_sectors(const Measurement& m) {
   return m.bench.rfind("split_sector_store", 0) == 0 && m.params.is_object() && m.params.value("mode", "") == "split";
 }
 }  // namespace
 
-std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs) {
+std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs, const DeviceProfile& prof) {
   std::vector<std::string> out;
   std::vector<Measurement> kept;
   for (Measurement& m : runs) {
@@ -189,9 +201,13 @@ std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs)
     if (m.bench == "split_sector_store" && m.params.is_object() && m.params.value("layout", "") == "linear")
       why = "linear layout: the L2 merges a warp's requests into one line (ncu: 2.76M, 7.17M and 6.51M write "
             "requests where the counts have 4.19M, 8.39M and 8.39M)";
-    else if (splits_sectors(m))
-      why = "each sector's halves from two blocks: the cost model has no count for a sector another block "
-            "completes (its counts are the same_warp run's; docs/model.md, split sectors)";
+    else if (splits_sectors(m) && m.counts.split_sectors <= 0)
+      why = "each sector's halves from two blocks, and the run does not count such sectors (a run from before "
+            "2026-11-26: its counts are the same_warp run's; docs/model.md, split sectors)";
+    else if (splits_sectors(m) && m.params.value("distance_blocks", int64_t(0)) >= resident_blocks(m, prof))
+      why = "each sector's halves from blocks " + std::to_string(m.params.value("distance_blocks", int64_t(0))) +
+            " apart, further than the " + std::to_string(resident_blocks(m, prof)) +
+            " resident at once: the L2 reads part of the first half back from DRAM, which the counts do not see";
     if (why.empty()) kept.push_back(std::move(m));
     else out.push_back(m.where + ": " + why);
   }

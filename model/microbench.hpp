@@ -9,6 +9,7 @@
 
 #include "kernels/resolve.hpp"
 #include "model/counts.hpp"
+#include "model/profile.hpp"
 
 namespace memsim {
 
@@ -68,12 +69,14 @@ KernelCounts counts_from_microbench(const std::string& bench, const nlohmann::js
 // dropped); the wider lanes' read-back is fitted by memsim-calibrate, on the capped strided stores.
 void leave_4_byte_read_back_out(std::vector<Measurement>& runs);
 
-// memsim-microbench --split-sectors (validate/results/split_sectors.json) in a fit: the runs whose counts do
-// not describe what the GPU did are left out. Those whose sectors' halves come from two blocks (params.mode
-// "split"): the cost model has no count for a sector another block completes, so their counts are those of
-// the same stores from one warp (mode "same_warp"), which take 0.6-0.7 times as long. And the narrow stores
-// in the linear layout, whose requests the L2 merges (ncu: 2.76M, 7.17M and 6.51M write requests where the
-// counts, one a store, have 4.19M, 8.39M and 8.39M). Returns the runs left out, as "WHERE: why".
-std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs);
+// memsim-microbench --split-sectors (model/calibration/NAME_split_sectors.json) in a fit: the runs whose counts
+// do not describe what the GPU did are left out. Those whose sectors' halves come from two blocks (params.mode
+// "split") without the count of such sectors (runs before 2026-11-26), or from blocks further apart than the
+// blocks resident at once (SMs x the run's occupancy on `prof`: the first half waits in the L2 while a wave of blocks passes, and
+// the L2 reads part of it back from DRAM, which the counts do not see: 1.3-2.2 times the time of the nearer
+// ones). And the narrow stores in the linear layout, whose requests the L2 merges (ncu: 2.76M, 7.17M and 6.51M
+// write requests where the counts, one a store, have 4.19M, 8.39M and 8.39M). Returns the runs left out, as
+// "WHERE: why".
+std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs, const DeviceProfile& prof);
 
 }  // namespace memsim

@@ -95,6 +95,7 @@ CostConstants read_cost(const JsonFields& r) {
   c.l2_write_slot_ps = r.number_in_or("cost.l2_write_slot_ps", kPicosecondsOrNone, 0);  // absent: no crossbar term
   c.scattered_read_ps_per_byte = r.number_in_or("cost.scattered_read_ps_per_byte", kPicosecondsOrNone, 0);
   c.scattered_write_ps_per_byte = r.number_in_or("cost.scattered_write_ps_per_byte", kPicosecondsOrNone, 0);
+  c.split_sector_ps = r.number_in_or("cost.split_sector_ps", kPicosecondsOrNone, 0);
   c.latency_us = r.number_in("cost.latency_us", kLatency);
   read_caveat_threshold(r, "cost.long_wait", "from_lines", kLinesPerRequest, c.long_wait_lines, c.long_wait_evidence);
   read_caveat_threshold(r, "cost.store_bursts", "from_stores", kStoresPerWarp, c.store_burst_stores,

@@ -32,6 +32,8 @@ struct CostConstants {
   // DRAM bytes met out of order by the resident blocks (sim/dram_order.hpp): the time each such byte costs
   // beyond its share of dram_gbs, chip-wide, read and written. 0: no such term (and the order is not counted).
   double scattered_read_ps_per_byte = 0, scattered_write_ps_per_byte = 0;
+  // Per sector a block leaves partly written for another block to complete (model/counts.hpp); 0: no such term.
+  double split_sector_ps = 0;
   double latency_us = 0;               // a global load's round trip under load (Little's law)
   // Not a cost: where latency_us is known to fall short. With one load in flight a warp, a request's wait grows
   // with the lines it spreads over (measured: memsim-microbench --chain-loads); from this many lines a request

@@ -3,9 +3,8 @@
 #   1. configures and builds memsim-microbench (CUDA) and memsim-calibrate;
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
 #      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv,
-#      the DRAM order benchmark, NAME_dram_order.json, and the split-sector study, NAME_split_sectors.json
-#      (kept, not fitted: run_calibration.sh says why);
-#   3. fits the cost model's constants to the first two (memsim-calibrate) -> model/devices/NAME.json and the fit's
+#      the DRAM order benchmark, NAME_dram_order.json, and the split-sector benchmark, NAME_split_sectors.json;
+#   3. fits the cost model's constants to the three (memsim-calibrate) -> model/devices/NAME.json and the fit's
 #      report, model/calibration/NAME_calibration_report.txt, which ends with the check of the new profile:
 #      the suite kernels the run timed, predicted and measured (the fit never sees them).
 # Each stage prints one progress line with the time since the start.
@@ -18,8 +17,8 @@
 # model/devices/NAME.json exists, else NAME_datasheet where that exists, else h100). Give a profile of the same
 # architecture, and MEMSIM_CUDA_ARCH to match it.
 # --from: fit an existing memsim-microbench document (copied to model/calibration/NAME_microbench.json unless it
-# is that file), with model/calibration/NAME_dram_order.json where that exists; nothing is measured, no GPU is
-# needed.
+# is that file), with model/calibration/NAME_dram_order.json and NAME_split_sectors.json where they exist;
+# nothing is measured, no GPU is needed.
 #
 # Environment: MEMSIM_BUILD_DIR (default build-gpu; with --from, build), MEMSIM_CUDA_ARCH (default 90),
 # MEMSIM_CMAKE_ARGS, NCU (default ncu), CUDACXX (default nvcc). Exit status 2, before anything is built or
@@ -99,6 +98,7 @@ logged() {
 }
 bench=model/calibration/${name}_microbench.json
 order=model/calibration/${name}_dram_order.json
+split=model/calibration/${name}_split_sectors.json
 report=model/calibration/${name}_calibration_report.txt
 profile=model/devices/$name.json
 
@@ -119,9 +119,7 @@ if [ -z "$from" ]; then
   cp "$work/microbench.json" "$bench"
   cp "$work/issue_ncu.csv" "model/calibration/${name}_issue_ncu.csv"
   cp "$work/dram_order.json" "$order"
-  # The split-sector study, kept with the run and not fitted (run_calibration.sh says why; to fit it anyway:
-  # memsim-calibrate --microbench "$bench" --microbench model/calibration/${name}_split_sectors.json ...).
-  cp "$work/split_sectors.json" "model/calibration/${name}_split_sectors.json"
+  cp "$work/split_sectors.json" "$split"
 else
   build=${MEMSIM_BUILD_DIR:-build}
   stage 1 "building memsim-calibrate in $build (no GPU: the run is $from)"
@@ -135,10 +133,11 @@ else
   [ "$from" -ef "$bench" ] || cp "$from" "$bench"
 fi
 
-# The DRAM order runs where there are some (an older run with --from may have none: the profile then keeps
-# the base's cost of bytes out of order).
+# The DRAM order and split-sector runs where there are some (an older run with --from may have none: the
+# profile then keeps the base's costs for them).
 runs=(--microbench "$bench")
 [ -f "$order" ] && runs+=(--microbench "$order")
+[ -f "$split" ] && runs+=(--microbench "$split")
 stage 3 "fitting the constants from base $base, then predicting the suite kernels the run timed (never fitted)"
 {
   echo "# The fit of $profile by memsim-calibrate (scripts/calibrate_gpu.sh $name, $(date -u +%Y-%m-%dT%H:%M:%SZ),"

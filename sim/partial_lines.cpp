@@ -57,6 +57,14 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     }
 }
 
+int64_t PartialPieces::sectors_left_partial() const {
+  const uint64_t full = full_sector();
+  int64_t n = 0;
+  for (const Line& l : lines_)
+    for (uint64_t w : l.written) n += w != 0 && w != full;
+  return n;
+}
+
 uint32_t PartialPieces::Line::warps() const {
   uint32_t all = 0;
   for (uint32_t w : sector_warps) all |= w;
@@ -103,7 +111,7 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
   return {pieces.sectors_by_writing_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize),
-          pieces.lines_completed_by_one_warp()};
+          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial()};
 }
 
 }  // namespace memsim

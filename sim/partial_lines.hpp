@@ -49,6 +49,9 @@ class PartialPieces {
   // The lines one warp alone writes in partial pieces and completes itself: every sector it touched there
   // ends up whole (a sector's halves in its next store, as reg4x4 f64 writes 4 x f64 as two 16-byte halves).
   int64_t lines_completed_by_one_warp() const;
+  // The sectors the block writes part of and leaves partly written: another block completes them
+  // (vec4_shared f16 32x8's halves, from the block a grid row later).
+  int64_t sectors_left_partial() const;
 
  private:
   int sector_bytes_, line_bytes_;
@@ -69,6 +72,7 @@ class PartialPieces {
 struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
+  int64_t sectors_left_partial = 0;
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 

@@ -253,6 +253,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   const PartialLines partial = partial_lines_of_block(cfg, blocks / 2, options.rules);
   result.partial_lines_per_block = partial.from_warps;
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
+  result.split_sectors_per_block = partial.sectors_left_partial;
   return result;
 }
 

@@ -179,5 +179,34 @@ TEST(PartialPieces, SuiteLinesCompletedByOneWarp) {
   EXPECT_EQ(suite_lines_completed_by_one_warp("naive", "f32", {32, 8}), 0);
 }
 
+// Sectors a block leaves partly written for another block: 16 bytes of sector 0 from 4 lanes of 4 bytes leave
+// it half written; the other 16 bytes from another warp of the same block complete it.
+TEST(PartialPieces, SectorsLeftPartlyWritten) {
+  PartialPieces p;
+  WarpAccess w = store(0, 4, 4);
+  w.mask = 0xFu;  // lanes 0-3: bytes [0, 16)
+  p.add(w, 0);
+  EXPECT_EQ(p.sectors_left_partial(), 1);
+  WarpAccess rest = store(16, 4, 4);
+  rest.mask = 0xFu;  // bytes [16, 32)
+  p.add(rest, 1);
+  EXPECT_EQ(p.sectors_left_partial(), 0);
+}
+
+// The suite at 1024x1024 by hand: vec4_shared f16 32x8 (tile 128x8) writes 8 halves of each of 128 output rows'
+// sectors, 16 bytes of 32, the other 8 halves from the block a grid row down: 128 sectors a block. copy f16
+// 8x32 writes 8 halves (16 bytes) of each of its 32 rows, the other half from the next block: 32. copy f16
+// 32x8 and padded f32 32x8 write whole sectors: none.
+TEST(PartialPieces, SuiteSectorsLeftForAnotherBlock) {
+  auto left = [](const char* kernel, const char* dtype, Size2 block) {
+    const LaunchConfig cfg = suite_config(kernel, dtype, block);
+    return partial_lines_of_block(cfg, cfg.blocks() / 2).sectors_left_partial;
+  };
+  EXPECT_EQ(left("vec4_shared", "f16", {32, 8}), 128);
+  EXPECT_EQ(left("copy", "f16", {8, 32}), 32);
+  EXPECT_EQ(left("copy", "f16", {32, 8}), 0);
+  EXPECT_EQ(left("padded", "f32", {32, 8}), 0);
+}
+
 }  // namespace
 }  // namespace memsim

@@ -93,6 +93,14 @@ TEST(Cost, L2AndPartialStoreTerms) {
   EXPECT_NEAR(p.term(kTermPartial), 70.0, 1e-9);
   EXPECT_EQ(p.bottleneck, kTermPartial);
   EXPECT_EQ(p.term(kTermWrites), 0.0);  // no crossbar cost in this profile
+  // Sectors left for another block to complete: 2e6 at 12 ps, 24 us more of the partial-store term.
+  k.split_sectors = 2e6;
+  DeviceProfile split = toy();
+  EXPECT_NEAR(predict(k, split).term(kTermPartial), 70.0, 1e-9);  // no such cost in the profile
+  split.cost.split_sector_ps = 12;
+  const Prediction q = predict(k, split);
+  EXPECT_NEAR(q.term(kTermPartial), 94.0, 1e-9);
+  EXPECT_EQ(to_json(q)["split_sectors"].get<double>(), 2e6);
 }
 
 TEST(Cost, CrossbarIntoL2ChargesEveryStoreSlot) {

@@ -44,6 +44,9 @@ struct Counts {
   // (sim/dram_order.hpp); not written (and 0 for the model) for the benchmarks that stream in order.
   bool dram_order_counted = false;
   double dram_scattered[2] = {0, 0};  // loads, stores
+  // Sectors a block leaves partly written for another block to complete, summed over the blocks (the
+  // split-sector study's split runs: each sector twice).
+  double split_sectors = 0;
 };
 
 // The L1 wavefronts of a request whose lanes form `rows` row pieces of 32 / rows consecutive lanes, each piece

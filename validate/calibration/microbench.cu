@@ -62,6 +62,7 @@ std::string counts_json(const Counts& c) {
      << ", \"partial_sector_warps\": " << c.partial_sector_warps;
   if (c.dram_order_counted)
     os << ", \"dram_scattered_ld\": " << num(c.dram_scattered[0]) << ", \"dram_scattered_st\": " << num(c.dram_scattered[1]);
+  if (c.split_sectors > 0) os << ", \"split_sectors\": " << num(c.split_sectors);
   os << "}";
   return os.str();
 }
@@ -452,8 +453,30 @@ void run_split_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
   }
   for (unsigned char v : seen) wrong += v == 0;
   const Stats st = mb::time_launches(launch);
-  runs.add(g.dense ? "split_sector_store_dense" : "split_sector_store", p.str(), mb::split_sector_counts(g), fn, st,
-           wrong ? "WRONG" : "ok", occupancy(fn, 256, 0));
+  mb::Counts c = mb::split_sector_counts(g);
+  // Each split sector is left partly written by both its blocks (the replay counts a block's, summed).
+  c.split_sectors = g.mode == mb::kSplit ? 2.0 * double(sectors) : 0.0;
+  // The order the resident blocks meet the output in, counted as for a suite kernel (sim/dram_order.hpp).
+  const int per_sm = occupancy(fn, 256, 0);
+  const uint64_t out_base = mb::align_up(bytes);
+  const memsim::WindowOrder order = memsim::window_order(
+      blocks, int64_t(per_sm) * dev.prop.multiProcessorCount, 4,
+      [&](int64_t first, int64_t last, const memsim::EmitAccess& emit) {
+        for (int64_t b = first; b < last; ++b) {
+          emit(memsim::Op::Load, uint64_t(b) * chunks * 16, chunks * 16);
+          const mb::SplitBlock sb = mb::split_block_of(g, unsigned(b));
+          for (int k = 0; k < chunks; ++k) {
+            int half = 0;
+            const int64_t s = mb::split_sector_in(g, sb, k, half);
+            emit(memsim::Op::Store, out_base + uint64_t(s) * 32 + uint64_t(half) * 16, 16);
+          }
+        }
+      });
+  c.dram_order_counted = true;
+  c.dram_scattered[0] = order.scattered(0);
+  c.dram_scattered[1] = order.scattered(1);
+  runs.add(g.dense ? "split_sector_store_dense" : "split_sector_store", p.str(), c, fn, st, wrong ? "WRONG" : "ok",
+           per_sm);
 }
 
 // DRAM order (bench_kernels.cuh, order_chunks): 256 MiB a side as a grid of 128-byte chunks `cols` wide,

@@ -5,12 +5,12 @@
 #   3. counts the issue benchmarks' warp instructions with Nsight Compute (one launch each) -> issue_ncu.csv;
 #   4. puts the counts into the document -> OUT_DIR/microbench.json, the file memsim-calibrate reads:
 #        memsim-calibrate --microbench OUT_DIR/microbench.json --base h100 --out model/devices/h100.json
-#   5. runs the split-sector study (memsim-microbench --split-sectors: sector halves from blocks D apart, the
-#      model's worst configuration's stores) -> OUT_DIR/split_sectors.json, kept with each calibration but not
-#      fitted: the cost model has no count for a sector another block completes (docs/model.md, split
-#      sectors); memsim-calibrate takes it as a second --microbench and leaves those runs out;
+#   5. runs the split-sector benchmark (memsim-microbench --split-sectors: sector halves from blocks D apart,
+#      vec4_shared f16 32x8's stores) -> OUT_DIR/split_sectors.json, fitted with microbench.json (the cost of
+#      a sector another block completes; memsim-calibrate leaves out the runs its counts do not describe:
+#      docs/model.md, split sectors);
 #   6. runs the DRAM order benchmark (memsim-microbench --dram-order: a copy with one side in transposed order)
-#      -> OUT_DIR/dram_order.json, fitted with microbench.json (the cost of bytes met out of order).
+#      -> OUT_DIR/dram_order.json, fitted with the others (the cost of bytes met out of order).
 #
 #   validate/calibration/run_calibration.sh OUT_DIR
 #
