@@ -110,7 +110,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
   // A sector whose parts come from two blocks costs more than one a block completes itself.
   pr.split_sectors = c.split_sectors;
-  partial += c.split_sectors * k.split_sector_ps * 1e-6;
+  pr.split_sectors_us = c.split_sectors * k.split_sector_ps * 1e-6;
+  partial += pr.split_sectors_us;
   const double writes = c.l2_write_slots * k.l2_write_slot_ps * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
   double instructions = c.memory_instructions * k.instructions_per_memory_op;
@@ -239,6 +240,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["read_back_fraction"] = p.read_back_fraction;
   j["read_back_us"] = p.read_back_us;
   j["split_sectors"] = p.split_sectors;
+  j["split_sectors_us"] = p.split_sectors_us;
   if (p.dram_order_counted)
     j["dram_order"] = {{"scattered_loads", p.dram_scattered[0]},
                        {"scattered_stores", p.dram_scattered[1]},

@@ -91,6 +91,7 @@ struct Prediction {
   // DRAM order (sim/dram_order.hpp), where the profile charges it: the share of the loads' and the stores'
   // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (model/counts.hpp)
+  double split_sectors_us = 0;  // their time, part of the partial-store term
   bool dram_order_counted = false;
   double dram_scattered[2] = {0, 0};
   double dram_order_us = 0;
