@@ -60,7 +60,7 @@ constexpr int kExitInternal = 1;
 
 int usage() {
   std::cerr << "usage: memsim-calibrate --microbench RUN.json [--microbench RUN.json...] --base DEVICE|PROFILE.json\n"
-               "                        [--out PROFILE.json] [--holdout] [--threads N]\n"
+               "                        [--out PROFILE.json] [--holdout] [--threads N] [--hold CONSTANT]...\n"
                "       memsim-calibrate --base DEVICE|PROFILE.json --holdout-validate SUITE.json [SUITE.json...]\n"
                "                        [--threads N]\n"
                "       memsim-calibrate --microbench RUN.json [...] --base DEVICE|PROFILE.json --predict-only\n";
@@ -409,7 +409,7 @@ MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::
 
 // One fit, its report and the profile it writes (--out).
 int calibrate(const std::vector<std::string>& bench_paths, const std::string& base, const std::string& out,
-              bool holdout, int threads) {
+              bool holdout, int threads, const std::vector<std::string>& hold) {
   const std::string bench_path = joined(bench_paths);
   // The base profile first: which split-sector runs describe the GPU depends on its occupancy.
   const std::string bp = base_path(base);
@@ -435,7 +435,7 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
 
   const FitResult fit = [&] {
     try {
-      return fit_constants(prof, run.runs);
+      return fit_constants(prof, run.runs, 200, hold);
     } catch (const FitError& e) {
       throw InputError(bench_path + ": the fit is refused: " + e.what());
     }
@@ -458,7 +458,9 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
               c.partial_store_ps[1], c.partial_store_ps[2], c.read_back_ps_per_byte[0], c.read_back_ps_per_byte[1],
               c.read_back_ps_per_byte[2], c.l1_cycles_per_wavefront, c.latency_us, c.block_us, c.barrier_us, c.launch_us,
               c.overlap_p);
-  for (const std::string& h : fit.held) std::printf("  held at the profile's value (no measurement moves it): %s\n", h.c_str());
+  for (const std::string& h : fit.held)
+    std::printf("  held at the profile's value (%s): %s\n",
+                std::find(hold.begin(), hold.end(), h) != hold.end() ? "--hold" : "no measurement moves it", h.c_str());
   for (const std::string& l : left_out) std::printf("  left out of the fit: %s\n", l.c_str());
   // A constant the runs hardly determine is written (the fit is still the least-squares answer), but said on
   // stderr and in the profile's calibration block, so that no one reads it as measured.
@@ -565,15 +567,26 @@ int main(int argc, char** argv) {
   std::string base, out;
   std::optional<std::string> threads_text;  // as given: "" is not "not given"
   bool holdout = false, only_predict = false;
-  std::vector<std::string> validate_files;
+  std::vector<std::string> validate_files, hold;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    const bool takes_value = a == "--microbench" || a == "--base" || a == "--out" || a == "--threads";
+    const bool takes_value = a == "--microbench" || a == "--base" || a == "--out" || a == "--threads" || a == "--hold";
     if (takes_value && i + 1 >= argc) return usage_error("option " + a + " needs a value");
     if (a == "--microbench") bench_paths.push_back(argv[++i]);
     else if (a == "--base") base = argv[++i];
     else if (a == "--out") out = argv[++i];
     else if (a == "--threads") threads_text = argv[++i];
+    else if (a == "--hold") {
+      const std::string name = argv[++i];
+      std::string names;
+      bool known = false;
+      for (const FitParameter& f : fit_parameters()) {
+        known = known || name == f.name;
+        names += (names.empty() ? "" : ", ") + std::string(f.name);
+      }
+      if (!known) return usage_error("--hold '" + name + "': not a fitted constant (one of: " + names + ")");
+      hold.push_back(name);
+    }
     else if (a == "--holdout") holdout = true;
     else if (a == "--predict-only") only_predict = true;
     else if (a == "--holdout-validate") {
@@ -585,17 +598,18 @@ int main(int argc, char** argv) {
     const int threads = threads_text ? parse_threads(*threads_text) : 0;
     if (!validate_files.empty()) {
       if (base.empty() || !bench_paths.empty()) return usage_error("--holdout-validate takes --base and no --microbench");
-      if (!out.empty() || holdout || only_predict)
-        return usage_error("--out, --holdout and --predict-only go with --microbench, not --holdout-validate");
+      if (!out.empty() || holdout || only_predict || !hold.empty())
+        return usage_error("--out, --holdout, --hold and --predict-only go with --microbench, not --holdout-validate");
       return holdout_validate(validate_files, load_profile_file(base_path(base)), threads);
     }
     if (bench_paths.empty() || base.empty()) return usage();
     if (only_predict) {
-      if (!out.empty() || holdout) return usage_error("--predict-only fits nothing: --out and --holdout do not apply");
+      if (!out.empty() || holdout || !hold.empty())
+        return usage_error("--predict-only fits nothing: --out, --holdout and --hold do not apply");
       const MicrobenchRun run = read_runs(bench_paths, nullptr);
       return predict_only(run, load_profile_file(base_path(base)));
     }
-    return calibrate(bench_paths, base, out, holdout, threads);
+    return calibrate(bench_paths, base, out, holdout, threads, hold);
   } catch (const InputError& e) {
     std::cerr << "memsim-calibrate: " << e.what() << "\n";
     return kExitInput;

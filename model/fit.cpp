@@ -1,5 +1,6 @@
 #include "model/fit.hpp"
 
+#include <algorithm>
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdio>
@@ -92,7 +93,8 @@ void set_parameter(CostConstants& c, const FitParameter& p, double v) {
   else (c.*(p.array))[p.index] = v;
 }
 
-FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement>& data, int max_iterations) {
+FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement>& data, int max_iterations,
+                        const std::vector<std::string>& hold) {
   DeviceProfile prof = base;
   const std::vector<FitParameter>& all = fit_parameters();
   FitResult out;
@@ -125,7 +127,8 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
       Eigen::VectorXd x = x0;
       x[Eigen::Index(i)] += 0.05;
       const double moved = (residuals(prof, all, x, data) - r0).cwiseAbs().maxCoeff();
-      if (moved > 1e-6) {
+      const bool held = std::find(hold.begin(), hold.end(), all[i].name) != hold.end();
+      if (moved > 1e-6 && !held) {
         ps.push_back(all[i]);
         xs.push_back(x0[Eigen::Index(i)]);
         out.fitted.push_back(all[i].name);

@@ -51,6 +51,9 @@ constexpr double kMaxFactorFromPrior = 1e6;
 // and finite, for fewer measurements than the constants they move, for a fitted constant that is not finite
 // or is not positive where its prior is, and for a prediction that is not finite and positive. A constant more than kMaxFactorFromPrior from a positive prior is kept
 // with a line in FitResult::warnings (overlap_p, on [1, inf) by construction, is only checked for finiteness).
-FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement>& data, int max_iterations = 200);
+// `hold`: names of fit_parameters() kept at the base's values whatever the runs say (the caller checks the
+// names).
+FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement>& data, int max_iterations = 200,
+                        const std::vector<std::string>& hold = {});
 
 }  // namespace memsim

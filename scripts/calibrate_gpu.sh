@@ -4,7 +4,9 @@
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
 #      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv,
 #      the DRAM order benchmark, NAME_dram_order.json, and the split-sector benchmark, NAME_split_sectors.json;
-#   3. fits the cost model's constants to the three (memsim-calibrate) -> model/devices/NAME.json and the fit's
+#   3. fits the cost model's constants (memsim-calibrate) in two steps: the microbenchmarks and the DRAM order
+#      runs, then all three with the DRAM order's costs held as the first step fitted them (the split runs'
+#      transposed layout would otherwise pull them) -> model/devices/NAME.json and the fit's
 #      report, model/calibration/NAME_calibration_report.txt, which ends with the check of the new profile:
 #      the suite kernels the run timed, predicted and measured (the fit never sees them).
 # Each stage prints one progress line with the time since the start.
@@ -134,17 +136,41 @@ else
 fi
 
 # The DRAM order and split-sector runs where there are some (an older run with --from may have none: the
-# profile then keeps the base's costs for them).
+# profile then keeps the base's costs for them). With split runs, two steps: the DRAM order's costs first,
+# from the runs that isolate them, then held while the split runs join the rest.
 runs=(--microbench "$bench")
 [ -f "$order" ] && runs+=(--microbench "$order")
-[ -f "$split" ] && runs+=(--microbench "$split")
+first=$profile second_base=$base
+if [ -f "$split" ]; then
+  # In a directory of its own, under NAME: a profile read from a file is named after it.
+  first_dir=$(mktemp -d)
+  first=$first_dir/$name.json second_base=$first
+fi
 stage 3 "fitting the constants from base $base, then predicting the suite kernels the run timed (never fitted)"
 {
   echo "# The fit of $profile by memsim-calibrate (scripts/calibrate_gpu.sh $name, $(date -u +%Y-%m-%dT%H:%M:%SZ),"
   echo "# revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown)); reproduce from the repository root:"
-  echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --out $profile --holdout"
+  if [ -f "$split" ]; then
+    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --out ORDER.json"
+    echo "#   $build/model/memsim-calibrate ${runs[*]} --microbench $split --base ORDER.json \\"
+    echo "#     --hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte --out $profile --holdout"
+    echo "# (the first step's report is not kept; this is the second's)"
+  else
+    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --out $profile --holdout"
+  fi
 } > "$report"
-logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$profile" --holdout
-sed -n '/^Calibration of /,$p' "$log" >> "$report"
+if [ -f "$split" ]; then
+  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$first"
+  : > "$log.second"
+  "$build/model/memsim-calibrate" "${runs[@]}" --microbench "$split" --base "$second_base" \
+    --hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte --out "$profile" --holdout \
+    >> "$log.second" 2>&1 || { rc=$?; tail -n 20 "$log.second" >&2; echo "calibrate_gpu.sh: failed (exit $rc): the second fit; the whole output: $log.second" >&2; exit $rc; }
+  cat "$log.second" >> "$log"
+  sed -n '/^Calibration of /,$p' "$log.second" >> "$report"
+  rm -rf "$first_dir" "$log.second"
+else
+  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$profile" --holdout
+  sed -n '/^Calibration of /,$p' "$log" >> "$report"
+fi
 echo "calibrate_gpu: done in $(( $(date +%s) - start )) s: $bench, $profile, $report"
 grep -E '^Fitted|^  all ' "$report" | cut -c1-160 | sed 's/^ */calibrate_gpu:   /'

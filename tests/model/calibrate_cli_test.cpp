@@ -282,7 +282,10 @@ TEST(CalibrateCli, UsageErrorsExit2) {
                                              {"--microbench"},
                                              {"--base", "h100", "--holdout-validate"},
                                              {"--microbench", MEMSIM_RUN_DOC},
-                                             {"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--predict-only", "--out", "x.json"}}) {
+                                             {"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--predict-only", "--out", "x.json"},
+                                             {"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--hold"},
+                                             {"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--hold", "dram"},
+                                             {"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--predict-only", "--hold", "dram_gbs"}}) {
     const Cli r = run_cli(args);
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_NE(r.err.find("usage:"), std::string::npos) << r.err;
