@@ -2,22 +2,23 @@
 // The order in which the blocks resident together reach DRAM: in one contiguous band, as a copy's do, or
 // spread over the whole buffer, as the transposed side of a transpose is.
 //
-// Measured (memsim-microbench --dram-order, validate/results/dram_order*.json): the same bytes copied in
-// 128-byte chunks, one side in transposed order, take longer the more places of the buffer the blocks resident
-// together reach at once on that side: as fast as a plain copy with 2 runs a window, then more with every
-// doubling, up to 6-8% more (H100; 9-16% on an H200) from about 64 runs on, whether each run is 66 KB or one
-// chunk. It is not the DRAM pages' reuse (1 to 16 opens a 2 KiB page cost the same from 64 runs on); it goes
-// with how many streams the DRAM serves at once. memsim counts it with the block schedule of
-// sim/partitions.hpp (blocks resident R at a time in launch order, non-overlapping windows): for each
-// direction, a window's distinct 128-byte lines joined into runs of consecutive lines; its streams are its
-// lines squared over the sum of its runs squared (n equal runs: n; one long run with a few short ones: about 1);
-// the share of its bytes out of order is log2(streams / 2) / log2(64 / 2), from 0 at 2 streams to 1 at 64 and
-// more. The cost model charges that share of each direction's DRAM bytes a time per byte (model/cost.hpp,
+// Measured (memsim-microbench --dram-order, model/calibration/h100_dram_order.json, h200_dram_order.json): the
+// same bytes copied in 128-byte chunks, one side in transposed order, take longer the more places of the buffer
+// the blocks resident together reach at once on that side: as fast as a plain copy with 2 runs a window, then
+// more with every doubling, up to 5-8% more (H100; 5-15% on an H200, writes the most) from about 64 runs on,
+// whether each run is 66 KB or one chunk. It is not the DRAM pages' reuse (1 to 16 opens a 2 KiB page cost the
+// same from 64 runs on); it goes with how many streams the DRAM serves at once. memsim counts it with the block
+// schedule of sim/partitions.hpp (blocks resident R at a time in launch order, non-overlapping windows): for
+// each direction, a window's distinct 128-byte lines joined into runs of consecutive lines; its streams are its
+// lines squared over the sum of its runs squared (n equal runs: n; one long run with a few short ones: about
+// 1); the share of its bytes out of order is log2(streams / 2) / log2(64 / 2), from 0 at 2 streams to 1 at 64
+// and more. The cost model charges that share of each direction's DRAM bytes a time per byte (model/cost.hpp,
 // `cost.scattered_read_ps_per_byte`, `cost.scattered_write_ps_per_byte`).
 //
 // The windows are sampled (the first full one and the last, evenly spaced ones between if more are asked):
 // every window of a launch whose blocks all do the same work sees the same pattern but for where the window
-// starts in the grid, and two windows of the H100's 1,056 blocks (padded, 8192x8192) take about 10 ms.
+// starts in the grid, and two windows of the H100's 1,056 blocks (padded, 8192x8192) take about 17 ms
+// (BM_WindowOrderPadded8192).
 #include <cstdint>
 #include <functional>
 
