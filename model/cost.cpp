@@ -28,7 +28,26 @@ std::string with_evidence(const char* words, const std::string& evidence) {
   return std::string(words) + " (" + evidence + ")";
 }
 
+// What occupancy reads of a launch: its block's threads, shared memory and registers a thread (given, counted,
+// else assumed).
+BlockResources block_resources(const KernelCounts& c, const PredictOptions& o) {
+  BlockResources res;
+  res.threads = c.threads_per_block;
+  res.shared_bytes = c.shared_bytes_per_block;
+  res.regs_per_thread = o.regs_per_thread > 0 ? o.regs_per_thread : c.regs_per_thread > 0 ? c.regs_per_thread : kAssumedRegisters;
+  return res;
+}
+
+// The DRAM order is counted (a replay of windows of blocks) and charged only where the profile has its costs.
+bool charges_dram_order(const CostConstants& k) {
+  return k.scattered_read_ps_per_byte > 0 || k.scattered_write_ps_per_byte > 0;
+}
+
 }  // namespace
+
+int64_t resident_blocks(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o) {
+  return std::max<int64_t>(1, int64_t(p.sms) * occupancy(p, block_resources(c, o)).blocks_per_sm);
+}
 
 double Prediction::term(const std::string& name) const {
   for (const auto& [n, v] : terms_us)
@@ -49,11 +68,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   const CostConstants& k = p.cost;
   Prediction pr;
   pr.device = p.name;
-  BlockResources res;
-  res.threads = c.threads_per_block;
-  res.shared_bytes = c.shared_bytes_per_block;
-  res.regs_per_thread = o.regs_per_thread > 0 ? o.regs_per_thread : c.regs_per_thread > 0 ? c.regs_per_thread : kAssumedRegisters;
-  pr.occupancy = occupancy(p, res);
+  pr.occupancy = occupancy(p, block_resources(c, o));
   pr.waves = waves(p, pr.occupancy, c.blocks);
 
   const double sms = p.sms, clock_hz = p.sm_clock_mhz * 1e6;
@@ -97,7 +112,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
 
   // Bytes the resident blocks meet out of order cost DRAM time besides their share of the rate: the transposed
   // side of a transpose (sim/dram_order.hpp).
-  pr.dram_order_counted = k.scattered_read_ps_per_byte > 0 || k.scattered_write_ps_per_byte > 0;
+  pr.dram_order_counted = charges_dram_order(k);
   pr.dram_scattered[0] = c.dram_scattered[0], pr.dram_scattered[1] = c.dram_scattered[1];
   pr.dram_order_us = (c.dram_read_bytes * c.dram_scattered[0] * k.scattered_read_ps_per_byte +
                       c.dram_write_bytes * c.dram_scattered[1] * k.scattered_write_ps_per_byte) *
@@ -205,14 +220,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
 Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o) {
   const bool cached = p.l2_bytes > 0 && p.coalescing == "sectors32";
   KernelCounts c = counts_from_replay(r, cached);
-  if (cached && (p.cost.scattered_read_ps_per_byte > 0 || p.cost.scattered_write_ps_per_byte > 0) && r.config.kernel) {
-    // The blocks resident together, as the occupancy of this profile gives them.
-    BlockResources res;
-    res.threads = c.threads_per_block;
-    res.shared_bytes = c.shared_bytes_per_block;
-    res.regs_per_thread = o.regs_per_thread > 0 ? o.regs_per_thread : kAssumedRegisters;
-    const int64_t resident = std::max<int64_t>(1, int64_t(p.sms) * occupancy(p, res).blocks_per_sm);
-    const WindowOrder order = window_order(r.config, resident);
+  if (cached && charges_dram_order(p.cost) && r.config.kernel) {
+    const WindowOrder order = window_order(r.config, resident_blocks(c, p, o));
     c.dram_scattered[0] = order.scattered(0);
     c.dram_scattered[1] = order.scattered(1);
   }

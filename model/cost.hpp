@@ -105,6 +105,10 @@ struct Prediction {
 // sector its warp completes itself) the profile's read_back_one_warp_factor.
 double read_back_sector_warp_factor(const CostConstants& k, int warps);
 
+// The blocks of the launch resident at once on the profile's SMs (SMs x blocks an SM, at least 1), with the
+// registers a thread as predict() takes them.
+int64_t resident_blocks(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});
+
 Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});
 Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o = {});
 

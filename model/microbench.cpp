@@ -10,7 +10,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/json_fields.hpp"
-#include "model/occupancy.hpp"
+#include "model/cost.hpp"
 #include "model/profile.hpp"
 
 namespace memsim {
@@ -74,10 +74,10 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
                            wavefronts(st_wavefronts, l1_st, st_inst, c.dram_write_bytes);
   // Crossbar slots of the stores: their L2 write requests plus their sectors.
   c.l2_write_slots = l1_st + store_requests;
-  // The share of the DRAM bytes met out of order (sim/dram_order.hpp); runs before 2026-11-26 do not carry it:
-  // 0, as for every benchmark that streams its buffers in order.
   // Sectors a block leaves for another block to complete, summed over the blocks (runs before 2026-11-26: 0).
   c.split_sectors = f.non_negative_or("split_sectors", 0);
+  // The share of the DRAM bytes met out of order (sim/dram_order.hpp); runs before 2026-11-26 do not carry it:
+  // 0, as for every benchmark that streams its buffers in order.
   c.dram_scattered[0] = f.non_negative_or("dram_scattered_ld", 0);
   c.dram_scattered[1] = f.non_negative_or("dram_scattered_st", 0);
   if (c.dram_scattered[0] > 1) f.fail("dram_scattered_ld", "must be at most 1");
@@ -179,15 +179,6 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j, con
 }
 
 namespace {
-// The blocks of the run resident at once on the profile's SMs.
-int64_t resident_blocks(const Measurement& m, const DeviceProfile& prof) {
-  BlockResources res;
-  res.threads = m.counts.threads_per_block;
-  res.shared_bytes = m.counts.shared_bytes_per_block;
-  res.regs_per_thread = m.counts.regs_per_thread > 0 ? m.counts.regs_per_thread : 32;
-  return int64_t(prof.sms) * occupancy(prof, res).blocks_per_sm;
-}
-
 bool splits_sectors(const Measurement& m) {
   return m.bench.rfind("split_sector_store", 0) == 0 && m.params.is_object() && m.params.value("mode", "") == "split";
 }
@@ -204,9 +195,9 @@ std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs,
     else if (splits_sectors(m) && m.counts.split_sectors <= 0)
       why = "each sector's halves from two blocks, and the run does not count such sectors (a run from before "
             "2026-11-26: its counts are the same_warp run's; docs/model.md, split sectors)";
-    else if (splits_sectors(m) && m.params.value("distance_blocks", int64_t(0)) >= resident_blocks(m, prof))
+    else if (splits_sectors(m) && m.params.value("distance_blocks", int64_t(0)) >= resident_blocks(m.counts, prof))
       why = "each sector's halves from blocks " + std::to_string(m.params.value("distance_blocks", int64_t(0))) +
-            " apart, further than the " + std::to_string(resident_blocks(m, prof)) +
+            " apart, further than the " + std::to_string(resident_blocks(m.counts, prof)) +
             " resident at once: the L2 reads part of the first half back from DRAM, which the counts do not see";
     if (why.empty()) kept.push_back(std::move(m));
     else out.push_back(m.where + ": " + why);

@@ -140,12 +140,6 @@ fi
 # from the runs that isolate them, then held while the split runs join the rest.
 runs=(--microbench "$bench")
 [ -f "$order" ] && runs+=(--microbench "$order")
-first=$profile second_base=$base
-if [ -f "$split" ]; then
-  # In a directory of its own, under NAME: a profile read from a file is named after it.
-  first_dir=$(mktemp -d)
-  first=$first_dir/$name.json second_base=$first
-fi
 stage 3 "fitting the constants from base $base, then predicting the suite kernels the run timed (never fitted)"
 {
   echo "# The fit of $profile by memsim-calibrate (scripts/calibrate_gpu.sh $name, $(date -u +%Y-%m-%dT%H:%M:%SZ),"
@@ -159,18 +153,18 @@ stage 3 "fitting the constants from base $base, then predicting the suite kernel
     echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --out $profile --holdout"
   fi
 } > "$report"
+fit_base=$base hold=() first_dir=""
 if [ -f "$split" ]; then
-  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$first"
-  : > "$log.second"
-  "$build/model/memsim-calibrate" "${runs[@]}" --microbench "$split" --base "$second_base" \
-    --hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte --out "$profile" --holdout \
-    >> "$log.second" 2>&1 || { rc=$?; tail -n 20 "$log.second" >&2; echo "calibrate_gpu.sh: failed (exit $rc): the second fit; the whole output: $log.second" >&2; exit $rc; }
-  cat "$log.second" >> "$log"
-  sed -n '/^Calibration of /,$p' "$log.second" >> "$report"
-  rm -rf "$first_dir" "$log.second"
-else
-  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$profile" --holdout
-  sed -n '/^Calibration of /,$p' "$log" >> "$report"
+  # The first step's profile in a directory of its own, under NAME: a profile read from a file is named after it.
+  first_dir=$(mktemp -d)
+  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$first_dir/$name.json"
+  runs+=(--microbench "$split") fit_base=$first_dir/$name.json
+  hold=(--hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte)
 fi
+# The report keeps the last fit's output: the log's lines from here on.
+from_line=$(($(wc -l < "$log") + 1))
+logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$fit_base" ${hold[@]+"${hold[@]}"} --out "$profile" --holdout
+tail -n +"$from_line" "$log" | sed -n '/^Calibration of /,$p' >> "$report"
+[ -z "$first_dir" ] || rm -rf "$first_dir"
 echo "calibrate_gpu: done in $(( $(date +%s) - start )) s: $bench, $profile, $report"
 grep -E '^Fitted|^  all ' "$report" | cut -c1-160 | sed 's/^ */calibrate_gpu:   /'

@@ -396,6 +396,19 @@ void run_half_sector_bursts(Runs& runs, const mb::Pool& pool, const Device& dev,
 
 // ---- split sectors: a sector's two halves from two blocks D apart (a study: not calibrated on) ---------
 
+// The order the resident blocks (per_sm an SM) meet DRAM in, counted as for a suite kernel
+// (sim/dram_order.hpp), into the counts; `accesses` lays the output on the 2 MiB boundary after the input, as the
+// replay lays its buffers out (mb::align_up).
+memsim::WindowOrder count_dram_order(mb::Counts& c, const Device& dev, int per_sm, int64_t blocks,
+                                     const memsim::BlockAccesses& accesses) {
+  const memsim::WindowOrder order =
+      memsim::window_order(blocks, int64_t(per_sm) * dev.prop.multiProcessorCount, 4, accesses);
+  c.dram_order_counted = true;
+  c.dram_scattered[0] = order.scattered(0);
+  c.dram_scattered[1] = order.scattered(1);
+  return order;
+}
+
 // One split-sector run over 128 MiB a side (bench_kernels.cuh, split_sector_store). Timed: every output byte
 // is checked against the input chunk its index math sends it (each half sector written exactly once).
 // --stores-only: one launch, and its parameters on stderr in launch order, to match ncu's rows.
@@ -456,25 +469,19 @@ void run_split_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
   mb::Counts c = mb::split_sector_counts(g);
   // Each split sector is left partly written by both its blocks (the replay counts a block's, summed).
   c.split_sectors = g.mode == mb::kSplit ? 2.0 * double(sectors) : 0.0;
-  // The order the resident blocks meet the output in, counted as for a suite kernel (sim/dram_order.hpp).
   const int per_sm = occupancy(fn, 256, 0);
   const uint64_t out_base = mb::align_up(bytes);
-  const memsim::WindowOrder order = memsim::window_order(
-      blocks, int64_t(per_sm) * dev.prop.multiProcessorCount, 4,
-      [&](int64_t first, int64_t last, const memsim::EmitAccess& emit) {
-        for (int64_t b = first; b < last; ++b) {
-          emit(memsim::Op::Load, uint64_t(b) * chunks * 16, chunks * 16);
-          const mb::SplitBlock sb = mb::split_block_of(g, unsigned(b));
-          for (int k = 0; k < chunks; ++k) {
-            int half = 0;
-            const int64_t s = mb::split_sector_in(g, sb, k, half);
-            emit(memsim::Op::Store, out_base + uint64_t(s) * 32 + uint64_t(half) * 16, 16);
-          }
-        }
-      });
-  c.dram_order_counted = true;
-  c.dram_scattered[0] = order.scattered(0);
-  c.dram_scattered[1] = order.scattered(1);
+  count_dram_order(c, dev, per_sm, blocks, [&](int64_t first, int64_t last, const memsim::EmitAccess& emit) {
+    for (int64_t b = first; b < last; ++b) {
+      emit(memsim::Op::Load, uint64_t(b) * chunks * 16, chunks * 16);
+      const mb::SplitBlock sb = mb::split_block_of(g, unsigned(b));
+      for (int k = 0; k < chunks; ++k) {
+        int half = 0;
+        const int64_t s = mb::split_sector_in(g, sb, k, half);
+        emit(memsim::Op::Store, out_base + uint64_t(s) * 32 + uint64_t(half) * 16, 16);
+      }
+    }
+  });
   runs.add(g.dense ? "split_sector_store_dense" : "split_sector_store", p.str(), c, fn, st, wrong ? "WRONG" : "ok",
            per_sm);
 }
@@ -510,12 +517,10 @@ void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsig
   }
   const Stats st = mb::time_launches(launch);
   const int per_sm = occupancy((const void*)fn, 256, 0);
-  const int64_t resident = int64_t(per_sm) * dev.prop.multiProcessorCount;
   mb::Counts c = mb::chunk_counts(g);
-  // The buffers as the replay lays them out: the output on the next 2 MiB boundary after the input.
   const uint64_t out_base = mb::align_up(bytes);
   const memsim::WindowOrder order =
-      memsim::window_order(blocks, resident, 4, [&](int64_t first, int64_t last, const memsim::EmitAccess& emit) {
+      count_dram_order(c, dev, per_sm, blocks, [&](int64_t first, int64_t last, const memsim::EmitAccess& emit) {
         for (int64_t b = first; b < last; ++b)
           for (unsigned k = 0; k < unsigned(mb::kChunksPerBlock); ++k) {
             const unsigned i = unsigned(b) * mb::kChunksPerBlock + k;
@@ -524,13 +529,10 @@ void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsig
             emit(memsim::Op::Store, out_base + uint64_t(to) * mb::kChunkBytes, mb::kChunkBytes);
           }
       });
-  c.dram_order_counted = true;
-  c.dram_scattered[0] = order.scattered(0);
-  c.dram_scattered[1] = order.scattered(1);
   std::ostringstream p;
   p << "\"side\": \"" << (kScatter ? "writes" : "reads") << "\", \"cols\": " << cols << ", \"rows\": " << g.rows
     << ", \"bytes\": " << bytes << ", \"window_run_bytes\": "
-    << std::min<int64_t>(int64_t(bytes), resident * mb::kChunksPerBlock * mb::kChunkBytes / cols)
+    << std::min<int64_t>(int64_t(bytes), order.resident * mb::kChunksPerBlock * mb::kChunkBytes / cols)
     << ", \"streams\": " << num(order.streams(kScatter ? 1 : 0));
   runs.add(kScatter ? "chunks_scatter" : "chunks_gather", p.str(), c, (const void*)fn, st, wrong ? "WRONG" : "ok",
            per_sm);
