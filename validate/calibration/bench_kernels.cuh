@@ -616,9 +616,16 @@ inline Counts split_sector_counts(const SplitGeometry& g) {
 // writes transposed (the write side of a transpose launched along its input's rows); else the reverse. Blocks
 // resident together cover R x 32 consecutive linear chunks, which the transposed side meets as runs of
 // R x 32 / cols chunks in each of its rows, spread over the whole buffer: from 66 KB a run (cols = 64) down
-// to one chunk (cols = 65536). cols = 1 is a plain copy (the transposed order is the linear one).
+// to one chunk (cols = 65536). cols = 1 is a plain copy (the transposed order is the linear one). With lanes
+// of V narrower than 16 bytes (8 or 4) a chunk takes 16 or 32 lanes, a warp moves 2 or 1 chunks and a block
+// 16 or 8: the same bytes in the same order by twice or four times the warps, each with fewer bytes in flight.
+// Chunks of 64 or 32 bytes (kChunk) split each line of the transposed side between blocks, as a transpose's
+// 4- and 2-byte tiles of 16 columns do.
 constexpr int kChunkBytes = 128;
-constexpr int kChunksPerBlock = 32;
+template <class V, int kChunk = kChunkBytes>
+constexpr int lanes_per_chunk() { return kChunk / int(sizeof(V)); }
+template <class V, int kChunk = kChunkBytes>
+constexpr int chunks_per_block() { return 256 / lanes_per_chunk<V, kChunk>(); }
 
 struct ChunkGrid {
   unsigned rows = 0, cols = 0;
@@ -626,25 +633,33 @@ struct ChunkGrid {
   __host__ __device__ unsigned transposed(unsigned i) const { return (i % cols) * rows + i / cols; }
 };
 
-template <bool kScatter>
-__global__ void order_chunks(const uint4* __restrict__ in, uint4* __restrict__ out, ChunkGrid g) {
-  const unsigned linear = blockIdx.x * kChunksPerBlock + threadIdx.x / 8, part = threadIdx.x % 8;
+template <class V, int kChunk, bool kScatter>
+__global__ void order_chunks(const V* __restrict__ in, V* __restrict__ out, ChunkGrid g) {
+  extern __shared__ unsigned char unused[];  // only caps the blocks an SM holds
+  constexpr unsigned kLanes = lanes_per_chunk<V, kChunk>();
+  const unsigned linear = blockIdx.x * chunks_per_block<V, kChunk>() + threadIdx.x / kLanes, part = threadIdx.x % kLanes;
   const unsigned other = g.transposed(linear);
   const unsigned from = kScatter ? linear : other, to = kScatter ? other : linear;
-  out[to * 8 + part] = in[from * 8 + part];
+  out[to * kLanes + part] = in[from * kLanes + part];
 }
 
 // The counts; the DRAM order is the caller's (it depends on the blocks resident at once).
-inline Counts chunk_counts(const ChunkGrid& g) {
+template <class V, int kChunk>
+inline Counts chunk_counts(const ChunkGrid& g, bool scatter) {
   Counts c;
-  const double chunks = double(g.rows) * g.cols, bytes = chunks * kChunkBytes, warps = chunks / 4;
-  c.blocks = int64_t(chunks) / kChunksPerBlock;
+  constexpr int kChunksPerWarp = 32 / lanes_per_chunk<V, kChunk>();
+  const double chunks = double(g.rows) * g.cols, bytes = chunks * kChunk, warps = chunks / kChunksPerWarp;
+  c.blocks = int64_t(chunks) / chunks_per_block<V, kChunk>();
   c.threads_per_block = 256;
   c.useful_bytes = 2 * bytes;
   c.dram_read_bytes = c.dram_write_bytes = bytes;
   c.l1_sectors_ld = c.l1_sectors_st = c.l2_sectors_ld = c.l2_sectors_st = bytes / 32;
-  // A warp's request: 4 chunks, each a line of 8 lanes (4 lines on both sides, one per lane group).
-  c.l1_wavefronts_ld = c.l1_wavefronts_st = warps * rows_wavefronts(4, 16);
+  // A warp's request: its chunks, consecutive on the linear side (one pass per line of each lane group); on
+  // the transposed side one row each (a line each) unless cols = 1 makes it linear too.
+  const double linear = rows_wavefronts(std::max(1, kChunksPerWarp * kChunk / kChunkBytes), int(sizeof(V)));
+  const double transposed = g.cols > 1 ? rows_wavefronts(kChunksPerWarp, int(sizeof(V))) : linear;
+  c.l1_wavefronts_ld = warps * (scatter ? linear : transposed);
+  c.l1_wavefronts_st = warps * (scatter ? transposed : linear);
   c.global_ld_instructions = c.global_st_instructions = warps;
   return c;
 }

@@ -491,17 +491,21 @@ void run_split_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
 // measured against. The share of each side the resident blocks meet out of order is counted as the replay
 // counts a suite kernel's (sim/dram_order.hpp), for the blocks the GPU keeps resident at once; the run each
 // transposed row gets from a window (window_run_bytes) is what a DRAM page sees. Every output byte is checked
-// against the input chunk the index math sends it.
-template <bool kScatter>
-void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsigned cols) {
+// against the input chunk the index math sends it. cap_blocks > 0: unused dynamic shared memory holds the SM to
+// that many blocks, so few loads are in flight and the copy waits on their round trips (the latency term), not
+// on DRAM's rate: how much longer a load out of order waits.
+template <class V, bool kScatter, int kChunk = mb::kChunkBytes>
+void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsigned cols, int cap_blocks = 0) {
   const size_t bytes = size_t(256) << 20;
-  const unsigned chunks = unsigned(bytes / mb::kChunkBytes);
+  const unsigned chunks = unsigned(bytes / kChunk);
   const mb::ChunkGrid g{chunks / cols, cols};
-  const unsigned blocks = chunks / mb::kChunksPerBlock;
-  const auto fn = &mb::order_chunks<kScatter>;
+  constexpr int kChunksPerBlock = mb::chunks_per_block<V, kChunk>();
+  const unsigned blocks = chunks / kChunksPerBlock;
+  const auto fn = &mb::order_chunks<V, kChunk, kScatter>;
+  const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
   auto launch = [&](int i) {
-    fn<<<blocks, 256>>>(static_cast<const uint4*>(ps.in(i)), static_cast<uint4*>(ps.out(i)), g);
+    fn<<<blocks, 256, dyn>>>(static_cast<const V*>(ps.in(i)), static_cast<V*>(ps.out(i)), g);
   };
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
@@ -512,37 +516,81 @@ void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsig
   int64_t wrong = 0;
   for (unsigned i = 0; i < chunks; ++i) {
     const unsigned from = kScatter ? i : g.transposed(i), to = kScatter ? g.transposed(i) : i;
-    wrong += std::memcmp(&hout[size_t(to) * mb::kChunkBytes], &hin[size_t(from) * mb::kChunkBytes],
-                         mb::kChunkBytes) != 0;
+    wrong += std::memcmp(&hout[size_t(to) * kChunk], &hin[size_t(from) * kChunk], kChunk) != 0;
   }
   const Stats st = mb::time_launches(launch);
-  const int per_sm = occupancy((const void*)fn, 256, 0);
-  mb::Counts c = mb::chunk_counts(g);
+  const int per_sm = occupancy((const void*)fn, 256, dyn);
+  mb::Counts c = mb::chunk_counts<V, kChunk>(g, kScatter);
+  c.shared_bytes_per_block = int64_t(dyn);
   const uint64_t out_base = mb::align_up(bytes);
   const memsim::WindowOrder order =
       count_dram_order(c, dev, per_sm, blocks, [&](int64_t first, int64_t last, const memsim::EmitAccess& emit) {
         for (int64_t b = first; b < last; ++b)
-          for (unsigned k = 0; k < unsigned(mb::kChunksPerBlock); ++k) {
-            const unsigned i = unsigned(b) * mb::kChunksPerBlock + k;
+          for (unsigned k = 0; k < unsigned(kChunksPerBlock); ++k) {
+            const unsigned i = unsigned(b) * kChunksPerBlock + k;
             const unsigned from = kScatter ? i : g.transposed(i), to = kScatter ? g.transposed(i) : i;
-            emit(memsim::Op::Load, uint64_t(from) * mb::kChunkBytes, mb::kChunkBytes);
-            emit(memsim::Op::Store, out_base + uint64_t(to) * mb::kChunkBytes, mb::kChunkBytes);
+            emit(memsim::Op::Load, uint64_t(from) * kChunk, kChunk);
+            emit(memsim::Op::Store, out_base + uint64_t(to) * kChunk, kChunk);
           }
       });
   std::ostringstream p;
   p << "\"side\": \"" << (kScatter ? "writes" : "reads") << "\", \"cols\": " << cols << ", \"rows\": " << g.rows
     << ", \"bytes\": " << bytes << ", \"window_run_bytes\": "
-    << std::min<int64_t>(int64_t(bytes), order.resident * mb::kChunksPerBlock * mb::kChunkBytes / cols)
+    << std::min<int64_t>(int64_t(bytes), order.resident * kChunksPerBlock * kChunk / cols)
     << ", \"streams\": " << num(order.streams(kScatter ? 1 : 0));
+  if (sizeof(V) != 16) p << ", \"lane_bytes\": " << sizeof(V);
+  if (kChunk != mb::kChunkBytes) p << ", \"chunk_bytes\": " << kChunk;
+  if (cap_blocks > 0) p << ", \"cap_blocks_per_sm\": " << cap_blocks;
   runs.add(kScatter ? "chunks_scatter" : "chunks_gather", p.str(), c, (const void*)fn, st, wrong ? "WRONG" : "ok",
            per_sm);
 }
 
 void run_order_chunks_all(Runs& runs, const mb::Pool& pool, const Device& dev) {
   for (unsigned cols : {1u, 2u, 4u, 8u, 16u, 64u, 1024u, 16384u, 65536u}) {
-    run_order_chunks<true>(runs, pool, dev, cols);
-    if (cols > 1) run_order_chunks<false>(runs, pool, dev, cols);  // at 1 the same copy as the scatter's
+    run_order_chunks<uint4, true>(runs, pool, dev, cols);
+    if (cols > 1) run_order_chunks<uint4, false>(runs, pool, dev, cols);  // at 1 the same copy as the scatter's
   }
+}
+
+// A study, not fitted (--dram-order-latency; docs/model.md, "Loads out of order wait longer"): the same copies
+// where they wait on their loads' round trips rather than on DRAM's rate. First 1 and 2 blocks an SM: the copy,
+// the reads out of order from 16 to thousands of streams, and the writes out of order, which a load's round
+// trip should not see.
+void run_order_latency_study(Runs& runs, const mb::Pool& pool, const Device& dev) {
+  for (int cap : {1, 2}) {
+    run_order_chunks<uint4, true>(runs, pool, dev, 1, cap);
+    for (unsigned cols : {16u, 1024u, 16384u}) run_order_chunks<uint4, false>(runs, pool, dev, cols, cap);
+    run_order_chunks<uint4, true>(runs, pool, dev, 1024, cap);
+  }
+  // Then the same bytes in narrower lanes, so more warps with fewer bytes each (as a 2-byte transpose's warps
+  // carry half a 4-byte one's), at 8, 4 and 2 blocks an SM: does a load out of order wait as much longer when
+  // DRAM is less busy?
+  const auto narrow = [&](auto lane, int cap) {
+    using V = decltype(lane);
+    run_order_chunks<V, true>(runs, pool, dev, 1, cap);
+    run_order_chunks<V, false>(runs, pool, dev, 1024, cap);
+    run_order_chunks<V, true>(runs, pool, dev, 1024, cap);
+  };
+  for (int cap : {0, 2, 4}) {
+    narrow(uint2{}, cap);
+    narrow(0u, cap);
+  }
+  // Chunks of part of a line (64 and 32 bytes): the transposed side's lines shared between blocks, as a
+  // transpose's tiles of 16 4-byte or 2-byte columns share theirs. 32-byte chunks also in 4-byte lanes.
+  const auto part_lines = [&](auto lane, auto chunk, int cap) {
+    using V = decltype(lane);
+    constexpr int kChunk = decltype(chunk)::value;
+    run_order_chunks<V, true, kChunk>(runs, pool, dev, 1, cap);
+    run_order_chunks<V, false, kChunk>(runs, pool, dev, 1024, cap);
+    run_order_chunks<V, true, kChunk>(runs, pool, dev, 1024, cap);
+  };
+  for (int cap : {0, 2}) {
+    part_lines(uint4{}, std::integral_constant<int, 64>{}, cap);
+    part_lines(uint4{}, std::integral_constant<int, 32>{}, cap);
+    part_lines(0u, std::integral_constant<int, 32>{}, cap);
+  }
+  // 2-byte lanes, 32-byte chunks: a warp reads two 32-byte row pieces, as a 2-byte transpose's 16x16 block does.
+  for (int cap : {0, 2, 4}) part_lines(uint16_t{}, std::integral_constant<int, 32>{}, cap);
 }
 
 // vec4_shared f16 (block 32x8, 8192 x 8192) writes each output sector's halves from two blocks a grid row (64)
@@ -745,6 +793,7 @@ const char kUsage[] =
     "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n"
     "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
+    "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
     "       memsim-microbench --help, -h   (this text)\n"
     "Exit status: 0 done, 1 a CUDA error or the JSON could not be written, 2 bad options or no GPU.\n";
 
@@ -774,7 +823,7 @@ int main(int argc, char** argv) {
     return run_one(cfg);
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
-       chain = false, bursts = false, split = false, dram_order = false;
+       chain = false, bursts = false, split = false, dram_order = false, order_latency = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -788,6 +837,7 @@ int main(int argc, char** argv) {
     else if (a == "--half-sector-bursts") bursts = true, holdout = false;
     else if (a == "--split-sectors") split = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
+    else if (a == "--dram-order-latency") order_latency = true, holdout = false;
     else if (a == "--one") return usage_error("--one is a mode of its own: memsim-microbench --one KERNEL WxH DTYPE BXxBY");
     else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "' (memsim-microbench --help lists them)");
     else return usage_error("unexpected argument '" + a + "' (memsim-microbench --help lists the options)");
@@ -802,7 +852,8 @@ int main(int argc, char** argv) {
     for (const std::string& a : given)
       if (a == "--quick" || a == "--no-holdout" || a == "--block-only")
         return usage_error("--stores-only launches each store benchmark once (for ncu): " + a + " does not apply");
-    if (dram_order) return usage_error("--stores-only does not apply to --dram-order (no partial stores there)");
+    if (dram_order || order_latency)
+      return usage_error("--stores-only does not apply to --dram-order or --dram-order-latency (no partial stores there)");
     if (int(capped) + int(chain) + int(bursts) + int(split) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
                          "--half-sector-bursts, --split-sectors");
@@ -858,6 +909,7 @@ int main(int argc, char** argv) {
   if (bursts) run_half_sector_bursts(runs, pool, dev, true);
   if (split) run_split_sectors(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
+  if (order_latency) run_order_latency_study(runs, pool, dev);
   if (chain) {
     run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, true);
     run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, true);
@@ -871,7 +923,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain && !bursts && !split && !dram_order) {
+  if (!block_only && !capped && !chain && !bursts && !split && !dram_order && !order_latency) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
