@@ -40,6 +40,19 @@ TEST(Counts, NaiveStoresArePartialSectors) {
   EXPECT_EQ(c.useful_bytes, 2 * 16384);
 }
 
+TEST(Counts, HalfSectorRequestsArePartialStores) {
+  // vec4_shared f16 256x16, block 32x8 over 128x8 tiles: 4 blocks. Each tile's transpose is 128 output rows
+  // of 8 halves (16 bytes), stored by 8 lanes of 2 bytes: one request into one sector, as few sectors as its
+  // bytes need, yet half of it unwritten. 4 x 128 = 512 such requests, each one line; 8192 bytes in all.
+  const KernelCounts c = counts_from_replay(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16));
+  EXPECT_EQ(c.blocks, 4);
+  EXPECT_EQ(c.global_store_instructions, 512);
+  EXPECT_EQ(c.partial_store_requests[kLanes4], 512);
+  EXPECT_EQ(c.partial_store_bytes[kLanes4], 8192);
+  EXPECT_EQ(c.l2_store_sectors, 0);
+  EXPECT_EQ(c.dram_write_bytes, 8192);
+}
+
 TEST(Counts, StoreSlotsAreWriteRequestsPlusSectors) {
   // naive f32 64x64, block 32x8: 128 store instructions, each 32 output rows of one sector: 32 L2 write
   // requests and 32 sectors, 64 slots each. The loads take none.
