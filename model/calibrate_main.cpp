@@ -495,6 +495,7 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
   if (c.scattered_read_ps_per_byte > 0) cost["scattered_read_ps_per_byte"] = c.scattered_read_ps_per_byte;
   if (c.scattered_write_ps_per_byte > 0) cost["scattered_write_ps_per_byte"] = c.scattered_write_ps_per_byte;
   if (c.split_sector_ps > 0) cost["split_sector_ps"] = c.split_sector_ps;
+  if (c.split_sector_per_log2_distance > 0) cost["split_sector_per_log2_distance"] = c.split_sector_per_log2_distance;
   cost["latency_us"] = c.latency_us;
   cost["block_us"] = c.block_us;
   cost["barrier_us"] = c.barrier_us;

@@ -125,7 +125,9 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
   // A sector whose parts come from two blocks costs more than one a block completes itself.
   pr.split_sectors = c.split_sectors;
-  pr.split_sectors_us = c.split_sectors * k.split_sector_ps * 1e-6;
+  pr.split_log2_distance = c.split_log2_distance;
+  pr.split_sectors_us =
+      c.split_sectors * k.split_sector_ps * (1 + k.split_sector_per_log2_distance * c.split_log2_distance) * 1e-6;
   partial += pr.split_sectors_us;
   const double writes = c.l2_write_slots * k.l2_write_slot_ps * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
@@ -250,6 +252,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["read_back_us"] = p.read_back_us;
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
+  if (p.split_sectors > 0) j["split_blocks_apart"] = std::exp2(p.split_log2_distance);
   if (p.dram_order_counted)
     j["dram_order"] = {{"scattered_loads", p.dram_scattered[0]},
                        {"scattered_stores", p.dram_scattered[1]},

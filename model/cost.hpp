@@ -92,6 +92,7 @@ struct Prediction {
   // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (model/counts.hpp)
   double split_sectors_us = 0;  // their time, part of the partial-store term
+  double split_log2_distance = 0;  // their writers' mean log2(blocks apart in launch order)
   bool dram_order_counted = false;
   double dram_scattered[2] = {0, 0};
   double dram_order_us = 0;

@@ -26,6 +26,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
+  c.split_log2_distance = r.split_log2_distance;
   constexpr double kSector = 32;
   for (int i = 0; i < k.num_sites; ++i) {
     const SiteInfo& site = k.sites[i];

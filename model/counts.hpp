@@ -53,6 +53,8 @@ struct KernelCounts {
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).
   double split_sectors = 0;
+  // How far apart in launch order each such sector's two writers are: the mean of log2(blocks apart).
+  double split_log2_distance = 0;
   double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }
 };
 

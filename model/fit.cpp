@@ -76,6 +76,7 @@ const std::vector<FitParameter>& fit_parameters() {
       {"scattered_read_ps_per_byte", &CostConstants::scattered_read_ps_per_byte, nullptr, -1},
       {"scattered_write_ps_per_byte", &CostConstants::scattered_write_ps_per_byte, nullptr, -1},
       {"split_sector_ps", &CostConstants::split_sector_ps, nullptr, -1},
+      {"split_sector_per_log2_distance", &CostConstants::split_sector_per_log2_distance, nullptr, -1},
       {"latency_us", &CostConstants::latency_us, nullptr, -1},
       {"block_us", &CostConstants::block_us, nullptr, -1},
       {"barrier_us", &CostConstants::barrier_us, nullptr, -1},

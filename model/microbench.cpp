@@ -235,6 +235,12 @@ MicrobenchRun read_microbench(const json& doc, const std::string& where) {
     m.params = r.find("params") ? r.need("params") : json::object();
     if (!m.params.is_object()) r.fail("params", "must be a JSON object, got " + JsonFields::type_of(m.params));
     m.counts = counts_from(m.bench, r.object("counts"));
+    // A split run's two writers are distance_blocks apart in launch order (the replay measures the same for a
+    // suite kernel: sim/partial_lines.hpp, split_log2_distance).
+    if (m.counts.split_sectors > 0 && m.params.contains("distance_blocks")) {
+      const JsonFields params(m.params, m.where + ": params");
+      m.counts.split_log2_distance = std::log2(double(params.integer("distance_blocks", 1, int64_t(1) << 40)));
+    }
     m.time_us = median_time(r);
     if (r.text_or("check", "ok").rfind("WRONG", 0) == 0) continue;  // a wrong result is no measurement
     run.runs.push_back(std::move(m));

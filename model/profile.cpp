@@ -32,6 +32,8 @@ constexpr NumberRange kPicoseconds{0, 1e4, true, "ps"};          // a cost per s
 constexpr NumberRange kPicosecondsOrNone{0, 1e4, false, "ps"};   // 0: no such cost
 constexpr NumberRange kCyclesPerWavefront{0, 1000, true, "cycles"};
 constexpr NumberRange kLatency{0, 100, true, "us"};
+// Split sectors' growth a doubling of their writers' distance (0.1: 1.9 times the cost at 512 blocks apart).
+constexpr NumberRange kPerLog2Distance{0, 10, false, ""};
 constexpr NumberRange kHold{0, 100, false, "us"};               // what a block or a barrier holds an SM slot
 constexpr NumberRange kLaunch{0, 1000, false, "us"};
 constexpr NumberRange kIssuePerCycle{0.05, 64, false, "warp instructions a cycle"};
@@ -96,6 +98,7 @@ CostConstants read_cost(const JsonFields& r) {
   c.scattered_read_ps_per_byte = r.number_in_or("cost.scattered_read_ps_per_byte", kPicosecondsOrNone, 0);
   c.scattered_write_ps_per_byte = r.number_in_or("cost.scattered_write_ps_per_byte", kPicosecondsOrNone, 0);
   c.split_sector_ps = r.number_in_or("cost.split_sector_ps", kPicosecondsOrNone, 0);
+  c.split_sector_per_log2_distance = r.number_in_or("cost.split_sector_per_log2_distance", kPerLog2Distance, 0);
   c.latency_us = r.number_in("cost.latency_us", kLatency);
   read_caveat_threshold(r, "cost.long_wait", "from_lines", kLinesPerRequest, c.long_wait_lines, c.long_wait_evidence);
   read_caveat_threshold(r, "cost.store_bursts", "from_stores", kStoresPerWarp, c.store_burst_stores,

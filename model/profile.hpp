@@ -34,6 +34,9 @@ struct CostConstants {
   double scattered_read_ps_per_byte = 0, scattered_write_ps_per_byte = 0;
   // Per sector a block leaves partly written for another block to complete (model/counts.hpp); 0: no such term.
   double split_sector_ps = 0;
+  // Such a sector costs more the further apart its two writers are in launch order (measured 1.4 times from 1
+  // to 512 blocks apart): split_sector_ps x (1 + this x log2(blocks apart)). 0: the same at any distance.
+  double split_sector_per_log2_distance = 0;
   double latency_us = 0;               // a global load's round trip under load (Little's law)
   // Not a cost: where latency_us is known to fall short. With one load in flight a warp, a request's wait grows
   // with the lines it spreads over (measured: memsim-microbench --chain-loads); from this many lines a request

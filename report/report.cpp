@@ -210,8 +210,11 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     // The partial-store term's share that is sectors completed by another block, when there is one.
     if (p.value("split_sectors_us", 0.0) > 0)
       os << "  split sectors: " << grouped(int64_t(std::llround(p["split_sectors"].get<double>())))
-         << " sectors left partly written by one block for another to complete (counted once by each): "
-         << significant(p["split_sectors_us"].get<double>()) << " us of the partial-store term\n";
+         << " sectors left partly written by one block for another to complete (counted once by each)"
+         << (p.contains("split_blocks_apart")
+                 ? ", " + significant(p["split_blocks_apart"].get<double>()) + " blocks apart (geometric mean)"
+                 : std::string())
+         << ": " << significant(p["split_sectors_us"].get<double>()) << " us of the partial-store term\n";
     // The partial-store term's share that is the read-back of partly written lines, when there is one.
     if (p.value("read_back_fraction", 0.0) > 0) {
       os << "  read-back: " << grouped(int64_t(std::llround(p["open_partial_lines"].get<double>())))

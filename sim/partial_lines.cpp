@@ -1,6 +1,8 @@
 #include "sim/partial_lines.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <vector>
 
 #include "sim/replay.hpp"
@@ -65,6 +67,15 @@ int64_t PartialPieces::sectors_left_partial() const {
   return n;
 }
 
+std::vector<uint64_t> PartialPieces::sectors_left_partial_list() const {
+  const uint64_t full = full_sector();
+  std::vector<uint64_t> sectors;
+  for (const Line& l : lines_)
+    for (size_t s = 0; s < l.written.size(); ++s)
+      if (l.written[s] != 0 && l.written[s] != full) sectors.push_back(l.line * l.written.size() + s);
+  return sectors;
+}
+
 uint32_t PartialPieces::Line::warps() const {
   uint32_t all = 0;
   for (uint32_t w : sector_warps) all |= w;
@@ -112,6 +123,44 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
   return {pieces.sectors_by_writing_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize),
           pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial()};
+}
+
+double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules, int64_t max_distance) {
+  PartialPieces pieces(rules);
+  Tally findings(cfg.kernel->num_sites);
+  for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
+                       [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
+  std::vector<uint64_t> pending = pieces.sectors_left_partial_list();
+  if (pending.empty()) return 0.0;
+  std::sort(pending.begin(), pending.end());
+  const double sectors = double(pending.size());
+  const uint64_t sector_bytes = uint64_t(rules.sector_bytes);
+  double sum = 0;
+  std::vector<uint64_t> found;
+  for (int64_t d = 1; d <= max_distance && !pending.empty(); ++d) {
+    found.clear();
+    for (const int64_t other : {block - d, block + d}) {
+      if (other < 0 || other >= cfg.blocks()) continue;
+      for_each_warp_access(cfg, other, other + 1, Recorders::Counting,
+                           [&](int64_t, int, const WarpAccess& a) {
+                             if (a.space != Space::Global || a.op != Op::Store) return;
+                             for (int lane = 0; lane < kWarpSize; ++lane)
+                               if (a.mask >> lane & 1u) {
+                                 const uint64_t s = a.addr[lane] / sector_bytes;
+                                 if (std::binary_search(pending.begin(), pending.end(), s)) found.push_back(s);
+                               }
+                           },
+                           findings);
+    }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    sum += double(found.size()) * std::log2(double(d));
+    std::vector<uint64_t> rest;
+    std::set_difference(pending.begin(), pending.end(), found.begin(), found.end(), std::back_inserter(rest));
+    pending.swap(rest);
+  }
+  sum += double(pending.size()) * std::log2(double(max_distance));
+  return sum / sectors;
 }
 
 }  // namespace memsim

@@ -52,6 +52,8 @@ class PartialPieces {
   // The sectors the block writes part of and leaves partly written: another block completes them
   // (vec4_shared f16 32x8's halves, from the block a grid row later).
   int64_t sectors_left_partial() const;
+  // Those sectors, as sector indices (address / sector bytes).
+  std::vector<uint64_t> sectors_left_partial_list() const;
 
  private:
   int sector_bytes_, line_bytes_;
@@ -75,5 +77,14 @@ struct PartialLines {
   int64_t sectors_left_partial = 0;
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
+
+// How far apart in launch order the two blocks of a split sector are: measured (memsim-microbench
+// --split-sectors), such a sector costs more the further apart its writers, from 1 to 512 blocks 1.4 times
+// as much on an H100. For the sectors block `block` leaves partly written, the blocks that write into them
+// are searched at distance 1, 2, ... either way, up to max_distance; the result is the mean of log2(distance)
+// over those sectors (0: the neighbours complete all of them), a sector none within reach writes counted at
+// max_distance. 0 when the block leaves none.
+double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {},
+                           int64_t max_distance = 4096);
 
 }  // namespace memsim

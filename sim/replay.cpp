@@ -254,6 +254,8 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.partial_lines_per_block = partial.from_warps;
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
   result.split_sectors_per_block = partial.sectors_left_partial;
+  if (partial.sectors_left_partial > 0)
+    result.split_log2_distance = split_log2_distance(cfg, blocks / 2, options.rules);
   return result;
 }
 

@@ -55,6 +55,8 @@ struct ReplayResult {
   int64_t lines_completed_by_one_warp_per_block = 0;
   // The sectors the middle block leaves partly written, for another block to complete.
   int64_t split_sectors_per_block = 0;
+  // How far apart in launch order their two writers are: the mean of log2(blocks apart) (sim/partial_lines.hpp).
+  double split_log2_distance = 0;
 };
 
 BufferLayout default_layout(const LaunchConfig& cfg);

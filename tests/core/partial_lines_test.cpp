@@ -208,5 +208,20 @@ TEST(PartialPieces, SuiteSectorsLeftForAnotherBlock) {
   EXPECT_EQ(left("padded", "f32", {32, 8}), 0);
 }
 
+// How far apart the writers of those sectors are, at 1024x1024: vec4_shared f16 32x8's other halves come from
+// the block a grid row down, 1024 / 128 = 8 blocks later in launch order: log2 8 = 3 for every sector; copy f16
+// 8x32's from the next block in its grid row: log2 1 = 0; none left, none to measure: 0. With the search held
+// to 4 blocks, vec4_shared's are all out of reach and count at 4: 2.
+TEST(PartialPieces, SuiteSplitSectorDistance) {
+  auto distance = [](const char* kernel, const char* dtype, Size2 block, int64_t reach = 4096) {
+    const LaunchConfig cfg = suite_config(kernel, dtype, block);
+    return split_log2_distance(cfg, cfg.blocks() / 2, {}, reach);
+  };
+  EXPECT_DOUBLE_EQ(distance("vec4_shared", "f16", {32, 8}), 3.0);
+  EXPECT_DOUBLE_EQ(distance("copy", "f16", {8, 32}), 0.0);
+  EXPECT_DOUBLE_EQ(distance("copy", "f16", {32, 8}), 0.0);
+  EXPECT_DOUBLE_EQ(distance("vec4_shared", "f16", {32, 8}, 4), 2.0);
+}
+
 }  // namespace
 }  // namespace memsim

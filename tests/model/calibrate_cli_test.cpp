@@ -549,6 +549,20 @@ TEST(MicrobenchReader, ReadsAMinimalRunAndNamesItsRecords) {
   EXPECT_EQ(run.holdout[0].block, "32x8");
 }
 
+// A split run's writers are distance_blocks apart: log2 of it, for runs with split sectors only; a distance
+// that is not a whole number of blocks from 1 on is refused, naming the field.
+TEST(MicrobenchReader, ReadsTheSplitDistance) {
+  json doc = minimal_run();
+  doc["runs"][0]["params"] = {{"mode", "split"}, {"distance_blocks", 64}};
+  EXPECT_EQ(read_microbench(doc, "run.json").runs[0].counts.split_log2_distance, 0.0);  // no split sectors
+  doc["runs"][0]["counts"]["split_sectors"] = 1024;
+  EXPECT_DOUBLE_EQ(read_microbench(doc, "run.json").runs[0].counts.split_log2_distance, 6.0);
+  doc["runs"][0]["params"]["distance_blocks"] = 0;
+  EXPECT_NE(error_of(doc).find("distance_blocks"), std::string::npos) << error_of(doc);
+  doc["runs"][0]["params"]["distance_blocks"] = "far";
+  EXPECT_NE(error_of(doc).find("distance_blocks"), std::string::npos) << error_of(doc);
+}
+
 // The share of the DRAM bytes out of order: 0 where a run does not carry it, a share where it does, and no
 // more than all of them.
 TEST(MicrobenchReader, ReadsTheShareOutOfOrder) {

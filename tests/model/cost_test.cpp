@@ -101,6 +101,14 @@ TEST(Cost, L2AndPartialStoreTerms) {
   const Prediction q = predict(k, split);
   EXPECT_NEAR(q.term(kTermPartial), 94.0, 1e-9);
   EXPECT_EQ(to_json(q)["split_sectors"].get<double>(), 2e6);
+  // Their writers 64 blocks apart (log2 = 6) at 0.05 a doubling: 12 ps x 1.3 = 15.6 ps, 31.2 us.
+  k.split_log2_distance = 6;
+  EXPECT_NEAR(predict(k, split).term(kTermPartial), 94.0, 1e-9);  // no growth in the profile
+  split.cost.split_sector_per_log2_distance = 0.05;
+  const Prediction far = predict(k, split);
+  EXPECT_NEAR(far.term(kTermPartial), 101.2, 1e-9);
+  EXPECT_NEAR(far.split_sectors_us, 31.2, 1e-9);
+  EXPECT_DOUBLE_EQ(to_json(far)["split_blocks_apart"].get<double>(), 64.0);
 }
 
 TEST(Cost, CrossbarIntoL2ChargesEveryStoreSlot) {
