@@ -591,6 +591,14 @@ void run_order_latency_study(Runs& runs, const mb::Pool& pool, const Device& dev
   }
   // 2-byte lanes, 32-byte chunks: a warp reads two 32-byte row pieces, as a 2-byte transpose's 16x16 block does.
   for (int cap : {0, 2, 4}) part_lines(uint16_t{}, std::integral_constant<int, 32>{}, cap);
+  // The same with 16,384 columns: the resident blocks reach each transposed row once, a chunk or two (as a
+  // transpose's window reaches each row of its scattered side with a tile row or two), not a run of hundreds
+  // of bytes.
+  for (int cap : {0, 2}) {
+    run_order_chunks<uint16_t, false, 32>(runs, pool, dev, 16384, cap);
+    run_order_chunks<uint4, false, 32>(runs, pool, dev, 16384, cap);
+    run_order_chunks<uint4, false, 128>(runs, pool, dev, 16384, cap);
+  }
 }
 
 // vec4_shared f16 (block 32x8, 8192 x 8192) writes each output sector's halves from two blocks a grid row (64)
