@@ -596,6 +596,7 @@ void run_order_latency_study(Runs& runs, const mb::Pool& pool, const Device& dev
   // of bytes.
   for (int cap : {0, 2}) {
     run_order_chunks<uint16_t, false, 32>(runs, pool, dev, 16384, cap);
+    run_order_chunks<unsigned, false, 32>(runs, pool, dev, 16384, cap);
     run_order_chunks<uint4, false, 32>(runs, pool, dev, 16384, cap);
     run_order_chunks<uint4, false, 128>(runs, pool, dev, 16384, cap);
   }
