@@ -13,6 +13,7 @@
 #include "sim/dram_order.hpp"
 #include "sim/global_sectors.hpp"
 #include "sim/launch_size.hpp"
+#include "sim/partial_lines.hpp"
 #include "sim/replay.hpp"
 #include "sim/shared_banks.hpp"
 
@@ -70,6 +71,24 @@ void BM_WindowOrderPadded8192(benchmark::State& state) {
   state.SetLabel("padded 8192x8192 f32 block 32x8, 2 windows of 1056 blocks");
 }
 BENCHMARK(BM_WindowOrderPadded8192)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The search for the blocks that complete a block's split sectors (sim/partial_lines.hpp), which replay()
+// adds for a launch that has them: vec4 f16 32x8 at 16384x16384, whose other halves are a grid row (128
+// blocks) away, so 256 blocks are replayed.
+void BM_SplitDistanceVec4F16_16384(benchmark::State& state) {
+  UserConfig u;
+  u.kernel = "vec4";
+  u.matrix = {16384, 16384};
+  u.dtype = Dtype::F16;
+  const LaunchConfig cfg = resolve_launch(u);
+  double d = 0;
+  for (auto _ : state) {
+    d = split_log2_distance(cfg, cfg.blocks() / 2);
+    benchmark::DoNotOptimize(d);
+  }
+  state.SetLabel("vec4 16384x16384 f16 block 32x8, log2 distance " + std::to_string(d));
+}
+BENCHMARK(BM_SplitDistanceVec4F16_16384)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The suite at 8192x8192: every kernel x block (32x8, 16x16, 8x32) x dtype that resolves (coarse and fine
 // take square tiles only, so not 8x32's 8x32 tile), one replay each, in this one process.
