@@ -274,6 +274,28 @@ def check_python_scripts(c):
                                                                         "staged          50.0% ( +50.0%) n=1"])
     c.expect_ok("holdout_by_kernel --judged", by_kernel + ["--judged", report], ["copy            10.0% ( +10.0%) n=1"])
 
+    # The out-of-order latency table (calibration/order_latency_table.py): a copy at 2 blocks an SM, 200 us, and
+    # its reads out of order, 230 us: +15.0%; files of one device merge.
+    table = [py, os.path.join(v, "calibration", "order_latency_table.py")]
+    def chunk_run(side, cols, median):
+        return {"bench": "chunks_" + side, "params": {"cols": cols, "cap_blocks_per_sm": 2}, "time_us": {"median": median}}
+    order_copy = c.write("order_copy.json", json.dumps({"device": {"name": "GPU X"}, "runs": [
+        {"bench": "empty", "params": {}, "time_us": {"median": 3.0}}, chunk_run("scatter", 1, 200.0)]}))
+    order_moved = c.write("order_moved.json", json.dumps({"device": {"name": "GPU X"},
+                                                          "runs": [chunk_run("gather", 1024, 230.0)]}))
+    order_bad_time = c.write("order_bad_time.json", json.dumps({"device": {"name": "GPU X"},
+                                                             "runs": [chunk_run("scatter", 1, "fast")]}))
+    order_no_copy = c.write("order_no_copy.json", json.dumps({"runs": [chunk_run("gather", 1024, 230.0)]}))
+    c.expect_error("order_latency_table no file", table, "usage:")
+    c.expect_error("order_latency_table a missing file", table + [missing], "not a memsim-microbench run")
+    c.expect_error("order_latency_table a directory", table + [directory], "not a memsim-microbench run")
+    c.expect_error("order_latency_table binary garbage", table + [garbage], "not a memsim-microbench run")
+    c.expect_error("order_latency_table a JSON array", table + [array], "not a memsim-microbench run")
+    c.expect_error("order_latency_table a time not a number", table + [order_bad_time], "not a positive number")
+    c.expect_error("order_latency_table no copy", table + [order_no_copy], "no plain copy")
+    c.expect_ok("order_latency_table good input", table + [order_copy, order_moved],
+                ["| 16 B, 128 B, 2 | 200.0 µs | +15.0% |  |  |"])
+
 
 def check_shell_scripts(c):
     bash = shutil.which("bash") or "/bin/bash"

@@ -8,7 +8,8 @@ reads out of order with each transposed row reached once a window (16,384 column
   order_latency_table.py RUN.json [RUN.json ...]     (e.g. model/calibration/h100_dram_order.json
                                                       validate/results/h100_dram_order_latency.json)
 
-Standard library only. Exit 2 with one line on stderr for a file that cannot be read or holds no copy to compare.
+Standard library only. Exit 2 with one line on stderr for a file that cannot be read, or a device whose files hold
+no plain copy to compare with.
 """
 import json
 import sys
@@ -33,15 +34,17 @@ def read(path):
             if not run["bench"].startswith("chunks_"):
                 continue
             params, median = run["params"], run["time_us"]["median"]
+            if isinstance(median, bool) or not isinstance(median, (int, float)) or not 0 < median < float("inf"):
+                raise Error(f"{path}: run {run['bench']} {json.dumps(params)}: time_us.median is not a positive "
+                            f"number: {median!r}")
             if params["cols"] == 1:
                 copies[shape(params)] = median
             else:
                 moved[(shape(params), run["bench"][len("chunks_"):], params["cols"])] = median
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise Error(f"{path}: not a memsim-microbench run ({e})")
-    if not copies:
-        raise Error(f"{path}: no plain copy (cols 1) to compare with")
-    return doc.get("device", {}).get("name", path), copies, moved
+        name = str(doc.get("device", {}).get("name", path))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise Error(f"{path}: not a memsim-microbench run ({type(e).__name__}: {e})")
+    return name, copies, moved
 
 
 def cells(copies, moved, key):
@@ -57,7 +60,7 @@ def cells(copies, moved, key):
 
 def main(argv):
     if len(argv) < 2:
-        print("usage: order_latency_table.py RUN.json [RUN.json ...]", file=sys.stderr)
+        print("order_latency_table.py: usage: order_latency_table.py RUN.json [RUN.json ...]", file=sys.stderr)
         return 2
     try:
         devices = {}  # name -> (copies, moved), in the order first met
@@ -66,6 +69,9 @@ def main(argv):
             merged = devices.setdefault(name, ({}, {}))
             merged[0].update(copies)
             merged[1].update(moved)
+        for name, (copies, _) in devices.items():
+            if not copies:
+                raise Error(f"{name}: no plain copy (cols 1) to compare with in the files given")
     except Error as e:
         print(f"order_latency_table.py: {e}", file=sys.stderr)
         return 2
