@@ -5,9 +5,8 @@ wrong output with exit 0).
 
 Runs validate/studies/l1_wavefronts.py, read_back.py, instruction_diagnostic.py,
 validate/calibration/add_instructions.py, order_latency_table.py and model/calibration/holdout_by_kernel.py on small
-crafted bad inputs
-(missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's, runs without the
-counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
+crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's,
+runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
 there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then validate/run_suite.sh,
 calibration/run_calibration.sh, studies/ncu_counters.sh and scripts/calibrate_gpu.sh with bad arguments and
 stages, and with an nvidia-smi that fails first on PATH (no GPU, also on a machine with one), beside a cmake and
