@@ -633,14 +633,17 @@ struct ChunkGrid {
   __host__ __device__ unsigned transposed(unsigned i) const { return (i % cols) * rows + i / cols; }
 };
 
+// sleep_ns > 0: each thread then sleeps that long before its block retires, so that of the blocks resident at
+// once only some have loads in flight (the study's question: which of them make a window).
 template <class V, int kChunk, bool kScatter>
-__global__ void order_chunks(const V* __restrict__ in, V* __restrict__ out, ChunkGrid g) {
+__global__ void order_chunks(const V* __restrict__ in, V* __restrict__ out, ChunkGrid g, unsigned sleep_ns) {
   extern __shared__ unsigned char unused[];  // only caps the blocks an SM holds
   constexpr unsigned kLanes = lanes_per_chunk<V, kChunk>();
   const unsigned linear = blockIdx.x * chunks_per_block<V, kChunk>() + threadIdx.x / kLanes, part = threadIdx.x % kLanes;
   const unsigned other = g.transposed(linear);
   const unsigned from = kScatter ? linear : other, to = kScatter ? other : linear;
   out[to * kLanes + part] = in[from * kLanes + part];
+  if (sleep_ns > 0) __nanosleep(sleep_ns);
 }
 
 // The counts; the DRAM order is the caller's (it depends on the blocks resident at once).

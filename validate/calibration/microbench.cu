@@ -495,7 +495,8 @@ void run_split_sector(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
 // that many blocks, so few loads are in flight and the copy waits on their round trips (the latency term), not
 // on DRAM's rate: how much longer a load out of order waits.
 template <class V, bool kScatter, int kChunk = mb::kChunkBytes>
-void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsigned cols, int cap_blocks = 0) {
+void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsigned cols, int cap_blocks = 0,
+                      unsigned sleep_ns = 0) {
   const size_t bytes = size_t(256) << 20;
   const unsigned chunks = unsigned(bytes / kChunk);
   const mb::ChunkGrid g{chunks / cols, cols};
@@ -505,7 +506,7 @@ void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsig
   const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
   const mb::PairSet ps = mb::make_pairs(pool, bytes, bytes, dev.l2);
   auto launch = [&](int i) {
-    fn<<<blocks, 256, dyn>>>(static_cast<const V*>(ps.in(i)), static_cast<V*>(ps.out(i)), g);
+    fn<<<blocks, 256, dyn>>>(static_cast<const V*>(ps.in(i)), static_cast<V*>(ps.out(i)), g, sleep_ns);
   };
   MB_CHECK(cudaMemset(ps.out(0), 0xff, bytes));
   launch(0);
@@ -541,6 +542,7 @@ void run_order_chunks(Runs& runs, const mb::Pool& pool, const Device& dev, unsig
   if (sizeof(V) != 16) p << ", \"lane_bytes\": " << sizeof(V);
   if (kChunk != mb::kChunkBytes) p << ", \"chunk_bytes\": " << kChunk;
   if (cap_blocks > 0) p << ", \"cap_blocks_per_sm\": " << cap_blocks;
+  if (sleep_ns > 0) p << ", \"sleep_ns\": " << sleep_ns;
   runs.add(kScatter ? "chunks_scatter" : "chunks_gather", p.str(), c, (const void*)fn, st, wrong ? "WRONG" : "ok",
            per_sm);
 }
@@ -599,6 +601,12 @@ void run_order_latency_study(Runs& runs, const mb::Pool& pool, const Device& dev
     run_order_chunks<unsigned, false, 32>(runs, pool, dev, 16384, cap);
     run_order_chunks<uint4, false, 32>(runs, pool, dev, 16384, cap);
     run_order_chunks<uint4, false, 128>(runs, pool, dev, 16384, cap);
+  }
+  // 4-byte lanes reaching each row once a window pay at 8 blocks an SM and not at 2: with all 8 resident but
+  // each sleeping after its copy, fewer of them have loads in flight at once. Does the window shrink with them?
+  for (unsigned sleep_ns : {500u, 1000u, 2000u, 4000u}) {
+    run_order_chunks<unsigned, true, 32>(runs, pool, dev, 1, 0, sleep_ns);
+    run_order_chunks<unsigned, false, 32>(runs, pool, dev, 16384, 0, sleep_ns);
   }
 }
 

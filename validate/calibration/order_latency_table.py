@@ -20,8 +20,10 @@ class Error(Exception):
 
 
 def shape(params):
-    """(lane bytes, chunk bytes, blocks an SM; 0 = as many as fit) of a run, with the defaults the runs leave out."""
-    return (params.get("lane_bytes", 16), params.get("chunk_bytes", 128), params.get("cap_blocks_per_sm", 0))
+    """(lane bytes, chunk bytes, blocks an SM (0: as many as fit), ns each thread sleeps after its copy) of a run,
+    with the defaults the runs leave out."""
+    return (params.get("lane_bytes", 16), params.get("chunk_bytes", 128), params.get("cap_blocks_per_sm", 0),
+            params.get("sleep_ns", 0))
 
 
 def read(path):
@@ -76,14 +78,14 @@ def main(argv):
         print(f"order_latency_table.py: {e}", file=sys.stderr)
         return 2
     runs = [(name, copies, moved) for name, (copies, moved) in devices.items()]
-    keys = sorted({k for _, copies, _ in runs for k in copies}, key=lambda k: (-k[0], -k[1], k[2] or 99))
+    keys = sorted({k for _, copies, _ in runs for k in copies}, key=lambda k: (-k[0], -k[1], k[2] or 99, k[3]))
     head = ["copy shape (lanes, chunk, blocks an SM)"]
     for name, _, _ in runs:
         head += [f"{name} copy", "reads out of order", "writes out of order", "reads, each row once a window"]
     print("| " + " | ".join(head) + " |")
     print("|" + " --- |" * len(head))
     for k in keys:
-        row = [f"{k[0]} B, {k[1]} B, {k[2] or 'all'}"]
+        row = [f"{k[0]} B, {k[1]} B, {k[2] or 'all'}" + (f", then {k[3]} ns asleep" if k[3] else "")]
         for _, copies, moved in runs:
             row += cells(copies, moved, k)
         print("| " + " | ".join(row) + " |")
