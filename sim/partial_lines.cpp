@@ -59,13 +59,7 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     }
 }
 
-int64_t PartialPieces::sectors_left_partial() const {
-  const uint64_t full = full_sector();
-  int64_t n = 0;
-  for (const Line& l : lines_)
-    for (uint64_t w : l.written) n += w != 0 && w != full;
-  return n;
-}
+int64_t PartialPieces::sectors_left_partial() const { return int64_t(sectors_left_partial_list().size()); }
 
 std::vector<uint64_t> PartialPieces::sectors_left_partial_list() const {
   const uint64_t full = full_sector();
