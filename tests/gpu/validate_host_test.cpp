@@ -863,6 +863,8 @@ TEST(MicrobenchOptions, BadInputsExitTwoWithOneLine) {
       {{"--stores-only", "--split-sectors", "--half-sector-bursts"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --half-sector-bursts, "
        "--split-sectors"},
+      {{"--stores-only", "--block-shapes"},
+       "--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial stores there)"},
       {{"--bogus"}, "unknown option '--bogus' (memsim-microbench --help lists them)"},
       {{"--quick", "extra"}, "unexpected argument 'extra' (memsim-microbench --help lists the options)"},
   };

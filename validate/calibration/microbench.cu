@@ -345,6 +345,42 @@ void run_block_cost(Runs& runs, const mb::Pool& pool, const Device& dev, bool qu
   }
 }
 
+// --block-shapes: the same copy in blocks of 1 to 32 warps (32 to 1024 threads), and empty launches of many
+// blocks. A block's slot frees when its last warp is done, and the GPU launches blocks at a limited rate: the
+// runs that measure both, the block term's calibration (docs/model.md, block scheduling).
+void run_block_shapes(Runs& runs, const mb::Pool& pool, const Device& dev) {
+  for (int P : {4096, 8192}) {
+    run_tiled<false, 32, 1, 1>(runs, pool, dev, P, P);   // 1 warp
+    run_tiled<false, 32, 2, 1>(runs, pool, dev, P, P);   // 2 warps
+    run_tiled<false, 32, 4, 1>(runs, pool, dev, P, P);   // 4 warps
+    run_tiled<false, 32, 8, 1>(runs, pool, dev, P, P);   // 8 warps
+    run_tiled<false, 32, 16, 1>(runs, pool, dev, P, P);  // 16 warps
+    run_tiled<false, 64, 8, 1>(runs, pool, dev, P, P);
+    run_tiled<false, 32, 32, 1>(runs, pool, dev, P, P);  // 32 warps
+    run_tiled<false, 64, 16, 1>(runs, pool, dev, P, P);
+    run_tiled<false, 128, 8, 1>(runs, pool, dev, P, P);
+    run_tiled<false, 32, 8, 4>(runs, pool, dev, P, P);
+    run_tiled<false, 32, 16, 2>(runs, pool, dev, P, P);
+    run_tiled<false, 32, 32, 2>(runs, pool, dev, P, P);
+    run_tiled<true, 32, 4, 1>(runs, pool, dev, P, P);
+    run_tiled<true, 32, 8, 1>(runs, pool, dev, P, P);
+    run_tiled<true, 32, 16, 1>(runs, pool, dev, P, P);
+    run_tiled<true, 32, 32, 1>(runs, pool, dev, P, P);
+  }
+  // Launch throughput: empty blocks, as many as a 4096x4096 copy's at each block size.
+  for (int threads : {32, 128, 256, 1024}) {
+    for (int blocks : {16384, 131072}) {
+      const Stats s = mb::time_launches([&](int) { mb::empty_kernel<<<blocks, threads>>>(); }, 10, 51);
+      Counts c;
+      c.blocks = blocks;
+      c.threads_per_block = threads;
+      std::ostringstream p;
+      p << "\"threads\": " << threads << ", \"blocks\": " << blocks;
+      runs.add("empty", p.str(), c, (const void*)&mb::empty_kernel, s, "ok", occupancy((const void*)&mb::empty_kernel, threads, 0));
+    }
+  }
+}
+
 // ---- half-sector stores: partial sectors per line ------------------------------------------------------
 
 // rows x per_row sectors (128 MiB a side by default); J sectors a thread, cap_blocks > 0 holds the SM to that
@@ -811,6 +847,7 @@ const char kUsage[] =
     "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
+    "       memsim-microbench --block-shapes  (a copy in blocks of 1 to 32 warps; empty launches of many blocks)\n"
     "       memsim-microbench --help, -h   (this text)\n"
     "Exit status: 0 done, 1 a CUDA error or the JSON could not be written, 2 bad options or no GPU.\n";
 
@@ -840,7 +877,8 @@ int main(int argc, char** argv) {
     return run_one(cfg);
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
-       chain = false, bursts = false, split = false, dram_order = false, order_latency = false;
+       chain = false, bursts = false, split = false, dram_order = false, order_latency = false,
+       block_shapes = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -855,6 +893,7 @@ int main(int argc, char** argv) {
     else if (a == "--split-sectors") split = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--dram-order-latency") order_latency = true, holdout = false;
+    else if (a == "--block-shapes") block_shapes = true, holdout = false;
     else if (a == "--one") return usage_error("--one is a mode of its own: memsim-microbench --one KERNEL WxH DTYPE BXxBY");
     else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "' (memsim-microbench --help lists them)");
     else return usage_error("unexpected argument '" + a + "' (memsim-microbench --help lists the options)");
@@ -869,8 +908,9 @@ int main(int argc, char** argv) {
     for (const std::string& a : given)
       if (a == "--quick" || a == "--no-holdout" || a == "--block-only")
         return usage_error("--stores-only launches each store benchmark once (for ncu): " + a + " does not apply");
-    if (dram_order || order_latency)
-      return usage_error("--stores-only does not apply to --dram-order or --dram-order-latency (no partial stores there)");
+    if (dram_order || order_latency || block_shapes)
+      return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial "
+                         "stores there)");
     if (int(capped) + int(chain) + int(bursts) + int(split) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
                          "--half-sector-bursts, --split-sectors");
@@ -927,6 +967,7 @@ int main(int argc, char** argv) {
   if (split) run_split_sectors(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (order_latency) run_order_latency_study(runs, pool, dev);
+  if (block_shapes) run_block_shapes(runs, pool, dev);
   if (chain) {
     run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, true);
     run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, true);
@@ -940,7 +981,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain && !bursts && !split && !dram_order && !order_latency) {
+  if (!block_only && !capped && !chain && !bursts && !split && !dram_order && !order_latency && !block_shapes) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);

@@ -10,7 +10,10 @@
 #      a sector another block completes; memsim-calibrate leaves out the runs its counts do not describe:
 #      docs/model.md, split sectors);
 #   6. runs the DRAM order benchmark (memsim-microbench --dram-order: a copy with one side in transposed order)
-#      -> OUT_DIR/dram_order.json, fitted with the others (the cost of bytes met out of order).
+#      -> OUT_DIR/dram_order.json, fitted with the others (the cost of bytes met out of order);
+#   7. runs the block-shape benchmark (memsim-microbench --block-shapes: a copy in blocks of 1 to 32 warps,
+#      empty launches of many blocks) -> OUT_DIR/block_shapes.json, fitted with the others (the GPU's block
+#      launch rate, and how long a block's slot waits for its slowest warp).
 #
 #   validate/calibration/run_calibration.sh OUT_DIR
 #
@@ -45,4 +48,5 @@ bench="$build/validate/calibration/memsim-microbench"
 python3 validate/calibration/add_instructions.py "$out/microbench_raw.json" "$out/issue_ncu.csv" > "$out/microbench.json"
 "$bench" --split-sectors > "$out/split_sectors.json"
 "$bench" --dram-order > "$out/dram_order.json"
-echo "run_calibration: wrote $out/microbench.json, $out/dram_order.json and $out/split_sectors.json"
+"$bench" --block-shapes > "$out/block_shapes.json"
+echo "run_calibration: wrote $out/microbench.json, $out/dram_order.json, $out/split_sectors.json and $out/block_shapes.json"
