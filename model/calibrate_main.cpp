@@ -499,6 +499,8 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
   cost["latency_us"] = c.latency_us;
   cost["block_us"] = c.block_us;
   cost["barrier_us"] = c.barrier_us;
+  cost["block_drain_rounds"] = c.block_drain_rounds;
+  cost["block_launch_ns"] = c.block_launch_ns;
   cost["issue_per_cycle"] = c.issue_per_cycle;
   cost["instructions_per_memory_op"] = c.instructions_per_memory_op;
   cost["launch_us"] = c.launch_us;

@@ -158,23 +158,32 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
     latency = k.latency_us * chain * std::max(1.0, warps / concurrent);
   }
 
-  // Every block holds its slot for block_us besides its loads; SMs x resident blocks do so at once.
+  // Every block holds its slot for block_us besides its loads, and until its slowest warp's loads are back (the
+  // more warps, the later the last one); SMs x resident blocks do so at once.
   double block = 0;
-  const double block_hold = k.block_us + k.barrier_us * c.barriers_per_block;
+  // The wait for a block's last warp is a share of a round trip: none where the block loads nothing.
+  const double warps_per_block = std::max(1.0, std::ceil(double(c.threads_per_block) / kWarpSize));
+  const double drain =
+      c.global_load_instructions > 0 ? k.block_drain_rounds * k.latency_us * std::log2(warps_per_block) : 0.0;
+  const double block_hold = k.block_us + k.barrier_us * c.barriers_per_block + drain;
   if (c.blocks > 0 && block_hold > 0) {
     const double slots = std::max(1.0, sms * double(pr.occupancy.blocks_per_sm));
     block = block_hold * std::max(1.0, double(c.blocks) / slots);
   }
 
+  // The GPU starts blocks at a fixed rate: a floor under everything the blocks do.
+  const double launches = double(c.blocks) * k.block_launch_ns * 1e-3;
+
   pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},           {kTermPartial, partial}, {kTermWrites, writes},
-                 {kTermL1, l1},       {kTermIssue, issue},     {kTermLatency, latency}, {kTermBlock, block}};
+                 {kTermL1, l1},       {kTermIssue, issue},     {kTermLatency, latency}, {kTermBlock, block},
+                 {kTermBlockLaunch, launches}};
   // Instruction issue overlaps the memory terms the way they overlap each other: one more p-norm term; latency
   // and block scheduling are two parts of one residency: they add, then overlap the others.
   std::vector<double> overlapped;
   double largest = 0;
   std::string top = kTermLaunch;
   for (const auto& [name, t] : pr.terms_us) {
-    if (name == kTermLatency || name == kTermBlock) continue;
+    if (name == kTermLatency || name == kTermBlock || name == kTermBlockLaunch) continue;
     overlapped.push_back(t);
     if (t > largest) largest = t, top = name;
   }
@@ -184,7 +193,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   double sum = 0;
   if (largest > 0)
     for (double t : overlapped) sum += std::pow(t / largest, k.overlap_p);
-  const double body = largest * std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
+  double body = largest * std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
+  if (launches > body) body = launches, top = kTermBlockLaunch;
   // Where the fixed latency is known to fall short (model/profile.hpp, long_wait_lines): an L1-bound kernel
   // waits in L1's queue anyway, and with several loads in flight a warp the waits overlap.
   if (k.long_wait_lines > 0 && top != kTermL1 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2) {

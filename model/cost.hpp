@@ -27,6 +27,11 @@
 //                             it at once: blocks / (SMs x resident blocks), at least 1, times that hold. It
 //                             lengthens the same residency as the latency term, so the two add before they
 //                             combine with the others: the bytes in flight shrink when blocks are short.
+//                             A block's slot frees when its slowest warp's loads are back: the hold grows
+//                             by block_drain_rounds x latency_us for each doubling of the warps a block.
+//   block launch rate         the GPU starts blocks one after another, block_launch_ns apart whatever their
+//                             size: blocks x block_launch_ns. The blocks' work runs behind the launches, so
+//                             this term is a floor under the others (max), not one more p-norm term.
 // Memory resources work in parallel but not perfectly so: their terms combine as a p-norm (p = overlap_p; a
 // large p is the max, the roofline), latency and block scheduling entering as their sum, instruction issue as
 // one more term; the launch overhead adds on top.
@@ -60,6 +65,7 @@ inline constexpr const char* kTermWrites = "crossbar into L2 (stores)";
 inline constexpr const char* kTermIssue = "instruction issue";
 inline constexpr const char* kTermLatency = "latency (too few bytes in flight)";
 inline constexpr const char* kTermBlock = "block scheduling (per-block overhead)";
+inline constexpr const char* kTermBlockLaunch = "block launch rate (too many blocks)";
 inline constexpr const char* kTermLaunch = "launch overhead";
 
 // Where Prediction::instructions comes from.

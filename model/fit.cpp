@@ -39,10 +39,18 @@ std::string shown(double v) {
 void check_fitted(const CostConstants& prior, FitResult& out, const std::vector<FitParameter>& ps,
                   const std::vector<Measurement>& data) {
   for (const FitParameter& p : ps) {
-    const double v = get_parameter(out.constants, p), p0 = get_parameter(prior, p);
+    double v = get_parameter(out.constants, p);
+    const double p0 = get_parameter(prior, p);
     const std::string what = std::string("fitted ") + p.name + " = " + shown(v);
-    if (!std::isfinite(v) || v < 0 || (p0 > 0 && v == 0))
-      throw FitError(what + " is not a positive number: the runs do not determine it");
+    if (!std::isfinite(v) || v < 0) throw FitError(what + " is not a positive number: the runs do not determine it");
+    // Driven to nothing (exp underflowing to 0, or to 1e-111): the runs need no such cost. The profile keeps
+    // a plain 0, the term's "not charged", and says so.
+    if (p.scalar != &CostConstants::overlap_p && p0 > 0 && v < p0 * kNegligibleFromPrior) {
+      set_parameter(out.constants, p, 0.0);
+      out.warnings.push_back(std::string("fitted ") + p.name + " to 0 from the profile's " + shown(p0) +
+                             ": the runs need no such cost, and the profile no longer charges it");
+      continue;
+    }
     if (p.scalar == &CostConstants::overlap_p || !(p0 > 0)) continue;
     if (v > p0 * kMaxFactorFromPrior || v < p0 / kMaxFactorFromPrior)
       out.warnings.push_back(what + " is more than " + shown(kMaxFactorFromPrior) + " times " +
@@ -80,6 +88,8 @@ const std::vector<FitParameter>& fit_parameters() {
       {"latency_us", &CostConstants::latency_us, nullptr, -1},
       {"block_us", &CostConstants::block_us, nullptr, -1},
       {"barrier_us", &CostConstants::barrier_us, nullptr, -1},
+      {"block_drain_rounds", &CostConstants::block_drain_rounds, nullptr, -1},
+      {"block_launch_ns", &CostConstants::block_launch_ns, nullptr, -1},
       {"launch_us", &CostConstants::launch_us, nullptr, -1},
       {"overlap_p", &CostConstants::overlap_p, nullptr, -1},
   };
@@ -114,11 +124,14 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
     if (!std::isfinite(t) || !(t > 0)) throw FitError(run + ": the profile predicts " + shown(t) + " us for it");
   }
   // A parameter no measurement is sensitive to is held at its prior (e.g. no 16-byte partial stores). A prior
-  // of 0 (a cost the profile does not charge yet) starts from 1 instead: in log space 0 would never move.
+  // of 0 (a cost the profile does not charge yet) starts from 1 instead: in log space 0 would never move. A
+  // held one stays at its prior, 0 included (log 0 = -inf, exp(-inf) = 0), also while the others are probed:
+  // at 1 it could hide them (a launch rate of 1 ns a block is a floor over a million blocks).
+  const auto is_held = [&](const FitParameter& p) { return std::find(hold.begin(), hold.end(), p.name) != hold.end(); };
   Eigen::VectorXd x0(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
     const double prior = get_parameter(base.cost, all[i]);
-    x0[Eigen::Index(i)] = to_x(all[i], prior > 0 ? prior : 1.0);
+    x0[Eigen::Index(i)] = to_x(all[i], prior > 0 || is_held(all[i]) ? prior : 1.0);
   }
   std::vector<FitParameter> ps;
   std::vector<double> xs;
@@ -128,8 +141,7 @@ FitResult fit_constants(const DeviceProfile& base, const std::vector<Measurement
       Eigen::VectorXd x = x0;
       x[Eigen::Index(i)] += 0.05;
       const double moved = (residuals(prof, all, x, data) - r0).cwiseAbs().maxCoeff();
-      const bool held = std::find(hold.begin(), hold.end(), all[i].name) != hold.end();
-      if (moved > 1e-6 && !held) {
+      if (moved > 1e-6 && !is_held(all[i])) {
         ps.push_back(all[i]);
         xs.push_back(x0[Eigen::Index(i)]);
         out.fitted.push_back(all[i].name);

@@ -31,7 +31,8 @@ struct FitResult {
   double rms_log_error = 0;            // sqrt(mean(residual^2))
   int iterations = 0;
   // Fitted constants more than kMaxFactorFromPrior from a positive prior, one line each: the measurements
-  // hardly determine them (kept, since a constant the runs do not exercise may be right for them, but said).
+  // hardly determine them (kept, since a constant the runs do not exercise may be right for them, but said);
+  // and those driven to nothing, set to 0 (kNegligibleFromPrior).
   std::vector<std::string> warnings;
 };
 
@@ -47,9 +48,16 @@ struct FitError : std::runtime_error {
 // l1_cycles_per_wavefront = 1.9e-11).
 constexpr double kMaxFactorFromPrior = 1e6;
 
+// A fitted constant below this share of its positive prior has been driven to nothing (the fit works on
+// logs: log x walking off to -250 and below): the runs need no such cost. It is set to 0, the profile's "not
+// charged", with a line in FitResult::warnings. Far below any value a constant that is merely undetermined
+// reaches (1.9e-11 above), which stays a warning.
+constexpr double kNegligibleFromPrior = 1e-30;
+
 // No data: the profile's constants, nothing fitted. Throws FitError for a measured time that is not positive
 // and finite, for fewer measurements than the constants they move, for a fitted constant that is not finite
-// or is not positive where its prior is, and for a prediction that is not finite and positive. A constant more than kMaxFactorFromPrior from a positive prior is kept
+// or is negative, and for a prediction that is not finite and positive. A constant driven below
+// kNegligibleFromPrior of a positive prior becomes 0, with a line in FitResult::warnings. A constant more than kMaxFactorFromPrior from a positive prior is kept
 // with a line in FitResult::warnings (overlap_p, on [1, inf) by construction, is only checked for finiteness).
 // `hold`: names of fit_parameters() kept at the base's values whatever the runs say (the caller checks the
 // names).

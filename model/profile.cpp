@@ -105,6 +105,8 @@ CostConstants read_cost(const JsonFields& r) {
                         c.store_burst_evidence);
   c.block_us = r.number_in_or("cost.block_us", kHold, 0);  // absent: no block cost
   c.barrier_us = r.number_in_or("cost.barrier_us", kHold, 0);  // absent: barriers cost nothing extra
+  c.block_drain_rounds = r.number_in_or("cost.block_drain_rounds", kHold, 0);    // absent: no drain cost
+  c.block_launch_ns = r.number_in_or("cost.block_launch_ns", kHold, 0);  // absent: no launch-rate limit
   c.issue_per_cycle = r.number_in("cost.issue_per_cycle", kIssuePerCycle);
   c.instructions_per_memory_op = r.number_in("cost.instructions_per_memory_op", kInstructionsPerMemoryOp);
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.

@@ -52,6 +52,12 @@ struct CostConstants {
   double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
                                        // prologue index math, barrier, retirement)
+  // A block's slot frees when its slowest warp's loads are back: the wait grows with the warps a block, by
+  // this share of a round trip (latency_us) a doubling (0: not charged; memsim-microbench --block-shapes).
+  double block_drain_rounds = 0;
+  // The GPU starts blocks one after another at a fixed rate, whatever their size: this many ns apart (0: not
+  // charged; memsim-microbench --block-shapes, empty launches of many blocks).
+  double block_launch_ns = 0;
   double issue_per_cycle = 4;          // warp instructions an SM issues per cycle (4 schedulers)
   double instructions_per_memory_op = 32;  // all instructions per memory instruction, when nothing better is known
   // The instruction estimate from the replay's lane-wise operations (sim/lanes.hpp), used when

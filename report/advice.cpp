@@ -151,6 +151,13 @@ std::vector<Advice> advice_rules(const AdviceCounts& c) {
             figure(c.blocks > 0 ? double(c.elements) / double(c.blocks) : 0) + " elements",
         "give each block a larger tile (more elements a thread), so that fewer blocks pay the per-block cost");
 
+  if (b == kTermBlockLaunch)
+    add("block-launch-rate",
+        std::to_string(c.blocks) + " blocks of " +
+            figure(c.blocks > 0 ? double(c.elements) / double(c.blocks) : 0) +
+            " elements: the GPU starts blocks one after another, faster than they can be started",
+        "give each block a larger tile (more elements a thread): fewer, larger blocks");
+
   if (b == kTermLaunch)
     add("launch-overhead", "the launch costs " + figure(term_us(c, kTermLaunch)) + " us, more than the kernel's work",
         "nothing to change in the kernel at this size; batch several transposes into one launch");

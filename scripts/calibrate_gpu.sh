@@ -3,7 +3,8 @@
 #   1. configures and builds memsim-microbench (CUDA) and memsim-calibrate;
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
 #      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv,
-#      the DRAM order benchmark, NAME_dram_order.json, and the split-sector benchmark, NAME_split_sectors.json;
+#      the DRAM order benchmark, NAME_dram_order.json, the split-sector benchmark, NAME_split_sectors.json,
+#      and the block-shape benchmark, NAME_block_shapes.json;
 #   3. fits the cost model's constants (memsim-calibrate) in two steps: the microbenchmarks and the DRAM order
 #      runs, then all three with the DRAM order's costs held as the first step fitted them (the split runs'
 #      transposed layout would otherwise pull them) -> model/devices/NAME.json and the fit's
@@ -19,7 +20,8 @@
 # model/devices/NAME.json exists, else NAME_datasheet where that exists, else h100). Give a profile of the same
 # architecture, and MEMSIM_CUDA_ARCH to match it.
 # --from: fit an existing memsim-microbench document (copied to model/calibration/NAME_microbench.json unless it
-# is that file), with model/calibration/NAME_dram_order.json and NAME_split_sectors.json where they exist;
+# is that file), with model/calibration/NAME_dram_order.json, NAME_split_sectors.json and NAME_block_shapes.json
+# where they exist;
 # nothing is measured, no GPU is needed.
 #
 # Environment: MEMSIM_BUILD_DIR (default build-gpu; with --from, build), MEMSIM_CUDA_ARCH (default 90),
@@ -101,6 +103,7 @@ logged() {
 bench=model/calibration/${name}_microbench.json
 order=model/calibration/${name}_dram_order.json
 split=model/calibration/${name}_split_sectors.json
+shapes=model/calibration/${name}_block_shapes.json
 report=model/calibration/${name}_calibration_report.txt
 profile=model/devices/$name.json
 
@@ -122,6 +125,7 @@ if [ -z "$from" ]; then
   cp "$work/issue_ncu.csv" "model/calibration/${name}_issue_ncu.csv"
   cp "$work/dram_order.json" "$order"
   cp "$work/split_sectors.json" "$split"
+  cp "$work/block_shapes.json" "$shapes"
 else
   build=${MEMSIM_BUILD_DIR:-build}
   stage 1 "building memsim-calibrate in $build (no GPU: the run is $from)"
@@ -140,26 +144,30 @@ fi
 # from the runs that isolate them, then held while the split runs join the rest.
 runs=(--microbench "$bench")
 [ -f "$order" ] && runs+=(--microbench "$order")
+[ -f "$shapes" ] && runs+=(--microbench "$shapes")
 stage 3 "fitting the constants from base $base, then predicting the suite kernels the run timed (never fitted)"
 {
   echo "# The fit of $profile by memsim-calibrate (scripts/calibrate_gpu.sh $name, $(date -u +%Y-%m-%dT%H:%M:%SZ),"
   echo "# revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown)); reproduce from the repository root:"
   if [ -f "$split" ]; then
-    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --out ORDER.json"
-    echo "#   $build/model/memsim-calibrate ${runs[*]} --microbench $split --base ORDER.json \\"
+    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --hold block_us --out ORDER.json"
+    echo "#   $build/model/memsim-calibrate ${runs[*]} --microbench $split --base ORDER.json --hold block_us \\"
     echo "#     --hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte --out $profile --holdout"
     echo "# (the first step's report is not kept; this is the second's)"
   else
-    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --out $profile --holdout"
+    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --hold block_us --out $profile --holdout"
   fi
 } > "$report"
-fit_base=$base hold=() first_dir=""
+# block_us is held at the base's value (0 in the calibrated profiles): with the block launch rate and the
+# drain measured (the block-shape runs), the tiled copies cannot part a fixed hold a block from the drain, and
+# the fit puts it at 0 from some starts and 0.17 us from others.
+fit_base=$base hold=(--hold block_us) first_dir=""
 if [ -f "$split" ]; then
   # The first step's profile in a directory of its own, under NAME: a profile read from a file is named after it.
   first_dir=$(mktemp -d)
-  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" --out "$first_dir/$name.json"
+  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" "${hold[@]}" --out "$first_dir/$name.json"
   runs+=(--microbench "$split") fit_base=$first_dir/$name.json
-  hold=(--hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte)
+  hold+=(--hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte)
 fi
 # The report keeps the last fit's output: the log's lines from here on.
 from_line=$(($(wc -l < "$log") + 1))

@@ -165,6 +165,13 @@ TEST(Advice, BlockOverheadNamesTheWorkABlockDoes) {
   EXPECT_FALSE(fires(hand_made(kTermIssue), "block-overhead"));
 }
 
+TEST(Advice, BlockLaunchRateAsksForFewerLargerBlocks) {
+  const Advice a = advise(hand_made(kTermBlockLaunch));
+  EXPECT_EQ(a.rule, "block-launch-rate");
+  EXPECT_EQ(a.evidence.rfind("1024 blocks of 32 elements", 0), 0u) << a.evidence;
+  EXPECT_FALSE(fires(hand_made(kTermBlock), "block-launch-rate"));
+}
+
 TEST(Advice, SharedWavefrontsWithoutConflicts) {
   EXPECT_EQ(advise(hand_made("shared-memory wavefronts")).rule, "shared-wavefronts");
   AdviceCounts conflicted = hand_made("shared-memory wavefronts");

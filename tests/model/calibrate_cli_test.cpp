@@ -113,7 +113,8 @@ TEST(CalibrateCli, FitWritesAProfileOfFiniteConstants) {
   EXPECT_TRUE(j["calibration"]["rms_log_error"].is_number());
   EXPECT_LT(j["calibration"]["rms_log_error"].get<double>(), 0.5);
   for (double v : {p.cost.dram_gbs, p.cost.l1_cycles_per_wavefront, p.cost.latency_us, p.cost.launch_us,
-                   p.cost.block_us, p.cost.barrier_us, p.cost.partial_store_ps[0], p.cost.overlap_p})
+                   p.cost.block_drain_rounds, p.cost.block_launch_ns, p.cost.barrier_us, p.cost.partial_store_ps[0],
+                   p.cost.overlap_p})
     EXPECT_TRUE(std::isfinite(v) && v > 0) << v;
   std::remove(out.c_str());
 }

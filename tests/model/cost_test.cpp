@@ -383,6 +383,47 @@ TEST(Cost, EachBarrierLengthensTheBlockHold) {
   EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 3 * 0.05, 1e-12);
 }
 
+// A block's slot waits for its slowest warp's loads: block_drain_rounds x latency_us a doubling of the warps
+// a block, in every round of blocks; none for blocks that load nothing.
+TEST(Cost, BigBlocksWaitForTheirLastWarp) {
+  DeviceProfile p = toy();
+  p.cost.block_drain_rounds = 0.1;  // x 0.5 us latency: 0.05 us a doubling
+  KernelCounts k = base_counts();
+  k.blocks = 8000;  // 256 threads, 8 warps: 8 per SM, 800 slots, 10 rounds
+  EXPECT_EQ(predict(k, p).term(kTermBlock), 0.0);  // no loads, no drain
+  k.global_load_instructions = 8000 * 8;            // one a warp
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 3 * 0.05, 1e-12);  // log2 8 = 3
+  // The same threads in 1024-thread blocks: 2 per SM, 200 slots, 2000 blocks, 10 rounds of log2 32 = 5.
+  k.blocks = 2000, k.threads_per_block = 1024;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 5 * 0.05, 1e-12);
+  // One warp a block waits for no other: 32 per SM (the block limit) of 32 threads, 3200 slots.
+  k.blocks = 32000, k.threads_per_block = 32;
+  EXPECT_EQ(predict(k, p).term(kTermBlock), 0.0);
+  // A partial warp counts as a warp: 48 threads are 2 warps, log2 2 = 1; 32 per SM, 10 rounds.
+  k.threads_per_block = 48;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 1 * 0.05, 1e-12);
+}
+
+// The GPU starts blocks block_launch_ns apart: a floor under the overlapped terms, which run behind it.
+TEST(Cost, BlockLaunchRateIsAFloor) {
+  DeviceProfile p = toy();
+  p.cost.block_launch_ns = 0.5;
+  p.cost.overlap_p = 2;
+  KernelCounts k = base_counts();
+  k.blocks = 100000;         // 100000 x 0.5 ns = 50 us
+  k.dram_read_bytes = 30e6;  // 30 us
+  Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.term(kTermBlockLaunch), 50.0, 1e-9);
+  EXPECT_NEAR(pr.time_us, 3.0 + 50.0, 1e-9);  // not sqrt(50^2 + 30^2): the DRAM work hides behind it
+  EXPECT_EQ(pr.bottleneck, kTermBlockLaunch);
+  k.dram_read_bytes = 40e6, k.dram_write_bytes = 20e6;  // 60 us of DRAM now: the floor is under it
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.time_us, 3.0 + 60.0, 1e-9);
+  EXPECT_EQ(pr.bottleneck, kTermDram);
+  p.cost.block_launch_ns = 0;  // a profile without the rate: no such term
+  EXPECT_EQ(predict(k, p).term(kTermBlockLaunch), 0.0);
+}
+
 TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.25;

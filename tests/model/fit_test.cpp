@@ -17,6 +17,7 @@ DeviceProfile prior() {
   p.cost.launch_us = 1;
   p.cost.l1_cycles_per_wavefront = 3;
   p.cost.block_us = 0;  // no per-block cost in these syntheses: the fit starts it at 1 and drives it to ~0
+  p.cost.block_launch_ns = p.cost.block_drain_rounds = 0;  // nor a launch rate or a drain
   return p;
 }
 
@@ -129,12 +130,16 @@ Measurement blocks_only(int64_t blocks, int barriers = 0) {
   return m;
 }
 
+// These syntheses have no launch rate and no drain. Started from their zero priors at 1, the launch rate
+// would be a floor of 1 ns a block over every run, under which the other terms have no slope: held.
+const std::vector<std::string> kNoLaunchRateOrDrain{"block_launch_ns", "block_drain_rounds"};
+
 TEST(Fit, RecoversPerBlockCost) {
   std::vector<Measurement> data;
   for (int64_t b : {1056, 10560, 105600, 1056000}) data.push_back(blocks_only(b));
   DeviceProfile start = prior();
   start.cost.block_us = 0.5;
-  const FitResult f = fit_constants(start, data);
+  const FitResult f = fit_constants(start, data, 200, kNoLaunchRateOrDrain);
   EXPECT_NEAR(f.constants.block_us, 0.08, 0.08e-3);
   EXPECT_NEAR(f.constants.launch_us, 4.0, 4e-3);
   EXPECT_LT(f.rms_log_error, 1e-4);
@@ -150,7 +155,7 @@ TEST(Fit, RecoversBarrierCost) {
   DeviceProfile start = prior();
   start.cost.block_us = 0.5;
   start.cost.barrier_us = 0.1;
-  const FitResult f = fit_constants(start, data);
+  const FitResult f = fit_constants(start, data, 200, kNoLaunchRateOrDrain);
   EXPECT_NEAR(f.constants.block_us, 0.08, 0.08e-3);
   EXPECT_NEAR(f.constants.barrier_us, 0.03, 0.03e-3);
   EXPECT_LT(f.rms_log_error, 1e-4);
