@@ -4,6 +4,8 @@
 // stores 16-byte columns into a transposed shared tile whose 16-byte chunks are XOR-swizzled, then the block
 // writes whole output rows. The variants: tile size and threads (bytes in flight), the order of the blocks
 // (rows of tiles, the grid over the output, bands of G tile rows), streaming cache hints, launch bounds.
+// And Hopper's bulk tensor copy (TMA): the same design with each tile loaded into shared memory by one
+// thread's cp.async.bulk.tensor, then read by the threads as the others read global memory ("tma" lines).
 // Every output is checked against the input ("bad" counts wrong elements). This is a standalone exploration
 // with its own index math, like the hand-written references: the suite's `best` (kernels/suite/best.hpp) is
 // the one the replay counts; the variant "TX=TY=16E, NT256, grid over the output" is the same design.
@@ -14,6 +16,8 @@
 #include <vector>
 #include <algorithm>
 #include <cublas_v2.h>
+#include <cuda.h>          // CUtensorMap, for the TMA variant
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include "validate/cuda_check.hpp"  // every CUDA and cuBLAS call checked, as in the validation program
 
@@ -24,41 +28,20 @@ template <> struct Raw<2> { using t = uint16_t; };
 template <> struct Raw<4> { using t = uint32_t; };
 template <> struct Raw<8> { using t = uint64_t; };
 
-template <int TS, int TX, int TY, int NT, int G, int HINT>
-__global__ void __launch_bounds__(NT, HINT >= 2 ? HINT : 1) best(void* outv, const void* inv, int W, int H, int GX, int GY) {
+// The design's second half, shared by its variants: each thread's E x E blocks (v, E 16-byte rows each) are
+// transposed in registers and stored as 16-byte columns into the transposed shared tile, whose chunks are
+// XOR-swizzled; after the barrier the block writes whole output rows (HINT 1: streaming stores).
+template <int TS, int TX, int TY, int NT, int HINT>
+__device__ __forceinline__ void transpose_and_store(const uint4 (&v)[TX / (16 / TS) * (TY / (16 / TS)) / NT][16 / TS],
+                                                    typename Raw<TS>::t* tile, typename Raw<TS>::t* out, int col0,
+                                                    int row0, int H) {
   using T = typename Raw<TS>::t;
   constexpr int E = 16 / TS;
   constexpr int BCX = TX / E, BCY = TY / E;
   constexpr int PER_LD = BCX * BCY / NT;
   constexpr int PER_ST = TX * BCY / NT;
   static_assert(BCX * BCY % NT == 0 && TX * BCY % NT == 0, "shape");
-  __shared__ alignas(16) T tile[TX * TY];
-  const T* in = static_cast<const T*>(inv);
-  T* out = static_cast<T*>(outv);
-  // grouped rasterization: G tile rows per band, walked column by column
-  const int b = blockIdx.x;
-  int tx, ty;
-  {
-    const int g = G > GY ? GY : G;
-    const int band = b / (g * GX);
-    const int rows_in_band = min(g, GY - band * g);
-    const int idx = b - band * g * GX;
-    ty = band * g + idx % rows_in_band;
-    tx = idx / rows_in_band;
-  }
-  const int col0 = tx * TX, row0 = ty * TY;
   const int tid = threadIdx.x;
-  uint4 v[PER_LD][E];
-#pragma unroll
-  for (int p = 0; p < PER_LD; ++p) {
-    const int q = tid + p * NT;
-    const int bj = q % BCX, bi = q / BCX;
-#pragma unroll
-    for (int k = 0; k < E; ++k) {
-      const uint4* src = reinterpret_cast<const uint4*>(in + (row0 + bi * E + k) * W + col0 + bj * E);
-      if (HINT == 1) v[p][k] = __ldcs(src); else v[p][k] = *src;
-    }
-  }
 #pragma unroll
   for (int p = 0; p < PER_LD; ++p) {
     const int q = tid + p * NT;
@@ -86,6 +69,94 @@ __global__ void __launch_bounds__(NT, HINT >= 2 ? HINT : 1) best(void* outv, con
   }
 }
 
+template <int TS, int TX, int TY, int NT, int G, int HINT>
+__global__ void __launch_bounds__(NT, HINT >= 2 ? HINT : 1) best(void* outv, const void* inv, int W, int H, int GX, int GY) {
+  using T = typename Raw<TS>::t;
+  constexpr int E = 16 / TS;
+  constexpr int BCX = TX / E;
+  constexpr int PER_LD = BCX * (TY / E) / NT;  // the shape is checked in transpose_and_store
+  __shared__ alignas(16) T tile[TX * TY];
+  const T* in = static_cast<const T*>(inv);
+  T* out = static_cast<T*>(outv);
+  // grouped rasterization: G tile rows per band, walked column by column
+  const int b = blockIdx.x;
+  int tx, ty;
+  {
+    const int g = G > GY ? GY : G;
+    const int band = b / (g * GX);
+    const int rows_in_band = min(g, GY - band * g);
+    const int idx = b - band * g * GX;
+    ty = band * g + idx % rows_in_band;
+    tx = idx / rows_in_band;
+  }
+  const int col0 = tx * TX, row0 = ty * TY;
+  const int tid = threadIdx.x;
+  uint4 v[PER_LD][E];
+#pragma unroll
+  for (int p = 0; p < PER_LD; ++p) {
+    const int q = tid + p * NT;
+    const int bj = q % BCX, bi = q / BCX;
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const uint4* src = reinterpret_cast<const uint4*>(in + (row0 + bi * E + k) * W + col0 + bj * E);
+      if (HINT == 1) v[p][k] = __ldcs(src); else v[p][k] = *src;
+    }
+  }
+  transpose_and_store<TS, TX, TY, NT, HINT>(v, tile, out, col0, row0, H);
+}
+
+
+// The TMA variant: one thread loads the whole TY x TX tile into a row-major shared tile `a` with a bulk tensor
+// copy, the block waits on an mbarrier for its bytes, then each thread reads its E x E block from `a` (16-byte
+// reads whose lanes run along the row: 8 distinct bank groups a phase) and the rest is the design's: transposed
+// into the XOR-swizzled `tile`, written out as whole output rows. Grid over the output. Both tiles are
+// dynamic shared memory (2 x 32 KiB in f16).
+__device__ __forceinline__ uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+template <int TS, int TX, int TY, int NT>
+__global__ void __launch_bounds__(NT) best_tma(void* outv, const __grid_constant__ CUtensorMap tmap, int H, int GY) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using T = typename Raw<TS>::t;
+  constexpr int E = 16 / TS;
+  constexpr int BCX = TX / E;
+  constexpr int PER_LD = BCX * (TY / E) / NT;  // the shape is checked in transpose_and_store
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* a = reinterpret_cast<T*>(smem);
+  T* tile = a + TX * TY;
+  __shared__ alignas(8) uint64_t bar;
+  T* out = static_cast<T*>(outv);
+  const int tx = blockIdx.x / GY, ty = blockIdx.x % GY;
+  const int col0 = tx * TX, row0 = ty * TY;
+  const int tid = threadIdx.x;
+  const uint32_t bar_a = smem_addr(&bar);
+  if (tid == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_a) : "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  }
+  __syncthreads();
+  if (tid == 0) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_a), "r"(TX * TY * TS) : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+        ::"r"(smem_addr(a)), "l"(reinterpret_cast<uint64_t>(&tmap)), "r"(col0), "r"(row0), "r"(bar_a)
+        : "memory");
+  }
+  for (uint32_t done = 0; !done;)
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done)
+                 : "r"(bar_a)
+                 : "memory");
+  uint4 v[PER_LD][E];
+#pragma unroll
+  for (int p = 0; p < PER_LD; ++p) {
+    const int q = tid + p * NT;
+    const int bj = q % BCX, bi = q / BCX;
+#pragma unroll
+    for (int k = 0; k < E; ++k) v[p][k] = *reinterpret_cast<const uint4*>(a + (bi * E + k) * TX + bj * E);
+  }
+  transpose_and_store<TS, TX, TY, NT, 0>(v, tile, out, col0, row0, H);
+#endif
+}
 
 template <int TS>
 __global__ void fill(void* p, size_t n, uint32_t seed) {
@@ -123,6 +194,7 @@ template <class F> float time_med(F f, int reps = 20) {
 }
 static double gbs(size_t bytes, float ms) { return 2.0 * bytes / (ms * 1e6); }
 double g_memcpy, g_copy;
+bool g_tma = false;  // compute capability 9.0 or later: bulk tensor copies
 
 template <int TS, int TX, int TY, int NT, int G, int HINT>
 void run_best(Bufs& B, int W, int H, const char* dt) {
@@ -141,6 +213,45 @@ void run_best(Bufs& B, int W, int H, const char* dt) {
          g, g / g_memcpy, g / g_copy, *bad);
   MEMSIM_CUDA_CHECK(cudaFree(bad));
  }
+}
+
+// The TMA variant's launch: the tensor map describes the input (W x H elements of TS bytes, rows W * TS bytes
+// apart) and its TX x TY box; cuTensorMapEncodeTiled comes from the driver through the runtime's entry point.
+template <int TS, int TX, int TY, int NT>
+void run_tma(Bufs& B, int W, int H, const char* dt) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  if (!encode) {
+    cudaDriverEntryPointQueryResult found;
+    MEMSIM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
+                                                       cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !encode) { printf("%s %dx%d tma: no cuTensorMapEncodeTiled\n", dt, W, H); return; }
+  }
+  const CUtensorMapDataType type = TS == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                   : TS == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32 : CU_TENSOR_MAP_DATA_TYPE_INT64;
+  CUtensorMap maps[2];
+  for (int i = 0; i < 2; ++i) {
+    const cuuint64_t dims[2] = {cuuint64_t(W), cuuint64_t(H)}, strides[1] = {cuuint64_t(W) * TS};
+    const cuuint32_t box[2] = {TX, TY}, elem[2] = {1, 1};
+    const CUresult r = encode(&maps[i], type, 2, B.in[i], dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) { printf("%s %dx%d tma: cuTensorMapEncodeTiled failed (%d)\n", dt, W, H, int(r)); return; }
+  }
+  const int GX = W / TX, GY = H / TY;
+  const size_t smem = size_t(2) * TX * TY * TS;
+  auto k = best_tma<TS, TX, TY, NT>;
+  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  auto launch = [&](int i) { k<<<GX * GY, NT, smem>>>(B.out[i & 1], maps[i & 1], H, GY); };
+  MEMSIM_CUDA_CHECK(cudaMemset(B.out[0], 0xA5, B.bytes)); launch(0); MEMSIM_CUDA_CHECK(cudaGetLastError()); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned long long* bad; MEMSIM_CUDA_CHECK(cudaMallocManaged(&bad, 8)); *bad = 0;
+  check<TS><<<1024, 256>>>(B.out[0], B.in[0], W, H, bad); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  float ms = time_med(launch);
+  double g = gbs(B.bytes, ms);
+  cudaFuncAttributes fa; MEMSIM_CUDA_CHECK(cudaFuncGetAttributes(&fa, k)); int occ; MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, smem));
+  printf("regs %d occ %d | ", fa.numRegs, occ);
+  printf("%s %dx%d tma TX%d TY%d NT%d: %.0f GB/s  memcpy %.3f copy16 %.3f  bad %llu\n", dt, W, H, TX, TY, NT, g, g / g_memcpy,
+         g / g_copy, *bad);
+  MEMSIM_CUDA_CHECK(cudaFree(bad));
 }
 
 template <int TS> void suite(int W, int H, cublasHandle_t hb) {
@@ -188,6 +299,13 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb) {
   run_best<TS, 16 * E, 16 * E, 256, O, 3>(B, W, H, dt);
   run_best<TS, 16 * E, 16 * E, 256, O, 4>(B, W, H, dt);
   run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  // the tile's loads by TMA (Hopper's bulk tensor copy), twice, and with 128 threads (two E x E blocks each)
+  if (g_tma) {
+    run_tma<TS, 16 * E, 16 * E, 256>(B, W, H, dt);
+    run_tma<TS, 16 * E, 16 * E, 256>(B, W, H, dt);
+    run_tma<TS, 16 * E, 16 * E, 128>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  }
   for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaFree(B.in[i])); MEMSIM_CUDA_CHECK(cudaFree(B.out[i])); }
 }
 
@@ -196,6 +314,7 @@ int main() {
     cudaDeviceProp p; MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
     int driver = 0, runtime = 0; MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver)); MEMSIM_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     printf("device %s SMs %d L2 %d driver API %d runtime %d\n", p.name, p.multiProcessorCount, p.l2CacheSize, driver, runtime);
+    g_tma = p.major >= 9;
     cublasHandle_t hb; cublas_check(cublasCreate(&hb), "cublasCreate");
     for (int n : {16384, 8192}) { suite<8>(n, n, hb); suite<4>(n, n, hb); suite<2>(n, n, hb); }
     return 0;
