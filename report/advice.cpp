@@ -155,7 +155,8 @@ std::vector<Advice> advice_rules(const AdviceCounts& c) {
     add("block-launch-rate",
         std::to_string(c.blocks) + " blocks of " +
             figure(c.blocks > 0 ? double(c.elements) / double(c.blocks) : 0) +
-            " elements: the GPU starts blocks one after another, faster than they can be started",
+            " elements each: the GPU starts blocks one at a time, and blocks this small are done sooner than the "
+            "next can start",
         "give each block a larger tile (more elements a thread): fewer, larger blocks");
 
   if (b == kTermLaunch)
