@@ -34,7 +34,7 @@
 //                             this term is a floor under the others (max), not one more p-norm term.
 // Memory resources work in parallel but not perfectly so: their terms combine as a p-norm (p = overlap_p; a
 // large p is the max, the roofline), latency and block scheduling entering as their sum, instruction issue as
-// one more term; the launch overhead adds on top.
+// one more term; the block launch rate is a floor under that; the launch overhead adds on top.
 #include <optional>
 #include <string>
 #include <utility>
