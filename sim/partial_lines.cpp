@@ -116,16 +116,18 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
   return {pieces.sectors_by_writing_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize),
-          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial()};
+          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list()};
 }
 
 double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules, int64_t max_distance) {
-  PartialPieces pieces(rules);
-  Tally findings(cfg.kernel->num_sites);
-  for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
-                       [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
-  std::vector<uint64_t> pending = pieces.sectors_left_partial_list();
+  return split_log2_distance_from(cfg, block, partial_lines_of_block(cfg, block, rules).sectors_left_partial, rules,
+                                  max_distance);
+}
+
+double split_log2_distance_from(const LaunchConfig& cfg, int64_t block, std::vector<uint64_t> pending,
+                                const MemoryRules& rules, int64_t max_distance) {
   if (pending.empty()) return 0.0;
+  Tally findings(cfg.kernel->num_sites);
   std::sort(pending.begin(), pending.end());
   const double sectors = double(pending.size());
   const uint64_t sector_bytes = uint64_t(rules.sector_bytes);

@@ -74,7 +74,7 @@ class PartialPieces {
 struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
-  int64_t sectors_left_partial = 0;
+  std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 
@@ -86,5 +86,9 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
 // max_distance. 0 when the block leaves none.
 double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {},
                            int64_t max_distance = 4096);
+// The same search from the sectors the block leaves partly written, as partial_lines_of_block gives them (the
+// replay has them already, and need not replay the block again).
+double split_log2_distance_from(const LaunchConfig& cfg, int64_t block, std::vector<uint64_t> pending,
+                                const MemoryRules& rules = {}, int64_t max_distance = 4096);
 
 }  // namespace memsim

@@ -253,9 +253,10 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   const PartialLines partial = partial_lines_of_block(cfg, blocks / 2, options.rules);
   result.partial_lines_per_block = partial.from_warps;
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
-  result.split_sectors_per_block = partial.sectors_left_partial;
-  if (partial.sectors_left_partial > 0)
-    result.split_log2_distance = split_log2_distance(cfg, blocks / 2, options.rules);
+  result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
+  if (!partial.sectors_left_partial.empty())
+    result.split_log2_distance =
+        split_log2_distance_from(cfg, blocks / 2, partial.sectors_left_partial, options.rules);
   return result;
 }
 

@@ -200,7 +200,7 @@ TEST(PartialPieces, SectorsLeftPartlyWritten) {
 TEST(PartialPieces, SuiteSectorsLeftForAnotherBlock) {
   auto left = [](const char* kernel, const char* dtype, Size2 block) {
     const LaunchConfig cfg = suite_config(kernel, dtype, block);
-    return partial_lines_of_block(cfg, cfg.blocks() / 2).sectors_left_partial;
+    return int64_t(partial_lines_of_block(cfg, cfg.blocks() / 2).sectors_left_partial.size());
   };
   EXPECT_EQ(left("vec4_shared", "f16", {32, 8}), 128);
   EXPECT_EQ(left("copy", "f16", {8, 32}), 32);
