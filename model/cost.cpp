@@ -162,9 +162,9 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   // more warps, the later the last one); SMs x resident blocks do so at once.
   double block = 0;
   // The wait for a block's last warp is a share of a round trip: none where the block loads nothing.
-  const double warps_per_block = std::max(1.0, std::ceil(double(c.threads_per_block) / kWarpSize));
-  const double drain =
-      c.global_load_instructions > 0 ? k.block_drain_rounds * k.latency_us * std::log2(warps_per_block) : 0.0;
+  const double drain = c.global_load_instructions > 0 && c.warps_per_block() > 1
+                           ? k.block_drain_rounds * k.latency_us * std::log2(double(c.warps_per_block()))
+                           : 0.0;
   const double block_hold = k.block_us + k.barrier_us * c.barriers_per_block + drain;
   if (c.blocks > 0 && block_hold > 0) {
     const double slots = std::max(1.0, sms * double(pr.occupancy.blocks_per_sm));

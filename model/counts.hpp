@@ -55,7 +55,8 @@ struct KernelCounts {
   double split_sectors = 0;
   // How far apart in launch order each such sector's two writers are: the mean of log2(blocks apart).
   double split_log2_distance = 0;
-  double warps() const { return double(blocks) * ((threads_per_block + 31) / 32); }
+  int warps_per_block() const { return (threads_per_block + 31) / 32; }  // a partial warp counts as one
+  double warps() const { return double(blocks) * warps_per_block(); }
 };
 
 // From a replay, under these assumptions (each checked against ncu on an H100 for the suite):

@@ -115,7 +115,7 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   Tally findings(cfg.kernel->num_sites);
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
-  return {pieces.sectors_by_writing_warps((cfg.threads_per_block() + kWarpSize - 1) / kWarpSize),
+  return {pieces.sectors_by_writing_warps(cfg.warps_per_block()),
           pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list()};
 }
 
