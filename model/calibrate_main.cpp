@@ -485,6 +485,12 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
                  "text: docs/model.md, partly written lines), ps_per_byte[1] and [2] (8- and 16-byte lanes) fitted here "
                  "with the partial-store costs, on the strided stores at 1, 2, 4 and 8 blocks an SM "
                  "(validate/results/l2_partial_lines.md)";
+  // What the caller held (--hold) is the base's value, not a fit: said in the note that every refit writes.
+  if (!hold.empty()) {
+    std::string held;
+    for (const std::string& h : hold) held += (held.empty() ? "" : ", ") + h;
+    cost["note"] = cost["note"].get<std::string>() + "; held at the base profile's values on request (--hold): " + held;
+  }
   cost["dram_gbs"] = c.dram_gbs;
   cost["l2_sector_ps"] = c.l2_sector_ps;
   cost["partial_store_ps"] = {c.partial_store_ps[0], c.partial_store_ps[1], c.partial_store_ps[2]};

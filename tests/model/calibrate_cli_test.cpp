@@ -116,6 +116,23 @@ TEST(CalibrateCli, FitWritesAProfileOfFiniteConstants) {
                    p.cost.block_drain_rounds, p.cost.block_launch_ns, p.cost.barrier_us, p.cost.partial_store_ps[0],
                    p.cost.overlap_p})
     EXPECT_TRUE(std::isfinite(v) && v > 0) << v;
+  // Nothing held on request: the note says none.
+  EXPECT_EQ(j["cost"]["note"].get<std::string>().find("--hold"), std::string::npos);
+  std::remove(out.c_str());
+}
+
+// A constant held on request keeps the base's value, and the profile's note names it, so that a refit (which
+// writes the note afresh) keeps saying so.
+TEST(CalibrateCli, HeldConstantsAreNamedInTheNote) {
+  const std::string run = write_doc("held.json", runs_only()), out = temp_path("held_out.json");
+  const Cli r = run_cli({"--microbench", run, "--base", "h100", "--hold", "latency_us", "--hold", "launch_us", "--out", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const DeviceProfile base = load_profile("h100"), p = load_profile_file(out);
+  EXPECT_EQ(p.cost.latency_us, base.cost.latency_us);
+  EXPECT_EQ(p.cost.launch_us, base.cost.launch_us);
+  const std::string note = json::parse(slurp(out))["cost"]["note"].get<std::string>();
+  EXPECT_NE(note.find("held at the base profile's values on request (--hold): latency_us, launch_us"), std::string::npos)
+      << note;
   std::remove(out.c_str());
 }
 
