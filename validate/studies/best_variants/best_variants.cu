@@ -196,22 +196,30 @@ static double gbs(size_t bytes, float ms) { return 2.0 * bytes / (ms * 1e6); }
 double g_memcpy, g_copy;
 bool g_tma = false;  // compute capability 9.0 or later: bulk tensor copies
 
+// One variant's line: its output checked against the input once (bad: wrong elements), then timed against
+// the run's cudaMemcpy and 16-byte copy, with the registers and blocks an SM the kernel gets.
+template <int TS, class Launch>
+void measure(Bufs& B, int W, int H, const void* kernel, int threads, size_t smem, Launch launch, const char* label) {
+  MEMSIM_CUDA_CHECK(cudaMemset(B.out[0], 0xA5, B.bytes)); launch(0); MEMSIM_CUDA_CHECK(cudaGetLastError()); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned long long* bad; MEMSIM_CUDA_CHECK(cudaMallocManaged(&bad, 8)); *bad = 0;
+  check<TS><<<1024, 256>>>(B.out[0], B.in[0], W, H, bad); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  float ms = time_med(launch);
+  double g = gbs(B.bytes, ms);
+  cudaFuncAttributes fa; MEMSIM_CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel)); int occ; MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, threads, smem));
+  printf("regs %d occ %d | ", fa.numRegs, occ);
+  printf("%s: %.0f GB/s  memcpy %.3f copy16 %.3f  bad %llu\n", label, g, g / g_memcpy, g / g_copy, *bad);
+  MEMSIM_CUDA_CHECK(cudaFree(bad));
+}
+
 template <int TS, int TX, int TY, int NT, int G, int HINT>
 void run_best(Bufs& B, int W, int H, const char* dt) {
  if constexpr (TX * TY * TS <= 48 * 1024) {
   const int GX = W / TX, GY = H / TY;
   auto k = best<TS, TX, TY, NT, G, HINT>;
   auto launch = [&](int i) { k<<<GX * GY, NT>>>(B.out[i & 1], B.in[i & 1], W, H, GX, GY); };
-  MEMSIM_CUDA_CHECK(cudaMemset(B.out[0], 0xA5, B.bytes)); launch(0); MEMSIM_CUDA_CHECK(cudaGetLastError()); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
-  unsigned long long* bad; MEMSIM_CUDA_CHECK(cudaMallocManaged(&bad, 8)); *bad = 0;
-  check<TS><<<1024, 256>>>(B.out[0], B.in[0], W, H, bad); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
-  float ms = time_med(launch);
-  double g = gbs(B.bytes, ms);
-  cudaFuncAttributes fa; MEMSIM_CUDA_CHECK(cudaFuncGetAttributes(&fa, k)); int occ; MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, 0));
-  printf("regs %d occ %d | ", fa.numRegs, occ);
-  printf("%s %dx%d best TX%d TY%d NT%d G%d H%d: %.0f GB/s  memcpy %.3f copy16 %.3f  bad %llu\n", dt, W, H, TX, TY, NT, G, HINT,
-         g, g / g_memcpy, g / g_copy, *bad);
-  MEMSIM_CUDA_CHECK(cudaFree(bad));
+  char label[96];
+  std::snprintf(label, sizeof label, "%s %dx%d best TX%d TY%d NT%d G%d H%d", dt, W, H, TX, TY, NT, G, HINT);
+  measure<TS>(B, W, H, (const void*)k, NT, 0, launch, label);
  }
 }
 
@@ -242,16 +250,9 @@ void run_tma(Bufs& B, int W, int H, const char* dt) {
   auto k = best_tma<TS, TX, TY, NT>;
   MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   auto launch = [&](int i) { k<<<GX * GY, NT, smem>>>(B.out[i & 1], maps[i & 1], H, GY); };
-  MEMSIM_CUDA_CHECK(cudaMemset(B.out[0], 0xA5, B.bytes)); launch(0); MEMSIM_CUDA_CHECK(cudaGetLastError()); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
-  unsigned long long* bad; MEMSIM_CUDA_CHECK(cudaMallocManaged(&bad, 8)); *bad = 0;
-  check<TS><<<1024, 256>>>(B.out[0], B.in[0], W, H, bad); MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
-  float ms = time_med(launch);
-  double g = gbs(B.bytes, ms);
-  cudaFuncAttributes fa; MEMSIM_CUDA_CHECK(cudaFuncGetAttributes(&fa, k)); int occ; MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, NT, smem));
-  printf("regs %d occ %d | ", fa.numRegs, occ);
-  printf("%s %dx%d tma TX%d TY%d NT%d: %.0f GB/s  memcpy %.3f copy16 %.3f  bad %llu\n", dt, W, H, TX, TY, NT, g, g / g_memcpy,
-         g / g_copy, *bad);
-  MEMSIM_CUDA_CHECK(cudaFree(bad));
+  char label[96];
+  std::snprintf(label, sizeof label, "%s %dx%d tma TX%d TY%d NT%d", dt, W, H, TX, TY, NT);
+  measure<TS>(B, W, H, (const void*)k, NT, smem, launch, label);
 }
 
 template <int TS> void suite(int W, int H, cublasHandle_t hb) {
