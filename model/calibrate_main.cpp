@@ -503,6 +503,7 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
   if (c.split_sector_ps > 0) cost["split_sector_ps"] = c.split_sector_ps;
   if (c.split_sector_per_log2_distance > 0) cost["split_sector_per_log2_distance"] = c.split_sector_per_log2_distance;
   cost["latency_us"] = c.latency_us;
+  if (c.l2_request_ns > 0) cost["l2_request_ns"] = c.l2_request_ns;
   cost["block_us"] = c.block_us;
   cost["barrier_us"] = c.barrier_us;
   cost["block_drain_rounds"] = c.block_drain_rounds;

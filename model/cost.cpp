@@ -121,6 +121,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
                           std::max(1.0, o.partition_imbalance) +
                       pr.dram_order_us;
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
+  pr.l2_read_requests = c.l2_read_requests, pr.l2_load_sectors = c.l2_load_sectors;
   double partial = pr.read_back_us;
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
   // A sector whose parts come from two blocks costs more than one a block completes itself.
@@ -149,13 +150,16 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   const double issue = instructions * per_sm / (k.issue_per_cycle * clock_hz) * 1e6;
 
   // Little's law in rounds: every warp waits out its chain of dependent loads; SMs x resident warps wait
-  // at once, so the launch takes (warps / concurrent warps) chains.
+  // at once, so the launch takes (warps / concurrent warps) chains. A round trip is longer by l2_request_ns
+  // for each L2 read request a load sends beyond one (a load is back when its last request is).
   double latency = 0;
   const double warps = c.warps();
   if (warps > 0 && c.global_load_instructions > 0) {
     const double chain = std::ceil(c.global_load_instructions / warps / std::max(1.0, c.loads_in_flight_per_warp));
     const double concurrent = std::max(1.0, sms * pr.occupancy.resident_warps());
-    latency = k.latency_us * chain * std::max(1.0, warps / concurrent);
+    const double extra_requests = std::max(0.0, c.l2_read_requests / c.global_load_instructions - 1.0);
+    const double round_trip = k.latency_us + k.l2_request_ns * 1e-3 * extra_requests;
+    latency = round_trip * chain * std::max(1.0, warps / concurrent);
   }
 
   // Every block holds its slot for block_us besides its loads, and until its slowest warp's loads are back (the
@@ -263,6 +267,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
   if (p.split_sectors > 0) j["split_blocks_apart"] = std::exp2(p.split_log2_distance);
+  if (p.l2_read_requests > 0)
+    j["l2_read_requests"] = {{"requests", p.l2_read_requests}, {"sectors", p.l2_load_sectors}};
   if (p.dram_order_counted)
     j["dram_order"] = {{"scattered_loads", p.dram_scattered[0]},
                        {"scattered_stores", p.dram_scattered[1]},

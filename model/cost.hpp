@@ -19,7 +19,10 @@
 //                             instructions_per_source_op: the run-time shapes), or else as memory
 //                             instructions x instructions_per_memory_op
 //   latency                   Little's law: each warp waits out (global loads / loads in flight) round trips
-//                             of latency_us, and SMs x resident warps wait at once
+//                             of latency_us, and SMs x resident warps wait at once; a round trip is longer
+//                             by l2_request_ns for each L2 read request a load sends beyond one
+//                             (sim/l2_requests.hpp: a block whose warps each ask for a piece of a sector
+//                             fetches it alone, one request a sector)
 //   block scheduling          each block also holds its SM slot for block_us besides its loads (launch and
 //                             retirement, the prologue's index math), and barrier_us for each barrier it
 //                             passes (a barrier keeps every warp until the block's slowest load is back,
@@ -99,6 +102,8 @@ struct Prediction {
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (model/counts.hpp)
   double split_sectors_us = 0;  // their time, part of the partial-store term
   double split_log2_distance = 0;  // their writers' mean log2(blocks apart in launch order)
+  // The L2 read requests the loads send (sim/l2_requests.hpp) and the sectors they fetch.
+  double l2_read_requests = 0, l2_load_sectors = 0;
   bool dram_order_counted = false;
   double dram_scattered[2] = {0, 0};
   double dram_order_us = 0;

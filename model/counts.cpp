@@ -27,6 +27,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
   c.split_log2_distance = r.split_log2_distance;
+  if (cached) c.l2_read_requests = r.l2_read_requests_per_block * double(r.config.blocks());
   constexpr double kSector = 32;
   for (int i = 0; i < k.num_sites; ++i) {
     const SiteInfo& site = k.sites[i];

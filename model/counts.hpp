@@ -24,6 +24,7 @@ struct KernelCounts {
   double useful_bytes = 0;  // read once + written once: the effective-bandwidth numerator
   double dram_read_bytes = 0, dram_write_bytes = 0;
   double l2_load_sectors = 0;                    // sectors loads fetch from L2 (L1 hits removed)
+  double l2_read_requests = 0;                   // the requests that fetch them (sim/l2_requests.hpp)
   double l2_store_sectors = 0;                   // stored sectors written whole by their request
   double partial_store_requests[3] = {0, 0, 0};  // L2 write requests (lines) of partly written sectors, by class
   double partial_store_bytes[3] = {0, 0, 0};     // the bytes those requests write

@@ -86,6 +86,7 @@ const std::vector<FitParameter>& fit_parameters() {
       {"split_sector_ps", &CostConstants::split_sector_ps, nullptr, -1},
       {"split_sector_per_log2_distance", &CostConstants::split_sector_per_log2_distance, nullptr, -1},
       {"latency_us", &CostConstants::latency_us, nullptr, -1},
+      {"l2_request_ns", &CostConstants::l2_request_ns, nullptr, -1},
       {"block_us", &CostConstants::block_us, nullptr, -1},
       {"barrier_us", &CostConstants::barrier_us, nullptr, -1},
       {"block_drain_rounds", &CostConstants::block_drain_rounds, nullptr, -1},

@@ -41,6 +41,7 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
   const double l1_ld = f.non_negative("l1_sectors_ld"), l1_st = f.non_negative("l1_sectors_st");
   const double ld_inst = f.non_negative("global_ld_instructions"), st_inst = f.non_negative("global_st_instructions");
   c.l2_load_sectors = f.non_negative("l2_sectors_ld");
+  c.l2_read_requests = f.non_negative_or("l2_requests_ld", 0);  // 0: not counted (runs before 2026-11-26)
   const double l2_st = f.non_negative("l2_sectors_st");
   // Sectors beyond the bytes they carry are partial (every byte is stored once).
   const bool partial = l2_st * 32 > c.dram_write_bytes * 1.001;

@@ -34,6 +34,7 @@ constexpr NumberRange kCyclesPerWavefront{0, 1000, true, "cycles"};
 constexpr NumberRange kLatency{0, 100, true, "us"};
 // Split sectors' growth a doubling of their writers' distance (0.1: 1.9 times the cost at 512 blocks apart).
 constexpr NumberRange kPerLog2Distance{0, 10, false, ""};
+constexpr NumberRange kNanosecondsOrNone{0, 1e4, false, "ns"};  // a round trip longer a request; 0: none
 constexpr NumberRange kHold{0, 100, false, "us"};               // what a block or a barrier holds an SM slot
 constexpr NumberRange kLaunch{0, 1000, false, "us"};
 constexpr NumberRange kIssuePerCycle{0.05, 64, false, "warp instructions a cycle"};
@@ -100,6 +101,7 @@ CostConstants read_cost(const JsonFields& r) {
   c.split_sector_ps = r.number_in_or("cost.split_sector_ps", kPicosecondsOrNone, 0);
   c.split_sector_per_log2_distance = r.number_in_or("cost.split_sector_per_log2_distance", kPerLog2Distance, 0);
   c.latency_us = r.number_in("cost.latency_us", kLatency);
+  c.l2_request_ns = r.number_in_or("cost.l2_request_ns", kNanosecondsOrNone, 0);  // absent: requests not charged
   read_caveat_threshold(r, "cost.long_wait", "from_lines", kLinesPerRequest, c.long_wait_lines, c.long_wait_evidence);
   read_caveat_threshold(r, "cost.store_bursts", "from_stores", kStoresPerWarp, c.store_burst_stores,
                         c.store_burst_evidence);

@@ -25,6 +25,7 @@ struct ProfileError : std::runtime_error {
 // The cost model's constants (model/cost.hpp says how each one enters a prediction).
 struct CostConstants {
   double dram_gbs = 0;                 // achievable DRAM bandwidth, read + write, GB/s (1e9 B/s)
+  double l2_request_ns = 0;            // a round trip longer for each L2 read request a load sends beyond one
   double l2_sector_ps = 0;             // chip-wide L2 time per full sector (loads after L1, whole-sector stores)
   double partial_store_ps[3] = {0, 0, 0};  // per L2 write request of partly written sectors, by class (model/counts.hpp)
   double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage

@@ -199,6 +199,14 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
       for (const auto& [name, value] : p["terms_us"].items())
         os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12)
            << significant(value.get<double>()) << " us\n";
+    // How many sectors each L2 read request fetches: one where a block's warps ask for a sector each.
+    if (p.contains("l2_read_requests")) {
+      const auto& q = p["l2_read_requests"];
+      const double requests = q["requests"].get<double>(), sectors = q["sectors"].get<double>();
+      os << "  L2 read requests: " << grouped(int64_t(std::llround(requests))) << " for "
+         << grouped(int64_t(std::llround(sectors))) << " sectors (" << significant(sectors / requests, 3)
+         << " a request)\n";
+    }
     // The DRAM term's share that is bytes met out of order, when there is one.
     if (p.contains("dram_order") && p["dram_order"].value("time_us", 0.0) > 0) {
       const auto& d = p["dram_order"];

@@ -4,7 +4,7 @@
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
 #      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv,
 #      the DRAM order benchmark, NAME_dram_order.json, the split-sector benchmark, NAME_split_sectors.json,
-#      and the block-shape benchmark, NAME_block_shapes.json;
+#      the block-shape benchmark, NAME_block_shapes.json, and the chain loads, NAME_chain_loads.json;
 #   3. fits the cost model's constants (memsim-calibrate) in two steps: the microbenchmarks and the DRAM order
 #      runs, then all three with the DRAM order's costs held as the first step fitted them (the split runs'
 #      transposed layout would otherwise pull them) -> model/devices/NAME.json and the fit's
@@ -20,8 +20,8 @@
 # model/devices/NAME.json exists, else NAME_datasheet where that exists, else h100). Give a profile of the same
 # architecture, and MEMSIM_CUDA_ARCH to match it.
 # --from: fit an existing memsim-microbench document (copied to model/calibration/NAME_microbench.json unless it
-# is that file), with model/calibration/NAME_dram_order.json, NAME_split_sectors.json and NAME_block_shapes.json
-# where they exist;
+# is that file), with model/calibration/NAME_dram_order.json, NAME_split_sectors.json, NAME_block_shapes.json and
+# NAME_chain_loads.json where they exist;
 # nothing is measured, no GPU is needed.
 #
 # Environment: MEMSIM_BUILD_DIR (default build-gpu; with --from, build), MEMSIM_CUDA_ARCH (default 90),
@@ -104,6 +104,7 @@ bench=model/calibration/${name}_microbench.json
 order=model/calibration/${name}_dram_order.json
 split=model/calibration/${name}_split_sectors.json
 shapes=model/calibration/${name}_block_shapes.json
+chain=model/calibration/${name}_chain_loads.json
 report=model/calibration/${name}_calibration_report.txt
 profile=model/devices/$name.json
 
@@ -126,6 +127,7 @@ if [ -z "$from" ]; then
   cp "$work/dram_order.json" "$order"
   cp "$work/split_sectors.json" "$split"
   cp "$work/block_shapes.json" "$shapes"
+  cp "$work/chain_loads.json" "$chain"
 else
   build=${MEMSIM_BUILD_DIR:-build}
   stage 1 "building memsim-calibrate in $build (no GPU: the run is $from)"
@@ -145,6 +147,7 @@ fi
 runs=(--microbench "$bench")
 [ -f "$order" ] && runs+=(--microbench "$order")
 [ -f "$shapes" ] && runs+=(--microbench "$shapes")
+[ -f "$chain" ] && runs+=(--microbench "$chain")
 stage 3 "fitting the constants from base $base, then predicting the suite kernels the run timed (never fitted)"
 {
   echo "# The fit of $profile by memsim-calibrate (scripts/calibrate_gpu.sh $name, $(date -u +%Y-%m-%dT%H:%M:%SZ),"

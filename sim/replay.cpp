@@ -12,6 +12,7 @@
 #include "kernels/suite.hpp"
 #include "sim/block_classes.hpp"
 #include "sim/clones.hpp"
+#include "sim/l2_requests.hpp"
 #include "sim/partial_lines.hpp"
 #include "sim/warp_recorder.hpp"
 
@@ -257,6 +258,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   if (!partial.sectors_left_partial.empty())
     result.split_log2_distance =
         split_log2_distance_from(cfg, blocks / 2, partial.sectors_left_partial, options.rules);
+  result.l2_read_requests_per_block = l2_read_requests_of_block(cfg, blocks / 2, options.rules);
   return result;
 }
 

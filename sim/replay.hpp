@@ -57,6 +57,8 @@ struct ReplayResult {
   int64_t split_sectors_per_block = 0;
   // How far apart in launch order their two writers are: the mean of log2(blocks apart) (sim/partial_lines.hpp).
   double split_log2_distance = 0;
+  // The L2 read requests the middle block's loads send (sim/l2_requests.hpp).
+  double l2_read_requests_per_block = 0;
 };
 
 BufferLayout default_layout(const LaunchConfig& cfg);

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "sim/l2_requests.hpp"
+
 namespace mb {
 
 // What the cost model needs to know about one launch (model/cost.hpp KernelCounts, field for field).
@@ -26,6 +28,9 @@ struct Counts {
   // L2 write requests, one per line a store instruction writes (lts__t_requests_srcunit_tex_op_write): given
   // where the stores write sectors in part, the only case the cost model reads it; 0 elsewhere.
   double l2_requests_st = 0;
+  // L2 read requests of the loads (sim/l2_requests.hpp); < 0: one a line a load instruction touches, as where
+  // each warp's loads fetch whole sectors no other warp asks for (the L1 wavefronts, at most the sectors).
+  double l2_requests_ld = -1;
   double shared_wavefronts = 0, shared_instructions = 0;
   double global_ld_instructions = 0, global_st_instructions = 0;
   double loads_in_flight_per_warp = 1;  // independent loads a warp issues before it waits
@@ -148,6 +153,28 @@ __global__ void strided_load_chain(const T* in, T* out, int P) {
   for (int i = 0; i < 4; ++i) out[lin0 + i * 256] = in[strided_index<T, K>(P, blockIdx.x, warp, lane, i)];
 }
 
+// The L2 read requests of strided's (and strided_load_chain's) loads, memsim's count on one block (all blocks
+// alike) times the blocks: each warp's loads_a_turn loads go together (4 where they are independent, 1 in the
+// chain), the warps taking turns.
+template <class T, int K, bool kStridedStore>
+double strided_read_requests(int P, int loads_a_turn) {
+  memsim::L2RequestCounter counter(memsim::MemoryRules{});
+  const int blocks = int(int64_t(P) * P / 1024), block = std::min(blocks - 1, (P / K) * 3 + 5);
+  for (int first = 0; first < 4; first += loads_a_turn)
+    for (int warp = 0; warp < 8; ++warp)
+      for (int step = first; step < first + loads_a_turn; ++step) {
+        memsim::WarpAccess a;
+        a.mask = ~0u, a.width = uint8_t(sizeof(T)), a.space = memsim::Space::Global, a.op = memsim::Op::Load;
+        for (int lane = 0; lane < 32; ++lane) {
+          const size_t i = kStridedStore ? size_t(block) * 1024 + warp * 32 + lane + step * 256
+                                         : strided_index<T, K>(P, block, warp, lane, step);
+          a.addr[lane] = uint64_t(i) * sizeof(T);
+        }
+        counter.add(a);
+      }
+  return counter.requests() * blocks;
+}
+
 template <class T, int K, bool kStridedStore>
 Counts strided_counts(int P, int64_t dyn_smem = 0) {
   Counts c;
@@ -164,6 +191,7 @@ Counts strided_counts(int P, int64_t dyn_smem = 0) {
   c.dram_read_bytes = c.dram_write_bytes = bytes;
   c.global_ld_instructions = c.global_st_instructions = inst;
   c.loads_in_flight_per_warp = 4;
+  c.l2_requests_ld = strided_read_requests<T, K, kStridedStore>(P, 4);
   const double strided_wavefronts = inst * rows_wavefronts(K, int(sizeof(T)));
   const double linear_wavefronts = inst * rows_wavefronts(1, int(sizeof(T)));
   c.l1_wavefronts_ld = kStridedStore ? linear_wavefronts : strided_wavefronts;

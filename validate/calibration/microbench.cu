@@ -52,7 +52,9 @@ std::string counts_json(const Counts& c) {
      << ", \"dram_write_bytes\": " << num(c.dram_write_bytes) << ", \"l1_sectors_ld\": " << num(c.l1_sectors_ld)
      << ", \"l1_sectors_st\": " << num(c.l1_sectors_st) << ", \"l1_wavefronts_ld\": " << num(c.l1_wavefronts_ld)
      << ", \"l1_wavefronts_st\": " << num(c.l1_wavefronts_st) << ", \"l2_sectors_ld\": " << num(c.l2_sectors_ld)
-     << ", \"l2_sectors_st\": " << num(c.l2_sectors_st) << ", \"l2_requests_st\": " << num(c.l2_requests_st) << ", \"shared_wavefronts\": " << num(c.shared_wavefronts)
+     << ", \"l2_sectors_st\": " << num(c.l2_sectors_st) << ", \"l2_requests_st\": " << num(c.l2_requests_st)
+     << ", \"l2_requests_ld\": "
+     << num(c.l2_requests_ld >= 0 ? c.l2_requests_ld : std::min(c.l1_wavefronts_ld, c.l2_sectors_ld)) << ", \"shared_wavefronts\": " << num(c.shared_wavefronts)
      << ", \"shared_instructions\": " << num(c.shared_instructions)
      << ", \"global_ld_instructions\": " << num(c.global_ld_instructions)
      << ", \"global_st_instructions\": " << num(c.global_st_instructions)
@@ -211,6 +213,7 @@ template <class T, int K>
 void run_strided_chain(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
   mb::Counts c = mb::strided_counts<T, K, false>(P);
   c.loads_in_flight_per_warp = 1;
+  c.l2_requests_ld = mb::strided_read_requests<T, K, false>(P, 1);
   measure_strided<T, K>(runs, pool, dev, P, timed, &mb::strided_load_chain<T, K>, 0, false, "strided_load_chain", "",
                         c);
 }

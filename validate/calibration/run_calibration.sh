@@ -13,7 +13,10 @@
 #      -> OUT_DIR/dram_order.json, fitted with the others (the cost of bytes met out of order);
 #   7. runs the block-shape benchmark (memsim-microbench --block-shapes: a copy in blocks of 1 to 32 warps,
 #      empty launches of many blocks) -> OUT_DIR/block_shapes.json, fitted with the others (the GPU's block
-#      launch rate, and how long a block's slot waits for its slowest warp).
+#      launch rate, and how long a block's slot waits for its slowest warp);
+#   8. runs the chain loads (memsim-microbench --chain-loads: strided loads, one in flight a warp, 1 to 32 rows
+#      a request) -> OUT_DIR/chain_loads.json, fitted with the others (what a load waits for each L2 request
+#      it sends beyond the first: docs/model.md, L2 read requests).
 #
 #   validate/calibration/run_calibration.sh OUT_DIR
 #
@@ -49,4 +52,5 @@ python3 validate/calibration/add_instructions.py "$out/microbench_raw.json" "$ou
 "$bench" --split-sectors > "$out/split_sectors.json"
 "$bench" --dram-order > "$out/dram_order.json"
 "$bench" --block-shapes > "$out/block_shapes.json"
-echo "run_calibration: wrote $out/microbench.json, $out/dram_order.json, $out/split_sectors.json and $out/block_shapes.json"
+"$bench" --chain-loads > "$out/chain_loads.json"
+echo "run_calibration: wrote $out/microbench.json, $out/dram_order.json, $out/split_sectors.json, $out/block_shapes.json and $out/chain_loads.json"
