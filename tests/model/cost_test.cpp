@@ -289,6 +289,24 @@ TEST(Cost, LatencyIsLittlesLawInRounds) {
   EXPECT_NEAR(predict(k, toy(), o).term(kTermLatency), 16.0, 1e-9);
 }
 
+// A load is back when its last L2 read request is: each request beyond one lengthens its round trip.
+TEST(Cost, EachExtraL2RequestLengthensTheRoundTrip) {
+  DeviceProfile p = toy();
+  p.cost.l2_request_ns = 100;  // 0.1 us a request
+  KernelCounts k = base_counts();
+  k.blocks = 25600;                     // 204800 warps, 32 rounds (LatencyIsLittlesLawInRounds)
+  k.global_load_instructions = 819200;  // 4 per warp, one in flight
+  k.l2_read_requests = 819200;          // one a load: the round trip stays 0.5 us, 32 x 4 x 0.5 = 64 us
+  EXPECT_NEAR(predict(k, p).term(kTermLatency), 64.0, 1e-9);
+  k.l2_read_requests = 4 * 819200;  // four a load: 0.5 + 3 x 0.1 = 0.8 us, 32 x 4 x 0.8 = 102.4 us
+  EXPECT_NEAR(predict(k, p).term(kTermLatency), 102.4, 1e-9);
+  k.l2_read_requests = 409600;  // fewer requests than loads (a block's loads share sectors): no shorter trip
+  EXPECT_NEAR(predict(k, p).term(kTermLatency), 64.0, 1e-9);
+  p.cost.l2_request_ns = 0;  // a profile without the cost: requests change nothing
+  k.l2_read_requests = 4 * 819200;
+  EXPECT_NEAR(predict(k, p).term(kTermLatency), 64.0, 1e-9);
+}
+
 TEST(Cost, LoadsOverManyLinesWithOneInFlightSayTheTimeIsLikelyLow) {
   DeviceProfile p = toy();
   p.cost.long_wait_lines = 8;

@@ -189,6 +189,13 @@ TEST(Counts, FromMicrobenchmarkRecords) {
   EXPECT_EQ(counts_from_microbench("issue_copy", counted).instructions, 256 * 6);
   counted["instructions"] = -1;
   EXPECT_THROW(counts_from_microbench("issue_copy", counted), ProfileError);
+  // L2 read requests: absent in runs before 2026-11-26 (0: not counted, no extra round trip), else as given.
+  EXPECT_EQ(c.l2_read_requests, 0);
+  nlohmann::json requested = j;
+  requested["l2_requests_ld"] = 130.5;  // memsim's count, merges taken as shares of a request
+  EXPECT_EQ(counts_from_microbench("strided_load_chain", requested).l2_read_requests, 130.5);
+  requested["l2_requests_ld"] = -1;
+  EXPECT_THROW(counts_from_microbench("strided_load_chain", requested), ProfileError);
   // Barriers: absent in older runs (none), else as given.
   EXPECT_EQ(counts_from_microbench("strided_store", j).barriers_per_block, 0);
   nlohmann::json staged = j;
