@@ -28,9 +28,51 @@ template <> struct Raw<2> { using t = uint16_t; };
 template <> struct Raw<4> { using t = uint32_t; };
 template <> struct Raw<8> { using t = uint64_t; };
 
+// Cache hints of the global accesses (HINT): 0 none; 1 streaming (__ldcs, __stcs); 10 loads asking the L2 to
+// fetch 256 bytes (ld.global.L2::256B); 11 those loads bypassing L1 and both sides marked first to evict from
+// the L2 (an evict_first cache policy); 12 256-byte loads with streaming stores; 13 256-byte loads through the
+// read-only path, bypassing L1. 2 to 8: no hint, at most that many blocks an SM's registers
+// (__launch_bounds__).
+__device__ __forceinline__ uint64_t evict_first_policy() {
+  uint64_t pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+
+template <int HINT>
+__device__ __forceinline__ uint4 load16(const uint4* p) {
+  uint4 v;
+  if constexpr (HINT == 1) {
+    v = __ldcs(p);
+  } else if constexpr (HINT == 10 || HINT == 12) {
+    asm("ld.global.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else if constexpr (HINT == 11) {
+    asm("ld.global.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(evict_first_policy()));
+  } else if constexpr (HINT == 13) {
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else {
+    v = *p;
+  }
+  return v;
+}
+
+template <int HINT>
+__device__ __forceinline__ void store16(uint4* p, const uint4& w) {
+  if constexpr (HINT == 1 || HINT == 12) {
+    __stcs(p, w);
+  } else if constexpr (HINT == 11) {
+    asm volatile("st.global.L1::no_allocate.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;"
+                 :: "l"(p), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w), "l"(evict_first_policy()) : "memory");
+  } else {
+    *p = w;
+  }
+}
+
 // The design's second half, shared by its variants: each thread's E x E blocks (v, E 16-byte rows each) are
 // transposed in registers and stored as 16-byte columns into the transposed shared tile, whose chunks are
-// XOR-swizzled; after the barrier the block writes whole output rows (HINT 1: streaming stores).
+// XOR-swizzled; after the barrier the block writes whole output rows (store16: with the stores of HINT).
 template <int TS, int TX, int TY, int NT, int HINT>
 __device__ __forceinline__ void transpose_and_store(const uint4 (&v)[TX / (16 / TS) * (TY / (16 / TS)) / NT][16 / TS],
                                                     typename Raw<TS>::t* tile, typename Raw<TS>::t* out, int col0,
@@ -65,12 +107,12 @@ __device__ __forceinline__ void transpose_and_store(const uint4 (&v)[TX / (16 / 
     const int swz = (orow / E) % BCY;
     const uint4 w = *reinterpret_cast<const uint4*>(&tile[orow * TY + ((oc ^ swz) * E)]);
     uint4* dst = reinterpret_cast<uint4*>(out + (col0 + orow) * H + row0 + oc * E);
-    if (HINT == 1) __stcs(dst, w); else *dst = w;
+    store16<HINT>(dst, w);
   }
 }
 
 template <int TS, int TX, int TY, int NT, int G, int HINT>
-__global__ void __launch_bounds__(NT, HINT >= 2 ? HINT : 1) best(void* outv, const void* inv, int W, int H, int GX, int GY) {
+__global__ void __launch_bounds__(NT, HINT >= 2 && HINT <= 8 ? HINT : 1) best(void* outv, const void* inv, int W, int H, int GX, int GY) {
   using T = typename Raw<TS>::t;
   constexpr int E = 16 / TS;
   constexpr int BCX = TX / E;
@@ -99,7 +141,7 @@ __global__ void __launch_bounds__(NT, HINT >= 2 ? HINT : 1) best(void* outv, con
 #pragma unroll
     for (int k = 0; k < E; ++k) {
       const uint4* src = reinterpret_cast<const uint4*>(in + (row0 + bi * E + k) * W + col0 + bj * E);
-      if (HINT == 1) v[p][k] = __ldcs(src); else v[p][k] = *src;
+      v[p][k] = load16<HINT>(src);
     }
   }
   transpose_and_store<TS, TX, TY, NT, HINT>(v, tile, out, col0, row0, H);
@@ -292,6 +334,12 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb) {
   // streaming hints, launch bounds
   run_best<TS, 16 * E, 16 * E, 256, O, 1>(B, W, H, dt);
   run_best<TS, 16 * E, 16 * E, 256, O, 8>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  // cache hints: 256-byte L2 fetches, evict-first, the read-only path
+  run_best<TS, 16 * E, 16 * E, 256, O, 10>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 11>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 12>(B, W, H, dt);
+  run_best<TS, 16 * E, 16 * E, 256, O, 13>(B, W, H, dt);
   run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
   // half the tile (twice the blocks, shorter-lived: a smaller last wave), and register caps (more blocks an SM)
   run_best<TS, 16 * E, 8 * E, 128, O, 0>(B, W, H, dt);
