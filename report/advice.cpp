@@ -133,6 +133,22 @@ std::vector<Advice> advice_rules(const AdviceCounts& c) {
           "cover more elements a thread, so that more of them share each thread's index math");
   }
 
+  // Latency-bound loads that fetch a sector or so a request: a load's wait grows with the requests it sends
+  // (model/cost.hpp), and a warp that reads longer pieces of fewer rows sends fewer, fuller ones.
+  if (b == kTermLatency && c.l2_read_requests > 0) {
+    int64_t loads = 0;
+    for (const SiteUse& s : c.sites)
+      if (s.global && s.load) loads += s.instructions;
+    const double per_load = loads > 0 ? c.l2_read_requests / double(loads) : 0;
+    const double sectors_each = c.l2_load_sectors / c.l2_read_requests;
+    if (per_load > 1.5 && sectors_each < 1.5)
+      add("sectors-fetched-apart",
+          "each load sends " + figure(per_load) + " L2 read requests fetching " + figure(sectors_each) +
+              " sectors each (a request a line; a sector the block's warps share is fetched once, alone)",
+          "let each warp read longer pieces of fewer rows (a block 32 threads wide, or 16-byte lanes), so that a "
+          "load sends fewer, fuller requests");
+  }
+
   if (b == kTermLatency) {
     const bool room = c.resident_warps_per_sm < c.max_warps_per_sm;
     add("latency",
@@ -200,6 +216,8 @@ AdviceCounts advice_counts(const Analysis& an, const DeviceProfile& device) {
   c.max_warps_per_sm = device.max_warps_per_sm;
   c.occupancy_limiter = p.occupancy.limiter;
   c.instructions = p.instructions;
+  c.l2_read_requests = p.l2_read_requests;
+  c.l2_load_sectors = p.l2_load_sectors;
   c.elements = an.config.shape.width * an.config.shape.height;
   c.blocks = an.config.blocks();
   if (an.partitions) {

@@ -37,6 +37,8 @@ struct AdviceCounts {
   std::string occupancy_limiter;  // Occupancy::limiter
   int64_t elements = 0, blocks = 0;
   double instructions = 0;          // warp instructions the issue term charges
+  // The L2 read requests the loads send and the sectors they fetch (Prediction; 0: not counted).
+  double l2_read_requests = 0, l2_load_sectors = 0;
   double partition_imbalance = 0;   // the paced imbalance; 0 when partitions were not counted
   int partitions = 0;
   int64_t misaligned = 0, out_of_bounds = 0;  // lane accesses the findings report

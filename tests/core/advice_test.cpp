@@ -129,10 +129,14 @@ TEST(Advice, InstructionIssueOnPaddedNamesTheNarrowLanes) {
 }
 
 TEST(Advice, LatencyOnCopyWithTallBlocksNotWideOnes) {
-  // 8x32 copy: 8 lanes along a row, every warp's load spread over 4 rows; full occupancy, one load in flight.
+  // 8x32 copy: 8 lanes along a row, every warp's load spread over 4 rows, a sector each (4 requests of 1 sector:
+  // sectors-fetched-apart comes first); full occupancy, one load in flight.
   const AdviceCounts tall = counts_of("copy", {2048, 2048}, {8, 32});
   ASSERT_EQ(tall.bottleneck, "latency (too few bytes in flight)");
-  const Advice a = advise(tall);
+  EXPECT_EQ(advise(tall).rule, "sectors-fetched-apart");
+  const std::vector<Advice> all = advice_rules(tall);
+  ASSERT_EQ(all.size(), 2u);
+  const Advice a = all[1];
   EXPECT_EQ(a.rule, "latency");
   EXPECT_EQ(a.evidence, "64 of 64 warps resident an SM (limited by threads)");
   EXPECT_NE(a.change.find("more loads in flight"), std::string::npos);
@@ -156,6 +160,27 @@ AdviceCounts hand_made(const std::string& bottleneck) {
   c.elements = 32 * 1024;
   c.blocks = 1024;
   return c;
+}
+
+// A latency-bound load that fetches a sector or so a request: naive_read f32 16x16 reads a column, each warp 2
+// floats of each of 16 rows (16 lines a load), the 8 warps of a block sharing each row's 2 sectors: 1 request a
+// sector, 1.04 with the merges. The same counts by hand: 4 requests a load of 1 sector each fire it, 4 of 2
+// sectors (copy_shared f32 16x16's 2-sector requests, twice as many rows) do not, nor 1 request a load.
+TEST(Advice, SectorsFetchedApartAskForLongerPieces) {
+  const AdviceCounts c = counts_of("naive_read", {8192, 8192}, {16, 16});
+  ASSERT_EQ(c.bottleneck, kTermLatency);
+  const Advice a = advise(c);
+  EXPECT_EQ(a.rule, "sectors-fetched-apart");
+  EXPECT_EQ(a.evidence.rfind("each load sends 3.84 L2 read requests fetching 1.04 sectors each", 0), 0u)
+      << a.evidence;
+  AdviceCounts h = hand_made(kTermLatency);  // 1024 load instructions at 'ld in'
+  h.l2_read_requests = 4096, h.l2_load_sectors = 4096;
+  EXPECT_EQ(advise(h).rule, "sectors-fetched-apart");
+  h.l2_load_sectors = 8192;
+  EXPECT_FALSE(fires(h, "sectors-fetched-apart"));
+  h.l2_read_requests = 1024, h.l2_load_sectors = 1024;
+  EXPECT_FALSE(fires(h, "sectors-fetched-apart"));
+  EXPECT_EQ(advise(h).rule, "latency");
 }
 
 TEST(Advice, BlockOverheadNamesTheWorkABlockDoes) {
