@@ -125,21 +125,28 @@ __host__ __device__ inline size_t strided_index(int P, int block, int warp, int 
   return row * P + col;
 }
 
+// The other side: lane l of warp w, step i of a block of 8 warps takes element 1024 block + 32 w + l + 256 i,
+// linear_base + i x kLinearStep.
+constexpr int kLinearStep = 256;
+__host__ __device__ inline size_t linear_base(unsigned block, int warp, int lane) {
+  return block * size_t(1024) + warp * 32 + lane;
+}
+
 template <class T, int K, bool kStridedStore>
 __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const size_t lin0 = blockIdx.x * size_t(1024) + warp * 32 + lane;
+  const size_t lin0 = linear_base(blockIdx.x, warp, lane);
   T v[4];
   if (kStridedStore) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = in[lin0 + i * 256];
+    for (int i = 0; i < 4; ++i) v[i] = in[lin0 + i * kLinearStep];
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[strided_index<T, K>(P, blockIdx.x, warp, lane, i)] = v[i];
   } else {
 #pragma unroll
     for (int i = 0; i < 4; ++i) v[i] = in[strided_index<T, K>(P, blockIdx.x, warp, lane, i)];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) out[lin0 + i * 256] = v[i];
+    for (int i = 0; i < 4; ++i) out[lin0 + i * kLinearStep] = v[i];
   }
 }
 
@@ -148,9 +155,9 @@ __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
 template <class T, int K>
 __global__ void strided_load_chain(const T* in, T* out, int P) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const size_t lin0 = blockIdx.x * size_t(1024) + warp * 32 + lane;
+  const size_t lin0 = linear_base(blockIdx.x, warp, lane);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) out[lin0 + i * 256] = in[strided_index<T, K>(P, blockIdx.x, warp, lane, i)];
+  for (int i = 0; i < 4; ++i) out[lin0 + i * kLinearStep] = in[strided_index<T, K>(P, blockIdx.x, warp, lane, i)];
 }
 
 // The L2 read requests of strided's (and strided_load_chain's) loads, memsim's count on one block (all blocks
@@ -166,7 +173,7 @@ double strided_read_requests(int P, int loads_a_turn) {
         memsim::WarpAccess a;
         a.mask = ~0u, a.width = uint8_t(sizeof(T)), a.space = memsim::Space::Global, a.op = memsim::Op::Load;
         for (int lane = 0; lane < 32; ++lane) {
-          const size_t i = kStridedStore ? size_t(block) * 1024 + warp * 32 + lane + step * 256
+          const size_t i = kStridedStore ? linear_base(unsigned(block), warp, lane) + step * kLinearStep
                                          : strided_index<T, K>(P, block, warp, lane, step);
           a.addr[lane] = uint64_t(i) * sizeof(T);
         }

@@ -168,7 +168,7 @@ int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided
     for (int w = 0; w < 8; ++w)
       for (int l = 0; l < 32; ++l)
         for (int i = 0; i < 4; ++i) {
-          const size_t lin = b * size_t(1024) + i * 256 + w * 32 + l;
+          const size_t lin = mb::linear_base(b, w, l) + i * mb::kLinearStep;
           const size_t str = mb::strided_index<T, K>(P, int(b), w, l, i);
           wrong += strided_store ? std::memcmp(&hout[str], &hin[lin], sizeof(T)) != 0
                                  : std::memcmp(&hout[lin], &hin[str], sizeof(T)) != 0;
