@@ -11,19 +11,14 @@
 
 #include "sim/global_sectors.hpp"
 #include "sim/shared_banks.hpp"
+#include "tests/support/warp_accesses.hpp"
 
 namespace memsim {
 namespace {
 
-// A warp access with lane i at base + i * stride (bytes), all 32 lanes active.
+// A warp load with lane i at base + i * stride (bytes), the lanes of `mask` active.
 WarpAccess strided(Space space, uint64_t base, uint64_t stride, int width, uint32_t mask = ~0u) {
-  WarpAccess w{};
-  for (int i = 0; i < kWarpSize; ++i) w.addr[i] = base + uint64_t(i) * stride;
-  w.mask = mask;
-  w.width = uint8_t(width);
-  w.space = space;
-  w.op = Op::Load;
-  return w;
+  return test::lanes_at(space, Op::Load, base, stride, width, mask);
 }
 WarpAccess global(uint64_t base, uint64_t stride, int width, uint32_t mask = ~0u) {
   return strided(Space::Global, base, stride, width, mask);

@@ -6,19 +6,14 @@
 
 #include "kernels/resolve.hpp"
 #include "sim/l2_requests.hpp"
+#include "tests/support/warp_accesses.hpp"
 
 namespace memsim {
 namespace {
 
-// A load with lane i at base + i * stride (bytes), all 32 lanes active.
+// A global load with lane i at base + i * stride (bytes), all 32 lanes active.
 WarpAccess load(uint64_t base, uint64_t stride, int width) {
-  WarpAccess w{};
-  for (int i = 0; i < kWarpSize; ++i) w.addr[i] = base + uint64_t(i) * stride;
-  w.mask = ~0u;
-  w.width = uint8_t(width);
-  w.space = Space::Global;
-  w.op = Op::Load;
-  return w;
+  return test::lanes_at(Space::Global, Op::Load, base, stride, width);
 }
 
 // A row of 32 floats: 4 sectors of one line, one request. Loaded again: every sector was asked for, none.

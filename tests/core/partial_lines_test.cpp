@@ -7,19 +7,14 @@
 
 #include "kernels/resolve.hpp"
 #include "sim/partial_lines.hpp"
+#include "tests/support/warp_accesses.hpp"
 
 namespace memsim {
 namespace {
 
-// A store with lane i at base + i * stride (bytes), all 32 lanes active.
+// A global store with lane i at base + i * stride (bytes), all 32 lanes active.
 WarpAccess store(uint64_t base, uint64_t stride, int width) {
-  WarpAccess w{};
-  for (int i = 0; i < kWarpSize; ++i) w.addr[i] = base + uint64_t(i) * stride;
-  w.mask = ~0u;
-  w.width = uint8_t(width);
-  w.space = Space::Global;
-  w.op = Op::Store;
-  return w;
+  return test::lanes_at(Space::Global, Op::Store, base, stride, width);
 }
 
 // 4 bytes into each of 32 lines (a 128-byte stride) by warp 0: one piece of each; the next 4 bytes by warp 0
