@@ -858,11 +858,14 @@ TEST(MicrobenchOptions, BadInputsExitTwoWithOneLine) {
        "--issue-only launches each issue benchmark once (for ncu) and takes no other option: drop --quick"},
       {{"--stores-only", "--quick"}, "--stores-only launches each store benchmark once (for ncu): --quick does not apply"},
       {{"--stores-only", "--chain-loads", "--capped-stores"},
-       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --half-sector-bursts, "
-       "--split-sectors"},
+       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
+       "--half-sector-bursts, --split-sectors"},
+      {{"--stores-only", "--chain-stores", "--chain-loads"},
+       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
+       "--half-sector-bursts, --split-sectors"},
       {{"--stores-only", "--split-sectors", "--half-sector-bursts"},
-       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --half-sector-bursts, "
-       "--split-sectors"},
+       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
+       "--half-sector-bursts, --split-sectors"},
       {{"--stores-only", "--block-shapes"},
        "--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial stores there)"},
       {{"--bogus"}, "unknown option '--bogus' (memsim-microbench --help lists them)"},

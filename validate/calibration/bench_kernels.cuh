@@ -160,6 +160,17 @@ __global__ void strided_load_chain(const T* in, T* out, int P) {
   for (int i = 0; i < 4; ++i) out[lin0 + i * kLinearStep] = in[strided_index<T, K>(P, blockIdx.x, warp, lane, i)];
 }
 
+// strided's stores, each after its load and without __restrict__ (the next load may not pass a store that may
+// alias it): one load in flight a warp while the stores write rows in pieces, the regime of the suite's
+// staged kernels in blocks 8 or 16 wide (a latency-bound residency beside partial-sector stores).
+template <class T, int K>
+__global__ void strided_store_chain(const T* in, T* out, int P) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t lin0 = linear_base(blockIdx.x, warp, lane);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) out[strided_index<T, K>(P, blockIdx.x, warp, lane, i)] = in[lin0 + i * kLinearStep];
+}
+
 // The L2 read requests of strided's (and strided_load_chain's) loads, memsim's count on one block (all blocks
 // alike) times the blocks: each warp's loads_a_turn loads go together (4 where they are independent, 1 in the
 // chain), the warps taking turns.

@@ -208,22 +208,38 @@ void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, boo
                         mb::strided_counts<T, K, kStore>(P, int64_t(dyn)));
 }
 
-// strided loads with one load in flight a warp (strided_load_chain): a diagnostic of the latency term.
-template <class T, int K>
+// One load in flight a warp (each load after the previous store, no __restrict__): strided loads
+// (strided_load_chain), a diagnostic of the latency term, or strided stores after such loads
+// (strided_store_chain): partial stores spaced by a round trip, as the suite's direct bodies (copy, naive) and
+// narrow blocks have them; a study, not fitted: the L2 merges their pieces into fewer write requests than the
+// counts give (validate/results/chain_stores.md).
+template <class T, int K, bool kStridedStore = false>
 void run_strided_chain(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
-  mb::Counts c = mb::strided_counts<T, K, false>(P);
+  mb::Counts c = mb::strided_counts<T, K, kStridedStore>(P);
   c.loads_in_flight_per_warp = 1;
-  c.l2_requests_ld = mb::strided_read_requests<T, K, false>(P, 1);
-  measure_strided<T, K>(runs, pool, dev, P, timed, &mb::strided_load_chain<T, K>, 0, false, "strided_load_chain", "",
-                        c);
+  c.l2_requests_ld = mb::strided_read_requests<T, K, kStridedStore>(P, 1);
+  const auto fn = kStridedStore ? &mb::strided_store_chain<T, K> : &mb::strided_load_chain<T, K>;
+  measure_strided<T, K>(runs, pool, dev, P, timed, fn, 0, kStridedStore,
+                        kStridedStore ? "strided_store_chain" : "strided_load_chain", "", c);
 }
 
 template <class T>
 void run_strided_chain_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
   run_strided_chain<T, 1>(runs, pool, dev, P, timed);
+  run_strided_chain<T, 2>(runs, pool, dev, P, timed);  // 2 and 4 rows: the suite's 16x16 and 8x32 blocks
+  run_strided_chain<T, 4>(runs, pool, dev, P, timed);
   run_strided_chain<T, 8>(runs, pool, dev, P, timed);
   run_strided_chain<T, 16>(runs, pool, dev, P, timed);
   run_strided_chain<T, 32>(runs, pool, dev, P, timed);
+}
+
+// Rows of whole sectors (1 and, for 4 bytes and more, 4 rows) beside pieces of 16, 8, 4 or 2 bytes.
+template <class T>
+void run_strided_store_chain_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
+  run_strided_chain<T, 1, true>(runs, pool, dev, P, timed);
+  run_strided_chain<T, 4, true>(runs, pool, dev, P, timed);
+  run_strided_chain<T, 8, true>(runs, pool, dev, P, timed);
+  run_strided_chain<T, 32, true>(runs, pool, dev, P, timed);
 }
 
 template <class T, bool kStore>
@@ -846,6 +862,7 @@ const char kUsage[] =
     "       memsim-microbench --stores-only  (one launch of each partial-store benchmark, for ncu)\n"
     "       memsim-microbench --capped-stores [--stores-only]  (strided stores at 1, 2, 4, 8 blocks/SM)\n"
     "       memsim-microbench --chain-loads [--stores-only]  (strided loads, one in flight a warp)\n"
+    "       memsim-microbench --chain-stores [--stores-only]  (strided stores after such loads; a study)\n"
     "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n"
     "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
@@ -880,7 +897,7 @@ int main(int argc, char** argv) {
     return run_one(cfg);
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
-       chain = false, bursts = false, split = false, dram_order = false, order_latency = false,
+       chain = false, chain_stores = false, bursts = false, split = false, dram_order = false, order_latency = false,
        block_shapes = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
@@ -892,6 +909,7 @@ int main(int argc, char** argv) {
     else if (a == "--stores-only") stores_only = true;
     else if (a == "--capped-stores") capped = true, holdout = false;
     else if (a == "--chain-loads") chain = true, holdout = false;
+    else if (a == "--chain-stores") chain_stores = true, holdout = false;
     else if (a == "--half-sector-bursts") bursts = true, holdout = false;
     else if (a == "--split-sectors") split = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
@@ -914,9 +932,9 @@ int main(int argc, char** argv) {
     if (dram_order || order_latency || block_shapes)
       return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial "
                          "stores there)");
-    if (int(capped) + int(chain) + int(bursts) + int(split) > 1)
+    if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
-                         "--half-sector-bursts, --split-sectors");
+                         "--chain-stores, --half-sector-bursts, --split-sectors");
   }
   if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
@@ -942,6 +960,12 @@ int main(int argc, char** argv) {
     run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, false);
     run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, false);
     run_strided_chain_all<uint64_t>(runs, pool, dev, 8192, false);
+    return 0;
+  }
+  if (chain_stores && stores_only) {
+    run_strided_store_chain_all<uint16_t>(runs, pool, dev, 8192, false);
+    run_strided_store_chain_all<uint32_t>(runs, pool, dev, 8192, false);
+    run_strided_store_chain_all<uint64_t>(runs, pool, dev, 8192, false);
     return 0;
   }
   if (bursts && stores_only) {
@@ -976,6 +1000,11 @@ int main(int argc, char** argv) {
     run_strided_chain_all<uint32_t>(runs, pool, dev, 8192, true);
     run_strided_chain_all<uint64_t>(runs, pool, dev, 8192, true);
   }
+  if (chain_stores) {
+    run_strided_store_chain_all<uint16_t>(runs, pool, dev, 8192, true);
+    run_strided_store_chain_all<uint32_t>(runs, pool, dev, 8192, true);
+    run_strided_store_chain_all<uint64_t>(runs, pool, dev, 8192, true);
+  }
   if (block_only) {
     // Anchors shared with the full run (to compare machines), then the per-block benches alone.
     run_copy<float, 1>(runs, pool, dev, size_t(1) << 24, 0, true);
@@ -984,7 +1013,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain && !bursts && !split && !dram_order && !order_latency && !block_shapes) {
+  if (!block_only && !capped && !chain && !chain_stores && !bursts && !split && !dram_order && !order_latency && !block_shapes) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
