@@ -465,6 +465,30 @@ TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {
   EXPECT_NEAR(q.time_us, 3.0 + std::sqrt(96.0 * 96.0 + 60.0 * 60.0), 1e-9);
 }
 
+// The L2 finishes partly written sectors while the warps wait out their loads: the partial stores and the
+// residency overlap fully, and only the larger of the two joins the p-norm with the other terms.
+TEST(Cost, PartialStoresHideBehindWaitingWarps) {
+  DeviceProfile p = toy();
+  p.cost.overlap_p = 2;
+  KernelCounts k = base_counts();
+  k.blocks = 25600;                     // 32 rounds of 800 blocks
+  k.global_load_instructions = 819200;  // 4 per warp, one in flight: latency 32 x 4 x 0.5 = 64 us
+  k.loads_in_flight_per_warp = 1;
+  k.dram_read_bytes = 60e6;                  // 60 us
+  k.partial_store_requests[kLanes4] = 5e6;   // 50 us, under the residency's 64: hidden
+  Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.term(kTermPartial), 50.0, 1e-9);
+  EXPECT_NEAR(pr.time_us, 3.0 + std::sqrt(64.0 * 64.0 + 60.0 * 60.0), 1e-9);  // as without the stores
+  EXPECT_EQ(pr.bottleneck, kTermLatency);
+  k.partial_store_requests[kLanes4] = 8e6;  // 80 us, over 64: the stores take the residency's place
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.time_us, 3.0 + std::sqrt(80.0 * 80.0 + 60.0 * 60.0), 1e-9);  // 3 + 100
+  EXPECT_EQ(pr.bottleneck, kTermPartial);
+  k.global_load_instructions = 0;  // nothing to wait for: the stores overlap DRAM as every term does
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.time_us, 3.0 + 100.0, 1e-9);
+}
+
 TEST(Cost, TermsCombineAsPNorm) {
   DeviceProfile p = toy();
   p.cost.overlap_p = 2;
