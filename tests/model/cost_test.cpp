@@ -442,14 +442,21 @@ TEST(Cost, BlockLaunchRateIsAFloor) {
   EXPECT_EQ(predict(k, p).term(kTermBlockLaunch), 0.0);
 }
 
+// 25600 blocks (32 rounds of 800) whose warps each wait out 4 loads one after another: latency 32 x 4 x 0.5 =
+// 64 us on toy().
+KernelCounts waiting_warps() {
+  KernelCounts k = base_counts();
+  k.blocks = 25600;
+  k.global_load_instructions = 819200;
+  k.loads_in_flight_per_warp = 1;
+  return k;
+}
+
 TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.25;
   p.cost.overlap_p = 2;
-  KernelCounts k = base_counts();
-  k.blocks = 25600;                     // 32 rounds of 800 blocks
-  k.global_load_instructions = 819200;  // 4 per warp, one in flight: latency 32 x 4 x 0.5 = 64 us
-  k.loads_in_flight_per_warp = 1;
+  KernelCounts k = waiting_warps();
   k.dram_read_bytes = 60e6;             // 60 us
   const Prediction pr = predict(k, p);
   EXPECT_NEAR(pr.term(kTermLatency), 64.0, 1e-9);
@@ -470,10 +477,7 @@ TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {
 TEST(Cost, PartialStoresHideBehindWaitingWarps) {
   DeviceProfile p = toy();
   p.cost.overlap_p = 2;
-  KernelCounts k = base_counts();
-  k.blocks = 25600;                     // 32 rounds of 800 blocks
-  k.global_load_instructions = 819200;  // 4 per warp, one in flight: latency 32 x 4 x 0.5 = 64 us
-  k.loads_in_flight_per_warp = 1;
+  KernelCounts k = waiting_warps();
   k.dram_read_bytes = 60e6;                  // 60 us
   k.partial_store_requests[kLanes4] = 5e6;   // 50 us, under the residency's 64: hidden
   Prediction pr = predict(k, p);
