@@ -161,8 +161,8 @@ __global__ void strided_load_chain(const T* in, T* out, int P) {
 }
 
 // strided's stores, each after its load and without __restrict__ (the next load may not pass a store that may
-// alias it): one load in flight a warp while the stores write rows in pieces, the regime of the suite's
-// staged kernels in blocks 8 or 16 wide (a latency-bound residency beside partial-sector stores).
+// alias it): one load in flight a warp while the stores write rows in pieces, as the suite's direct bodies
+// (copy, naive) and its kernels in blocks 8 wide do (a latency-bound residency beside partial-sector stores).
 template <class T, int K>
 __global__ void strided_store_chain(const T* in, T* out, int P) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

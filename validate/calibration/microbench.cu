@@ -233,7 +233,7 @@ void run_strided_chain_all(Runs& runs, const mb::Pool& pool, const Device& dev, 
   run_strided_chain<T, 32>(runs, pool, dev, P, timed);
 }
 
-// Rows of whole sectors (1 and, for 4 bytes and more, 4 rows) beside pieces of 16, 8, 4 or 2 bytes.
+// Whole sectors (1 row; 4 rows of 4- or 8-byte elements, 8 of 8-byte ones) beside pieces of 2 to 16 bytes.
 template <class T>
 void run_strided_store_chain_all(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
   run_strided_chain<T, 1, true>(runs, pool, dev, P, timed);
