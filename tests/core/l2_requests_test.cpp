@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "kernels/resolve.hpp"
 #include "sim/l2_requests.hpp"
+#include "tests/support/suite_launch.hpp"
 #include "tests/support/warp_accesses.hpp"
 
 namespace memsim {
@@ -66,12 +66,7 @@ TEST(L2Requests, AMissMergesIntoTheRequestJustSentForItsLine) {
 }
 
 double suite_requests(const char* kernel, const char* dtype, Size2 block) {
-  UserConfig u;
-  u.kernel = kernel;
-  u.dtype = parse_dtype(dtype);
-  u.matrix = {1024, 1024};
-  u.block = block;
-  const LaunchConfig cfg = resolve_launch(u);
+  const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
   return l2_read_requests_of_block(cfg, cfg.blocks() / 2);
 }
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "kernels/resolve.hpp"
 #include "sim/partial_lines.hpp"
+#include "tests/support/suite_launch.hpp"
 #include "tests/support/warp_accesses.hpp"
 
 namespace memsim {
@@ -98,17 +98,8 @@ TEST(PartialPieces, HalfSectorsAreAPieceEach) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 8);
 }
 
-LaunchConfig suite_config(const char* kernel, const char* dtype, Size2 block) {
-  UserConfig u;
-  u.kernel = kernel;
-  u.dtype = parse_dtype(dtype);
-  u.matrix = {1024, 1024};
-  u.block = block;
-  return resolve_launch(u);
-}
-
 PartialSectorLines suite_sectors(const char* kernel, const char* dtype, Size2 block) {
-  const LaunchConfig cfg = suite_config(kernel, dtype, block);
+  const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
   return partial_lines_of_block(cfg, cfg.blocks() / 2).from_warps;
 }
 double suite_lines(const char* kernel, const char* dtype, Size2 block) {
@@ -122,7 +113,7 @@ PartialSectorLines at(int warps, double lines) {
 }
 
 int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype, Size2 block) {
-  const LaunchConfig cfg = suite_config(kernel, dtype, block);
+  const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
   return partial_lines_of_block(cfg, cfg.blocks() / 2).completed_by_one_warp;
 }
 
@@ -194,7 +185,7 @@ TEST(PartialPieces, SectorsLeftPartlyWritten) {
 // 32x8 and padded f32 32x8 write whole sectors: none.
 TEST(PartialPieces, SuiteSectorsLeftForAnotherBlock) {
   auto left = [](const char* kernel, const char* dtype, Size2 block) {
-    const LaunchConfig cfg = suite_config(kernel, dtype, block);
+    const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
     return int64_t(partial_lines_of_block(cfg, cfg.blocks() / 2).sectors_left_partial.size());
   };
   EXPECT_EQ(left("vec4_shared", "f16", {32, 8}), 128);
@@ -209,7 +200,7 @@ TEST(PartialPieces, SuiteSectorsLeftForAnotherBlock) {
 // to 4 blocks, vec4_shared's are all out of reach and count at 4: 2.
 TEST(PartialPieces, SuiteSplitSectorDistance) {
   auto distance = [](const char* kernel, const char* dtype, Size2 block, int64_t reach = 4096) {
-    const LaunchConfig cfg = suite_config(kernel, dtype, block);
+    const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
     return split_log2_distance(cfg, cfg.blocks() / 2, {}, reach);
   };
   EXPECT_DOUBLE_EQ(distance("vec4_shared", "f16", {32, 8}), 3.0);
