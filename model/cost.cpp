@@ -200,13 +200,14 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   if (residency_or_partial > largest) {
     largest = residency_or_partial;
     top = partial > residency ? kTermPartial : latency >= block ? kTermLatency : kTermBlock;
+    if (partial <= residency && latency > 0 && block > 0) pr.bottleneck_with = latency >= block ? kTermBlock : kTermLatency;
   }
   // The p-norm over the terms scaled by the largest: t^p itself overflows a double for large terms or p.
   double sum = 0;
   if (largest > 0)
     for (double t : overlapped) sum += std::pow(t / largest, k.overlap_p);
   double body = largest * std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
-  if (launches > body) body = launches, top = kTermBlockLaunch;
+  if (launches > body) body = launches, largest = launches, top = kTermBlockLaunch, pr.bottleneck_with.clear();
   // Where the fixed latency is known to fall short (model/profile.hpp, long_wait_lines): an L1-bound kernel
   // waits in L1's queue anyway, and with several loads in flight a warp the waits overlap.
   if (k.long_wait_lines > 0 && top != kTermL1 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2) {
@@ -237,6 +238,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);
   pr.time_us = body + k.launch_us;
   pr.bottleneck = k.launch_us > body ? std::string(kTermLaunch) : name_bottleneck(top, c);
+  if (k.launch_us > body) pr.bottleneck_with.clear();
+  pr.bottleneck_us = k.launch_us > body ? k.launch_us : largest;
   pr.effective_bandwidth_gbs = pr.time_us > 0 ? c.useful_bytes / (pr.time_us * 1e3) : 0.0;
   return pr;
 }
@@ -259,6 +262,9 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
   if (p.fraction_of_copy) j["fraction_of_copy"] = *p.fraction_of_copy;
   j["bottleneck"] = p.bottleneck;
+  j["bottleneck_us"] = p.bottleneck_us;
+  j["bottleneck_share"] = p.bottleneck_share();
+  if (!p.bottleneck_with.empty()) j["bottleneck_with"] = p.bottleneck_with;
   nlohmann::ordered_json terms = nlohmann::ordered_json::object();
   for (const auto& [name, t] : p.terms_us) terms[name] = t;
   j["terms_us"] = terms;

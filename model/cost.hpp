@@ -84,6 +84,12 @@ struct Prediction {
   double effective_bandwidth_gbs = 0;
   std::optional<double> fraction_of_copy;  // filled by a caller that predicts the copy kernel too
   std::string bottleneck;                  // the largest term, named for a user (may refine the term's name)
+  // The bottleneck's time as it entered the combination (latency or block scheduling: the two together, the
+  // residency, and bottleneck_with names the other of the two where it is not 0; block launch rate: the floor;
+  // launch overhead: launch_us) and what share of time_us that is.
+  double bottleneck_us = 0;
+  std::string bottleneck_with;
+  double bottleneck_share() const { return time_us > 0 ? bottleneck_us / time_us : 0.0; }
   std::vector<std::pair<std::string, double>> terms_us;  // every term, in the order above
   Occupancy occupancy;
   double waves = 0;
@@ -124,7 +130,8 @@ int64_t resident_blocks(const KernelCounts& c, const DeviceProfile& p, const Pre
 Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});
 Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o = {});
 
-// {"device", "time_us", "effective_bandwidth_gbs", ["fraction_of_copy"], "bottleneck", "terms_us": {...},
+// {"device", "time_us", "effective_bandwidth_gbs", ["fraction_of_copy"], "bottleneck", "bottleneck_us",
+//  "bottleneck_share", ["bottleneck_with": the residency's other term], "terms_us": {...},
 //  "occupancy": {...}, "waves", "calibrated"} - the keys report/report.cpp prints.
 nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile = nullptr);
 

@@ -189,7 +189,13 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
        << significant(p["effective_bandwidth_gbs"].get<double>()) << " GB/s";
     if (p.contains("fraction_of_copy"))
       os << ", " << significant(100.0 * p["fraction_of_copy"].get<double>(), 3) << "% of copy";
-    os << "\n  bottleneck: " << p["bottleneck"].get<std::string>() << "\n";
+    os << "\n  bottleneck: " << p["bottleneck"].get<std::string>();
+    // Its own time and share of the whole: how much a change that relieves it alone can win at most.
+    if (p.contains("bottleneck_us"))
+      os << ": " << significant(p["bottleneck_us"].get<double>()) << " us"
+         << (p.contains("bottleneck_with") ? " with " + p["bottleneck_with"].get<std::string>() : std::string())
+         << ", " << significant(100.0 * p["bottleneck_share"].get<double>(), 3) << "% of the time";
+    os << "\n";
     if (p.contains("caveats"))
       for (const auto& caveat : p["caveats"]) os << "  caveat: " << caveat.get<std::string>() << "\n";
     if (p.contains("instructions"))

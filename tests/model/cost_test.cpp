@@ -57,6 +57,9 @@ TEST(Cost, DramTermAndPartitionImbalance) {
   EXPECT_NEAR(p.term(kTermDram), 1000.0, 1e-9);
   EXPECT_NEAR(p.time_us, 1003.0, 1e-9);
   EXPECT_EQ(p.bottleneck, kTermDram);
+  EXPECT_NEAR(p.bottleneck_us, 1000.0, 1e-9);
+  EXPECT_NEAR(p.bottleneck_share(), 1000.0 / 1003.0, 1e-12);  // the launch overhead is the rest
+  EXPECT_TRUE(p.bottleneck_with.empty());
   EXPECT_NEAR(p.effective_bandwidth_gbs, 1e9 / 1003e3, 1e-9);  // bytes / (us x 1e3) = GB/s
   PredictOptions o;
   o.partition_imbalance = 1.5;
@@ -434,6 +437,7 @@ TEST(Cost, BlockLaunchRateIsAFloor) {
   EXPECT_NEAR(pr.term(kTermBlockLaunch), 50.0, 1e-9);
   EXPECT_NEAR(pr.time_us, 3.0 + 50.0, 1e-9);  // not sqrt(50^2 + 30^2): the DRAM work hides behind it
   EXPECT_EQ(pr.bottleneck, kTermBlockLaunch);
+  EXPECT_NEAR(pr.bottleneck_us, 50.0, 1e-9);  // the floor itself: 50 of 53 us
   k.dram_read_bytes = 40e6, k.dram_write_bytes = 20e6;  // 60 us of DRAM now: the floor is under it
   pr = predict(k, p);
   EXPECT_NEAR(pr.time_us, 3.0 + 60.0, 1e-9);
@@ -464,6 +468,10 @@ TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {
   // Residency = 64 + 8 = 72 us, overlapping DRAM's 60: sqrt(72^2 + 60^2) = sqrt(8784), plus launch.
   EXPECT_NEAR(pr.time_us, 3.0 + std::sqrt(72.0 * 72.0 + 60.0 * 60.0), 1e-9);
   EXPECT_EQ(pr.bottleneck, kTermLatency);  // the larger part of the residency names it
+  // Its time is the residency's, 72 us, with block scheduling named beside it: 72 / (3 + sqrt(8784)).
+  EXPECT_NEAR(pr.bottleneck_us, 72.0, 1e-9);
+  EXPECT_EQ(pr.bottleneck_with, kTermBlock);
+  EXPECT_NEAR(pr.bottleneck_share(), 72.0 / (3.0 + std::sqrt(8784.0)), 1e-12);
   // Four times the blocks for the same loads (1 per warp): latency stays 64 us, block scheduling 4 x 8.
   k.blocks = 102400;
   const Prediction q = predict(k, p);
@@ -488,6 +496,8 @@ TEST(Cost, PartialStoresHideBehindWaitingWarps) {
   pr = predict(k, p);
   EXPECT_NEAR(pr.time_us, 3.0 + std::sqrt(80.0 * 80.0 + 60.0 * 60.0), 1e-9);  // 3 + 100
   EXPECT_EQ(pr.bottleneck, kTermPartial);
+  EXPECT_NEAR(pr.bottleneck_us, 80.0, 1e-9);  // the stores alone: 80 of 103 us
+  EXPECT_TRUE(pr.bottleneck_with.empty());
   k.global_load_instructions = 0;  // nothing to wait for: the stores overlap DRAM as every term does
   pr = predict(k, p);
   EXPECT_NEAR(pr.time_us, 3.0 + 100.0, 1e-9);
@@ -522,6 +532,8 @@ TEST(Cost, LaunchOverheadNamedWhenItDominates) {
   const Prediction p = predict(k, toy());
   EXPECT_EQ(p.bottleneck, kTermLaunch);
   EXPECT_NEAR(p.time_us, 4.0, 1e-9);
+  EXPECT_NEAR(p.bottleneck_us, 3.0, 1e-9);  // 3 of 4 us
+  EXPECT_NEAR(p.bottleneck_share(), 0.75, 1e-12);
 }
 
 TEST(Cost, JsonHasTheReportKeys) {
@@ -531,11 +543,13 @@ TEST(Cost, JsonHasTheReportKeys) {
   Prediction p = predict(k, toy());
   p.fraction_of_copy = 0.5;
   const nlohmann::ordered_json j = to_json(p);
-  for (const char* key : {"device", "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "terms_us",
-                          "instructions", "instructions_basis"})
+  for (const char* key : {"device", "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck",
+                          "bottleneck_us", "bottleneck_share", "terms_us", "instructions", "instructions_basis"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["device"], "toy");
   EXPECT_NEAR(j["terms_us"][kTermDram].get<double>(), 1000.0, 1e-9);
+  EXPECT_NEAR(j["bottleneck_share"].get<double>(), 1000.0 / 1003.0, 1e-12);
+  EXPECT_FALSE(j.contains("bottleneck_with"));  // DRAM alone, no residency
 }
 
 TEST(Cost, JsonSaysAnAssumedPartitionMappingOnce) {
