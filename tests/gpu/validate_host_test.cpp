@@ -859,13 +859,16 @@ TEST(MicrobenchOptions, BadInputsExitTwoWithOneLine) {
       {{"--stores-only", "--quick"}, "--stores-only launches each store benchmark once (for ncu): --quick does not apply"},
       {{"--stores-only", "--chain-loads", "--capped-stores"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors"},
+       "--half-sector-bursts, --split-sectors, --store-sizes"},
       {{"--stores-only", "--chain-stores", "--chain-loads"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors"},
+       "--half-sector-bursts, --split-sectors, --store-sizes"},
       {{"--stores-only", "--split-sectors", "--half-sector-bursts"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors"},
+       "--half-sector-bursts, --split-sectors, --store-sizes"},
+      {{"--stores-only", "--store-sizes", "--split-sectors"},
+       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
+       "--half-sector-bursts, --split-sectors, --store-sizes"},
       {{"--stores-only", "--block-shapes"},
        "--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial stores there)"},
       {{"--bogus"}, "unknown option '--bogus' (memsim-microbench --help lists them)"},

@@ -734,6 +734,22 @@ void run_partial_stores_capped(Runs& runs, const mb::Pool& pool, const Device& d
   }
 }
 
+// The same strided stores at four sizes, from a launch whose output and input fit the L2 together to one four
+// times its size (a study, --store-sizes): does the L2 read back fewer partly written lines when it can hold
+// them until their other pieces arrive? Whole sectors (1 row) beside 16-byte and 4-byte pieces (8 and 32 rows,
+// naive's 8x32 and 32x8 stores), 4-byte lanes; 16-byte lanes in half sectors (reg4x4's stores) beside whole.
+void run_store_sizes(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  for (int P : {1024, 2048, 4096, 8192}) {
+    run_strided<uint32_t, 1, true>(runs, pool, dev, P, timed);
+    run_strided<uint32_t, 8, true>(runs, pool, dev, P, timed);
+    run_strided<uint32_t, 32, true>(runs, pool, dev, P, timed);
+  }
+  for (int P : {512, 1024, 2048, 4096}) {
+    run_strided<uint4, 16, true>(runs, pool, dev, P, timed);
+    run_strided<uint4, 32, true>(runs, pool, dev, P, timed);
+  }
+}
+
 // ---- instruction issue: a copy with R rounds of integer arithmetic per element ---------------------------
 
 // An odd multiplier, as an index stride would be; the rounds' result is masked with 0 (a launch argument).
@@ -865,6 +881,7 @@ const char kUsage[] =
     "       memsim-microbench --chain-stores [--stores-only]  (strided stores after such loads; a study)\n"
     "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n"
     "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
+    "       memsim-microbench --store-sizes [--stores-only]  (strided stores at four sizes about the L2's; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
     "       memsim-microbench --block-shapes  (a copy in blocks of 1 to 32 warps; empty launches of many blocks)\n"
@@ -898,7 +915,7 @@ int main(int argc, char** argv) {
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
        chain = false, chain_stores = false, bursts = false, split = false, dram_order = false, order_latency = false,
-       block_shapes = false;
+       block_shapes = false, store_sizes = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -912,6 +929,7 @@ int main(int argc, char** argv) {
     else if (a == "--chain-stores") chain_stores = true, holdout = false;
     else if (a == "--half-sector-bursts") bursts = true, holdout = false;
     else if (a == "--split-sectors") split = true, holdout = false;
+    else if (a == "--store-sizes") store_sizes = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--dram-order-latency") order_latency = true, holdout = false;
     else if (a == "--block-shapes") block_shapes = true, holdout = false;
@@ -932,9 +950,9 @@ int main(int argc, char** argv) {
     if (dram_order || order_latency || block_shapes)
       return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial "
                          "stores there)");
-    if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) > 1)
+    if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
-                         "--chain-stores, --half-sector-bursts, --split-sectors");
+                         "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes");
   }
   if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
@@ -976,6 +994,10 @@ int main(int argc, char** argv) {
     run_split_sectors(runs, pool, dev, false);
     return 0;
   }
+  if (store_sizes && stores_only) {
+    run_store_sizes(runs, pool, dev, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -992,6 +1014,7 @@ int main(int argc, char** argv) {
   if (capped) run_partial_stores_capped(runs, pool, dev, true, false);
   if (bursts) run_half_sector_bursts(runs, pool, dev, true);
   if (split) run_split_sectors(runs, pool, dev, true);
+  if (store_sizes) run_store_sizes(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (order_latency) run_order_latency_study(runs, pool, dev);
   if (block_shapes) run_block_shapes(runs, pool, dev);
@@ -1013,7 +1036,7 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain && !chain_stores && !bursts && !split && !dram_order && !order_latency && !block_shapes) {
+  if (!block_only && !capped && !chain && !chain_stores && !bursts && !split && !dram_order && !order_latency && !block_shapes && !store_sizes) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
