@@ -200,7 +200,8 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   if (residency_or_partial > largest) {
     largest = residency_or_partial;
     top = partial > residency ? kTermPartial : latency >= block ? kTermLatency : kTermBlock;
-    if (partial <= residency && latency > 0 && block > 0) pr.bottleneck_with = latency >= block ? kTermBlock : kTermLatency;
+    if (partial <= residency && latency > 0 && block > 0)
+      pr.bottleneck_with = latency >= block ? kTermBlock : kTermLatency;
   }
   // The p-norm over the terms scaled by the largest: t^p itself overflows a double for large terms or p.
   double sum = 0;

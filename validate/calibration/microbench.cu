@@ -734,7 +734,7 @@ void run_partial_stores_capped(Runs& runs, const mb::Pool& pool, const Device& d
   }
 }
 
-// The same strided stores at four sizes, from a launch whose output and input fit the L2 together to one four
+// The same strided stores at four sizes, from a launch whose output and input fit the L2 together to one ten
 // times its size (a study, --store-sizes): does the L2 read back fewer partly written lines when it can hold
 // them until their other pieces arrive? Whole sectors (1 row) beside 16-byte and 4-byte pieces (8 and 32 rows,
 // naive's 8x32 and 32x8 stores), 4-byte lanes; 16-byte lanes in half sectors (reg4x4's stores) beside whole.
