@@ -49,6 +49,7 @@ nlohmann::ordered_json row_of(const Analysis& a, const DeviceProfile& device, co
   row["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
   row["fraction_of_copy"] = copy ? nlohmann::ordered_json(copy->time_us / p.time_us) : nullptr;
   row["bottleneck"] = p.bottleneck;
+  row["bottleneck_share"] = p.bottleneck_share();
   row["advice"] = advice_json(advise(advice_counts(a, device)));
   row["metrics"] = m;
   return row;
@@ -157,7 +158,8 @@ void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
        << significant(k["time_us"].get<double>()) << std::setw(9)
        << significant(k["effective_bandwidth_gbs"].get<double>())
        << std::setw(9) << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%") << "  "
-       << k["bottleneck"].get<std::string>() << "\n";
+       << k["bottleneck"].get<std::string>() << " (" << significant(100.0 * k["bottleneck_share"].get<double>(), 2)
+       << "%)\n";
   }
   os << "  sectors/request: l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{ld,st}.ratio\n"
      << "  shared wavef/inst: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / "

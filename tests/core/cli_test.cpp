@@ -593,8 +593,8 @@ TEST(Cli, CompareKernelsJsonRows) {
                               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
                               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
                               "shared_ld_wavefronts_per_instruction", "shared_st_wavefronts_per_instruction",
-                              "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "advice",
-                              "metrics"}));
+                              "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck",
+                              "bottleneck_share", "advice", "metrics"}));
     EXPECT_EQ(k["kernel"], want.kernel);
     EXPECT_TRUE(k["refused"].is_null());
     EXPECT_EQ(k["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"].get<double>(), want.ld);
@@ -613,6 +613,7 @@ TEST(Cli, CompareKernelsJsonRows) {
     const Cli one = run_cli({"--kernel", want.kernel, "--matrix", "64x64", "--format", "json"});
     const auto single = nlohmann::ordered_json::parse(one.out);
     EXPECT_EQ(k["time_us"], single["prediction"]["time_us"]) << want.kernel;
+    EXPECT_EQ(k["bottleneck_share"], single["prediction"]["bottleneck_share"]) << want.kernel;
     EXPECT_EQ(k["fraction_of_copy"], single["prediction"]["fraction_of_copy"]) << want.kernel;
     EXPECT_EQ(k["metrics"], single["metrics"]) << want.kernel;
     EXPECT_EQ(k["advice"], single["advice"]) << want.kernel;
