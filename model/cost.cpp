@@ -200,15 +200,13 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   if (residency_or_partial > largest) {
     largest = residency_or_partial;
     top = partial > residency ? kTermPartial : latency >= block ? kTermLatency : kTermBlock;
-    if (partial <= residency && latency > 0 && block > 0)
-      pr.bottleneck_with = latency >= block ? kTermBlock : kTermLatency;
   }
   // The p-norm over the terms scaled by the largest: t^p itself overflows a double for large terms or p.
   double sum = 0;
   if (largest > 0)
     for (double t : overlapped) sum += std::pow(t / largest, k.overlap_p);
   double body = largest * std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
-  if (launches > body) body = launches, largest = launches, top = kTermBlockLaunch, pr.bottleneck_with.clear();
+  if (launches > body) body = launches, largest = launches, top = kTermBlockLaunch;
   // Where the fixed latency is known to fall short (model/profile.hpp, long_wait_lines): an L1-bound kernel
   // waits in L1's queue anyway, and with several loads in flight a warp the waits overlap.
   if (k.long_wait_lines > 0 && top != kTermL1 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2) {
@@ -238,9 +236,12 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   }
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);
   pr.time_us = body + k.launch_us;
-  pr.bottleneck = k.launch_us > body ? std::string(kTermLaunch) : name_bottleneck(top, c);
-  if (k.launch_us > body) pr.bottleneck_with.clear();
-  pr.bottleneck_us = k.launch_us > body ? k.launch_us : largest;
+  const bool launch_bound = k.launch_us > body;
+  pr.bottleneck = launch_bound ? std::string(kTermLaunch) : name_bottleneck(top, c);
+  pr.bottleneck_us = launch_bound ? k.launch_us : largest;
+  // Latency or block scheduling names the residency, whose time is both: say the other part where it is not 0.
+  if (!launch_bound && (top == kTermLatency || top == kTermBlock) && latency > 0 && block > 0)
+    pr.bottleneck_with = top == kTermLatency ? kTermBlock : kTermLatency;
   pr.effective_bandwidth_gbs = pr.time_us > 0 ? c.useful_bytes / (pr.time_us * 1e3) : 0.0;
   return pr;
 }

@@ -1036,7 +1036,9 @@ int main(int argc, char** argv) {
     run_block_cost(runs, pool, dev, quick);
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
-  if (!block_only && !capped && !chain && !chain_stores && !bursts && !split && !dram_order && !order_latency && !block_shapes && !store_sizes) {
+  const bool one_set = block_only || capped || chain || chain_stores || bursts || split || dram_order || order_latency ||
+                       block_shapes || store_sizes;
+  if (!one_set) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
     for (int lg = 20; lg <= big; lg += 2) run_copy<float4, 4>(runs, pool, dev, size_t(1) << (lg - 2), 0, lg <= 24);
