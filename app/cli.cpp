@@ -143,7 +143,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64")
       ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")
       ("regs", po::value<int>(), "registers per thread for occupancy (default: the profile's table for the kernel, else 32)")
-      ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: memory instructions x the profile's ratio)")
+      ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: counted along the code nvcc generates for the configuration)")
+      ("runtime-shape", "the kernel keeps its block, tile and pad as run-time values: estimate its instructions from the replay's operations instead of its compiled code")
+      ("no-compile", "never run nvcc: take the compiled code from the cache, the shipped table or the estimate (docs/model.md)")
       ("partitions", "count DRAM partition traffic per window of resident blocks (always on for devices whose mapping is known)")
       ("resident-blocks", po::value<int64_t>(), "blocks resident at once for the partition windows (default: SMs x occupancy)")
       ("window-step", po::value<int64_t>()->default_value(0), "blocks retiring between partition windows (0: non-overlapping waves)")
@@ -219,6 +221,8 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   aopts.threads = threads;
   if (vm.count("regs")) aopts.regs = vm["regs"].as<int>();
   if (vm.count("instructions")) aopts.instructions = vm["instructions"].as<double>();
+  aopts.runtime_shape = vm.count("runtime-shape") > 0;
+  aopts.compile = vm.count("no-compile") == 0;
   aopts.partitions = vm.count("partitions") > 0;
   aopts.exact = vm.count("exact") > 0;
   if (vm.count("resident-blocks")) aopts.resident_blocks = vm["resident-blocks"].as<int64_t>();

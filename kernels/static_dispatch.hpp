@@ -4,9 +4,15 @@
 // run-time shapes address alike all dispatch through here, so they agree on which instantiation a
 // configuration gets.
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/resolve.hpp"
 #include "kernels/static_shape.hpp"
+#include "kernels/suite.hpp"
+// MEMSIM_EXTRA_STATIC_SHAPES(X): further static instantiations the GPU build makes, each
+// X(kernel struct, element bytes, BX, BY, TX, TY, shared row): empty unless the build is configured with
+// -DMEMSIM_EXTRA_STATIC_SHAPES=FILE (a held-out sweep's shapes, validate/heldout/).
+#include "memsim/extra_static_shapes.inc"
 
 namespace memsim {
 
@@ -49,6 +55,16 @@ bool with_static_shape(const LaunchConfig& cfg, F&& f) {
   }
   MEMSIM_STATIC_BLOCKS(MEMSIM_TRY_STATIC_BLOCK)
 #undef MEMSIM_TRY_STATIC_BLOCK
+#define MEMSIM_TRY_EXTRA_SHAPE(KS, BYTES, BX, BY, TX, TY, SR)                  \
+  if constexpr (std::is_same_v<K, suite::KS> && kBytes == BYTES) {              \
+    using S = StaticShape<BX, BY, TX, TY, SR, int32_t>;                         \
+    if (!ran && static_shape_matches<S>(cfg.shape)) {                           \
+      f(make_static_shape<S>(cfg.shape));                                       \
+      ran = true;                                                               \
+    }                                                                           \
+  }
+  MEMSIM_EXTRA_STATIC_SHAPES(MEMSIM_TRY_EXTRA_SHAPE)
+#undef MEMSIM_TRY_EXTRA_SHAPE
   return ran;
 }
 

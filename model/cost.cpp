@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
-#include "model/sass_counts.hpp"
 #include "sim/dram_order.hpp"
 
 namespace memsim {
@@ -138,8 +138,10 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
     instructions = o.instructions, pr.instructions_basis = kBasisGiven;
   } else if (c.instructions > 0) {
     instructions = c.instructions, pr.instructions_basis = kBasisCounted;
-  } else if (c.sass_instructions > 0 && p.compute_capability == kSassComputeCapability) {
-    instructions = c.sass_instructions, pr.instructions_basis = kBasisSass;
+  } else if (c.sass_instructions > 0) {
+    instructions = c.sass_instructions;
+    pr.instructions_basis = std::string(c.code_basis == CodeBasis::Estimated ? kBasisCodeEstimate : kBasisSass) +
+                            " (" + c.code_source + ")";
   } else if (c.source_operations > 0 && k.instructions_per_source_op > 0) {
     instructions = k.instructions_per_warp * c.warps() + k.instructions_per_source_op * c.source_operations +
                    k.instructions_per_division[0] * c.runtime_divisions[0] +
@@ -246,9 +248,26 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   return pr;
 }
 
+std::string sass_arch(const std::string& cc) {
+  const size_t dot = cc.find('.');
+  if (dot == std::string::npos || dot == 0) return {};
+  const std::string major = cc.substr(0, dot), minor = cc.substr(dot + 1);
+  if (major.find_first_not_of("0123456789") != std::string::npos || minor.empty() ||
+      minor.find_first_not_of("0123456789") != std::string::npos || std::stoi(major) < 7)
+    return {};
+  return major + minor;
+}
+
 Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o) {
   const bool cached = p.l2_bytes > 0 && p.coalescing == "sectors32";
-  KernelCounts c = counts_from_replay(r, cached);
+  std::optional<CompiledCode> code;
+  const std::string arch = sass_arch(p.compute_capability);
+  if (cached && !o.runtime_shape && r.config.kernel && !arch.empty()) {
+    CodegenOptions co = o.codegen;
+    co.arch = arch;
+    code = compiled_code(r.config, co);
+  }
+  KernelCounts c = counts_from_replay(r, cached, code ? &*code : nullptr);
   if (cached && charges_dram_order(p.cost) && r.config.kernel) {
     const WindowOrder order = window_order(r.config, resident_blocks(c, p, o));
     c.dram_scattered[0] = order.scattered(0);

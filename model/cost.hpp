@@ -14,7 +14,7 @@
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
 //                             given, or for a static shape on a device of the SASS table's compute capability
-//                             counted along the compiled kernel's paths (model/sass_counts.hpp), or estimated
+//                             counted along the compiled kernel's paths (codegen/launch_instructions.hpp), or estimated
 //                             from the replay's lane-wise operations (profile constants instructions_per_warp,
 //                             instructions_per_source_op: the run-time shapes), or else as memory
 //                             instructions x instructions_per_memory_op
@@ -57,7 +57,15 @@ struct PredictOptions {
   // > 0: the warp instructions the launch executes (e.g. Nsight Compute's smsp__inst_executed.sum, or a
   // count read off the SASS), replacing KernelCounts::instructions and the estimate from memory instructions.
   double instructions = 0;
+  // The kernel keeps run-time shapes (its block, tile and pad are launch values): its instructions are
+  // estimated from the replay's operations, not read off compiled code (--runtime-shape).
+  bool runtime_shape = false;
+  CodegenOptions codegen;  // how the compiled code is had (its arch comes from the profile)
 };
+
+// The SASS architecture of a compute capability ("9.0" -> "90"), or "" where memsim reads no compiled code
+// (before compute capability 7.0: no L2 of today's kind, and no toolkit that still compiles for it).
+std::string sass_arch(const std::string& compute_capability);
 
 // Term names, as printed: plain words for what limits the kernel.
 inline constexpr const char* kTermDram = "DRAM bandwidth";
@@ -74,7 +82,8 @@ inline constexpr const char* kTermLaunch = "launch overhead";
 // Where Prediction::instructions comes from.
 inline constexpr const char* kBasisGiven = "given (--instructions)";
 inline constexpr const char* kBasisCounted = "counted";
-inline constexpr const char* kBasisSass = "counted along the static kernel's compiled SASS paths";
+inline constexpr const char* kBasisSass = "counted along the compiled SASS paths";
+inline constexpr const char* kBasisCodeEstimate = "the compiled code estimated from the replay's accesses";
 inline constexpr const char* kBasisOperations = "estimated from the replay's operations";
 inline constexpr const char* kBasisMemoryRatio = "estimated as memory instructions x the profile's ratio";
 

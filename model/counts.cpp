@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "model/sass_counts.hpp"
+#include "codegen/launch_instructions.hpp"
 
 namespace memsim {
 
@@ -11,7 +11,7 @@ int partial_store_class(double bytes_per_lane, double bytes_per_sector) {
   return std::max(bytes_per_lane, bytes_per_sector) > 8.5 ? kLanes16 : kLanes8;
 }
 
-KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
+KernelCounts counts_from_replay(const ReplayResult& r, bool cached, const CompiledCode* code) {
   const LaunchConfig& cfg = r.config;
   const KernelInfo& k = *cfg.kernel;
   KernelCounts c;
@@ -22,7 +22,11 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   c.source_operations = double(r.lane_operations);
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
-  if (const std::optional<SassEstimate> sass = sass_instruction_estimate(cfg)) c.sass_instructions = sass->instructions;
+  if (code) {
+    c.sass_instructions = launch_instructions(cfg, code->paths).instructions;
+    c.code_basis = code->basis;
+    c.code_source = code->source;
+  }
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
@@ -74,12 +78,11 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached) {
   const double warps = c.warps();
   const double loads_per_warp = warps > 0 ? c.global_load_instructions / warps : 0;
   double in_flight = 1;
-  const SassPathCounts* sass = cached ? sass_path_counts(cfg) : nullptr;
-  if (sass && sass->load_waits > 0) {
+  if (cached && code) {
     // A static shape runs its compiled SASS path: nvcc unrolls every walk, and a warp issues the loads between
-    // two waits for a loaded register at once (model/sass_counts.hpp; a staged 32x8 body all 4 rows' loads
+    // two waits for a loaded register at once (codegen/sass_paths.hpp; a staged 32x8 body all 4 rows' loads
     // before its first shared store, a direct one a load before each store).
-    in_flight = std::min(loads_per_warp, double(sass->loads) / sass->load_waits);
+    in_flight = std::min(loads_per_warp, code->loads_in_flight);
   } else if (k.uses_shared_tile) {
     // A run-time shape. A staging step loads and stores its values to shared memory. The walks' step counts
     // are launch values, so nvcc unrolls only the inner (column) walk, by 4, and batches loads across steps

@@ -4,6 +4,7 @@
 // microbenchmark (validate/calibration emits the same fields).
 #include <cstdint>
 
+#include "codegen/compiled_code.hpp"
 #include "sim/replay.hpp"
 
 namespace memsim {
@@ -39,9 +40,11 @@ struct KernelCounts {
   double global_load_instructions = 0, memory_instructions = 0;  // warp instructions
   double global_load_lines = 0;  // distinct lines per load request, summed (0: not known)
   double instructions = 0;            // all warp instructions, when known (else estimated: model/cost.hpp)
-  // Where the GPU runs the launch with a compile-time shape: its warp instructions counted along the compiled
-  // kernel's SASS paths for compute capability kSassComputeCapability (model/sass_counts.hpp); else 0.
+  // The launch's warp instructions along its compiled code's paths (codegen/compiled_code.hpp: compiled, the
+  // shipped table, or estimated), where the launch is predicted with its compile-time shape; else 0.
   double sass_instructions = 0;
+  CodeBasis code_basis = CodeBasis::Estimated;
+  std::string code_source;  // what the count was read off, for the report
   double source_operations = 0;       // the replay's lane-wise operations incl. memory calls (sim/lanes.hpp)
   double runtime_divisions[2] = {0, 0};  // warp-uniform integer divisions by launch values, 32- and 64-bit
   double loads_in_flight_per_warp = 1;  // independent global loads a warp issues before it waits
@@ -69,16 +72,16 @@ struct KernelCounts {
 //    evicts them, so DRAM writes = the ideal sectors of the stores;
 //  - L1 data-stage wavefronts as the replay counts them (sim/global_sectors.hpp): one per distinct line
 //    each group of lanes touches (32 lanes of 4 bytes or fewer, 16 of 8 bytes, 8 of 16 bytes);
-//  - loads in flight per warp from how nvcc schedules the suite's bodies: for a launch the GPU runs with a
-//    static shape, read off its SASS path (model/sass_counts.hpp: the path's global loads / the waits for
-//    them; cached devices only, whose code is sm_90's kind); else, for run-time shapes, a body that
+//  - loads in flight per warp from how nvcc schedules the suite's bodies: with the launch's compiled code,
+//    read off it (codegen/compiled_code.hpp: the path's global loads / the waits for them; cached devices
+//    only); else, for a kernel that keeps run-time shapes, a body that
 //    alternates global loads and global stores keeps one load in flight (a load may not pass a store that
 //    may alias it); a body that stages a tile through shared memory, or loads its whole 4x4 footprint before
 //    storing, keeps one unrolled step's loads in flight (the loop is unrolled 4 times);
-//  - a launch the GPU runs with a static shape executes, warp by warp, the SASS paths of its instantiation
-//    (model/sass_counts.hpp: sass_instructions).
+//  - a launch with compiled code executes, warp by warp, the SASS paths of its instantiation
+//    (codegen/launch_instructions.hpp: sass_instructions). `code` is null for a run-time shape.
 // Without an L2 (compute capability 1.x) every transaction the replay counted goes to DRAM: pass
 // cached = false and DRAM bytes are all sectors moved, with no L2 terms.
-KernelCounts counts_from_replay(const ReplayResult& r, bool cached = true);
+KernelCounts counts_from_replay(const ReplayResult& r, bool cached = true, const CompiledCode* code = nullptr);
 
 }  // namespace memsim

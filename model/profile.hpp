@@ -62,7 +62,7 @@ struct CostConstants {
   double issue_per_cycle = 4;          // warp instructions an SM issues per cycle (4 schedulers)
   double instructions_per_memory_op = 32;  // all instructions per memory instruction, when nothing better is known
   // The instruction estimate from the replay's lane-wise operations (sim/lanes.hpp), used when
-  // instructions_per_source_op > 0 for launches without a SASS count (model/sass_counts.hpp: run-time shapes,
+  // instructions_per_source_op > 0 for launches without a SASS count (codegen/launch_instructions.hpp: run-time shapes,
   // and static ones on a device of another compute capability than the table's):
   // instructions = instructions_per_warp x warps + instructions_per_source_op x operations. The first is
   // what every warp executes besides its index math (prologue, loop control, exit), the second how many SASS

@@ -120,6 +120,8 @@ Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, con
       resolve_launch_any_size(copy_user, launch_limits(device), copy_opts.rules, options.exact);
   PredictOptions copy_popts;
   copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", user.dtype);
+  copy_popts.runtime_shape = options.runtime_shape;
+  copy_popts.codegen.compile = options.compile;
   return predict(replay(copy_cfg, copy_opts), device, copy_popts);
 }
 
@@ -149,6 +151,8 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   PredictOptions popts;
   popts.regs_per_thread = regs;
   if (options.instructions) popts.instructions = *options.instructions;
+  popts.runtime_shape = options.runtime_shape;
+  popts.codegen.compile = options.compile;
   if (a.replay.sectors) {
     a.partitions = summarize_partition_traffic(static_cast<const PartitionTrafficSink&>(*a.replay.sectors),
                                                options.max_windows);

@@ -22,6 +22,10 @@ struct AnalysisOptions {
   int threads = 0;                          // replay workers (0: all hardware threads)
   std::optional<int> regs;                  // registers per thread (default: the profile's table, else 32)
   std::optional<double> instructions;       // warp instructions the launch executes, replacing the estimate
+  // The kernel keeps run-time shapes (--runtime-shape): its instructions are estimated from the replay's
+  // operations, not read off the code nvcc generates for its compile-time shape (codegen/compiled_code.hpp).
+  bool runtime_shape = false;
+  bool compile = true;  // false (--no-compile): never run the toolkit; the cache, the shipped table or the estimate
   bool partitions = false;                  // count partition traffic even where the mapping is assumed
   std::optional<int64_t> resident_blocks;   // R for the partition windows (default: SMs x occupancy)
   int64_t window_step = 0;                  // retirements between windows (0: non-overlapping waves)

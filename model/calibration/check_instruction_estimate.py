@@ -2,7 +2,7 @@
 """Compares memsim's instruction estimate (the warp instructions its issue term charges, "prediction" ->
 "instructions" of `memsim --json`) with Nsight Compute's smsp__inst_executed.sum on every record of the given
 validation runs, per configuration and per kernel. Nothing is fitted: the static shapes' counts come from the
-compiled kernels' SASS (model/sass_counts.hpp), the run-time shapes' estimate from the profile's constants
+compiled kernels' SASS (codegen/launch_instructions.hpp), the run-time shapes' estimate from the profile's constants
 (model/calibration/fit_instruction_estimate.py). Beside it, the run-time shapes' estimate (the replay's
 operations) for every configuration, as memsim charged static shapes before the SASS table: the same h100
 profile with another compute capability, which the table does not apply to.

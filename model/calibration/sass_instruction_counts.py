@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Counts the warp instructions of the suite's compile-time-shape kernels along their paths through the SASS,
-and writes the table the cost model's instruction estimate reads for static shapes (model/sass_counts.cpp).
+and writes the table the cost model's instruction estimate reads for static shapes (codegen/launch_instructions.cpp).
 
 The GPU runs every suite launch whose block, tile and pad are a kernel's defaults with a static shape
 (kernels/static_dispatch.hpp): nvcc unrolls its walks and folds their constants, so a warp executes one
@@ -27,9 +27,9 @@ Every path ends at an unpredicated EXIT. Nsight Compute's smsp__inst_executed.su
 equals warps x these counts on every configuration (validate/results/suite_*.json; the report this script
 prints with --check says so per configuration).
 
-    model/calibration/sass_instruction_counts.py --nvcc nvcc --cuobjdump cuobjdump --out model/sass_counts.inc
+    model/calibration/sass_instruction_counts.py --nvcc nvcc --cuobjdump cuobjdump --out codegen/sass_table.inc
     model/calibration/sass_instruction_counts.py --sass dump.sass --check validate/results/suite_f32.json ...
-    model/calibration/sass_instruction_counts.py --nvcc nvcc --out /tmp/t.inc --compare model/sass_counts.inc
+    model/calibration/sass_instruction_counts.py --nvcc nvcc --out /tmp/t.inc --compare codegen/sass_table.inc
 
 With --nvcc it compiles the instantiations the GPU build makes (sm_90, the validation build's flags) in a
 temporary directory and reads them back with cuobjdump -sass; with --sass it reads such a dump.
@@ -131,6 +131,8 @@ def compile_sass(nvcc, cuobjdump):
             for h in sorted(os.listdir(os.path.join(ROOT, "kernels", "suite"))):
                 if h.endswith(".hpp"):
                     f.write('#include "kernels/suite/%s"\n' % h)
+        with open(os.path.join(gen, "extra_static_shapes.inc"), "w") as f:  # the table's shapes only
+            f.write("#define MEMSIM_EXTRA_STATIC_SHAPES(X)\n")
         cu = os.path.join(tmp, "instantiations.cu")
         with open(cu, "w") as f:
             f.write(source())
@@ -276,7 +278,7 @@ def write_inc(rows, path, version):
 def check(rows, runs):
     """Per configuration: measured smsp__inst_executed.sum against the table's count for the launch (inner tiles
     only: the suite's matrices are whole tiles; the early exit by warps of the tall blocks' drain, as the
-    estimate in model/sass_counts.cpp counts it)."""
+    estimate in codegen/launch_instructions.cpp counts it)."""
     by_key = {(n, d, bx, by): c for n, d, bx, by, c in rows}
     worst = 0
     for path in runs:

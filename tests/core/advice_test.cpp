@@ -25,7 +25,8 @@ namespace memsim {
 namespace {
 
 AdviceCounts counts_of(const std::string& kernel, Size2 matrix = {2048, 2048}, Size2 block = {32, 8},
-                       const std::string& device = "h100", std::optional<Size2> tile = {}) {
+                       const std::string& device = "h100", std::optional<Size2> tile = {},
+                       bool runtime_shape = false) {
   const DeviceProfile profile = load_profile(device);
   UserConfig u;
   u.kernel = kernel;
@@ -35,6 +36,7 @@ AdviceCounts counts_of(const std::string& kernel, Size2 matrix = {2048, 2048}, S
   AnalysisOptions o;
   o.predict_copy = false;
   o.threads = 1;
+  o.runtime_shape = runtime_shape;
   return advice_counts(analyze(u, profile, o), profile);
 }
 
@@ -116,9 +118,9 @@ TEST(Advice, AtMemoryLimitOnCopyNotOnNaive) {
 }
 
 TEST(Advice, InstructionIssueOnPaddedNamesTheNarrowLanes) {
-  // A 32x16 tile is no default, so the GPU runs it with a run-time shape and its per-step index math: 173 warp
-  // instructions per 32 elements, issue-bound (the default 32x32 tile runs static and is DRAM-bound).
-  const AdviceCounts padded = counts_of("padded", {2048, 2048}, {32, 8}, "h100", Size2{32, 16});
+  // A kernel written with run-time shapes (--runtime-shape) and a 32x16 tile: its per-step index math, 173 warp
+  // instructions per 32 elements, issue-bound (written with compile-time shapes it is DRAM-bound).
+  const AdviceCounts padded = counts_of("padded", {2048, 2048}, {32, 8}, "h100", Size2{32, 16}, true);
   ASSERT_EQ(padded.bottleneck, "instruction issue");
   const Advice a = advise(padded);
   EXPECT_EQ(a.rule, "instruction-issue");
@@ -126,6 +128,7 @@ TEST(Advice, InstructionIssueOnPaddedNamesTheNarrowLanes) {
   EXPECT_NE(a.change.find("16 bytes a lane"), std::string::npos);
   EXPECT_FALSE(fires(counts_of("naive"), "instruction-issue"));
   EXPECT_FALSE(fires(counts_of("padded"), "instruction-issue"));
+  EXPECT_FALSE(fires(counts_of("padded", {2048, 2048}, {32, 8}, "h100", Size2{32, 16}), "instruction-issue"));
 }
 
 TEST(Advice, LatencyOnCopyWithTallBlocksNotWideOnes) {

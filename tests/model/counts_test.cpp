@@ -75,13 +75,15 @@ TEST(Counts, LoadLinesPerRequest) {
 }
 
 TEST(Counts, StagedTilesBatchTheirLoadsAndCountConflicts) {
-  // coalesced 64x64 f32, block 32x8, tile 32x32: 4 loads per thread. The GPU runs this launch with a static
-  // shape, whose SASS issues all 4 before the first shared store (model/sass_counts.inc): 4 in flight; with
-  // the cost model on a device without an L2 (another compiler's code) the run-time rule: each row step's
-  // shared store waits for its load (one column step: nothing unrolled to batch them) -> 1.
+  // coalesced 64x64 f32, block 32x8, tile 32x32: 4 loads per thread. Its compiled code (the shipped table, or
+  // nvcc where the toolkit is) issues all 4 before the first shared store: 4 in flight; without its code (a
+  // run-time shape, or a device without an L2) the run-time rule: each row step's shared store waits for its
+  // load (one column step: nothing unrolled to batch them) -> 1.
   // Tile reads down a column of a 32-wide tile: 32 lanes in one bank, 32 wavefronts, 31 of them conflicts;
   // 4 per warp x 32 warps = 128 instructions.
-  const KernelCounts c = counts_from_replay(run("coalesced", {64, 64}, {32, 8}));
+  const ReplayResult r = run("coalesced", {64, 64}, {32, 8});
+  const CompiledCode code = compiled_code(r.config, CodegenOptions{});
+  const KernelCounts c = counts_from_replay(r, true, &code);
   EXPECT_EQ(c.loads_in_flight_per_warp, 4);
   EXPECT_EQ(counts_from_replay(run("coalesced", {64, 64}, {32, 8}), false).loads_in_flight_per_warp, 1);
   EXPECT_EQ(c.shared_wavefronts, 128 * 32 + 128);  // column reads + conflict-free row stores

@@ -1,5 +1,5 @@
-// The static shapes' instruction count (model/sass_counts.hpp): which table rows a launch reads, and how many
-// blocks and warps take each path, worked out by hand for small launches.
+// A launch's instructions from its compiled paths (codegen/launch_instructions.hpp): which rows of the shipped
+// table a launch reads, and how many blocks and warps take each path, worked out by hand for small launches.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,7 +7,7 @@
 #include "model/cost.hpp"
 #include "model/counts.hpp"
 #include "model/profile.hpp"
-#include "model/sass_counts.hpp"
+#include "codegen/launch_instructions.hpp"
 
 namespace memsim {
 namespace {
@@ -23,13 +23,19 @@ LaunchConfig launch(const char* kernel, Size2 matrix, Size2 block, Dtype dtype =
   return resolve_launch(u);
 }
 
-const SassPathCounts& row(const char* kernel, Size2 block, Dtype dtype = Dtype::F32) {
-  const SassPathCounts* r = sass_path_counts(launch(kernel, {1024, 1024}, block, dtype));
+const SassPaths& row(const char* kernel, Size2 block, Dtype dtype = Dtype::F32) {
+  const SassPaths* r = shipped_sass_paths(launch(kernel, {1024, 1024}, block, dtype));
   EXPECT_NE(r, nullptr) << kernel;
   return *r;
 }
 
-TEST(SassCounts, UnrolledStepsCostWhatTheyCannotFold) {
+std::optional<LaunchInstructions> estimate(const LaunchConfig& cfg) {
+  const SassPaths* p = shipped_sass_paths(cfg);
+  if (!p) return std::nullopt;
+  return launch_instructions(cfg, *p);
+}
+
+TEST(LaunchInstructions, UnrolledStepsCostWhatTheyCannotFold) {
   // copy 32x8 walks 4 rows of its 32x32 tile, 16x16 one: the 3 more unrolled steps each cost a load, a store and
   // a 64-bit pointer step apiece (the rows lie 8 x W elements apart, a launch value), plus one shift for 8 x W.
   EXPECT_EQ(row("copy", {32, 8}).inner - row("copy", {16, 16}).inner, 3 * (1 + 1 + 2) + 1);
@@ -46,7 +52,7 @@ TEST(SassCounts, UnrolledStepsCostWhatTheyCannotFold) {
     for (Dtype d : {Dtype::F16, Dtype::F64}) EXPECT_EQ(row(k, {32, 8}, d).inner, row(k, {32, 8}).inner) << k;
 }
 
-TEST(SassCounts, LoadsInFlightAlongThePath) {
+TEST(LaunchInstructions, LoadsInFlightAlongThePath) {
   // Fully unrolled, a staged 32x8 body issues its 4 row loads before the first shared store reads one: 4 loads,
   // 1 wait; a direct one (copy, naive) stores each load before the next load issues: 4 waits. A 16x16 tile's
   // thread moves 1 element.
@@ -64,10 +70,10 @@ TEST(SassCounts, LoadsInFlightAlongThePath) {
   EXPECT_EQ(row("reg4x4", {16, 16}, Dtype::F64).loads / row("reg4x4", {16, 16}, Dtype::F64).load_waits, 8);
 }
 
-TEST(SassCounts, InnerTilesTakeTheInnerPath) {
+TEST(LaunchInstructions, InnerTilesTakeTheInnerPath) {
   // padded 32x8 on 64x96: 32x32 tiles, grid 2x3, every tile inside; 8 warps a block, none leaves early.
   const LaunchConfig cfg = launch("padded", {64, 96}, {32, 8});
-  const std::optional<SassEstimate> e = sass_instruction_estimate(cfg);
+  const std::optional<LaunchInstructions> e = estimate(cfg);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->inner_blocks, 6);
   EXPECT_EQ(e->edge_blocks, 0);
@@ -75,75 +81,76 @@ TEST(SassCounts, InnerTilesTakeTheInnerPath) {
   EXPECT_EQ(e->instructions, 6 * 8 * row("padded", {32, 8}).inner);
 }
 
-TEST(SassCounts, WarpsWithNothingLeftToStoreLeaveEarly) {
+TEST(LaunchInstructions, WarpsWithNothingLeftToStoreLeaveEarly) {
   // padded 8x32 on 16x64: 8x32 tiles, grid 2x2, 8 warps of 4 rows of 8 threads. The drain walks the tile
   // transposed, 8 rows (r = threadIdx.y) by 32 columns: only threadIdx.y < 8, warps 0 and 1, has rows to store;
   // warps 2 to 7 leave at the predicated EXIT.
   const LaunchConfig cfg = launch("padded", {16, 64}, {8, 32});
-  const std::optional<SassEstimate> e = sass_instruction_estimate(cfg);
+  const std::optional<LaunchInstructions> e = estimate(cfg);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->inner_blocks, 4);
   EXPECT_EQ(e->early_exit_warps_per_block, 6);
-  const SassPathCounts& r = row("padded", {8, 32});
+  const SassPaths& r = row("padded", {8, 32});
   EXPECT_LT(r.inner_exit, r.inner);
   EXPECT_EQ(e->instructions, 4 * (2 * r.inner + 6 * r.inner_exit));
 }
 
-TEST(SassCounts, EdgeTilesTakeTheEdgePath) {
+TEST(LaunchInstructions, EdgeTilesTakeTheEdgePath) {
   // copy 32x8 on 40x40: 32x32 tiles, grid 2x2; only tile (0, 0) lies inside, the other 3 reach past.
-  const std::optional<SassEstimate> e = sass_instruction_estimate(launch("copy", {40, 40}, {32, 8}));
+  const std::optional<LaunchInstructions> e = estimate(launch("copy", {40, 40}, {32, 8}));
   ASSERT_TRUE(e);
   EXPECT_EQ(e->inner_blocks, 1);
   EXPECT_EQ(e->edge_blocks, 3);
-  const SassPathCounts& r = row("copy", {32, 8});
+  const SassPaths& r = row("copy", {32, 8});
   EXPECT_EQ(e->instructions, 8 * r.square + 3 * 8 * r.edge_square);
   // naive_read lays its tile over the output (64 columns = the input's rows, 40 rows): 2 x 1 tiles of 32x32
   // inside, 2 of the grid's 2 x 2 reach past the output's 40 rows.
-  const std::optional<SassEstimate> n = sass_instruction_estimate(launch("naive_read", {40, 64}, {32, 8}));
+  const std::optional<LaunchInstructions> n = estimate(launch("naive_read", {40, 64}, {32, 8}));
   ASSERT_TRUE(n);
   EXPECT_EQ(n->inner_blocks, 2);
   EXPECT_EQ(n->edge_blocks, 2);
 }
 
-TEST(SassCounts, DiagonalOnASquareGridSkipsTheGeneralDivisions) {
-  const SassPathCounts& r = row("diagonal", {32, 8});
+TEST(LaunchInstructions, DiagonalOnASquareGridSkipsTheGeneralDivisions) {
+  const SassPaths& r = row("diagonal", {32, 8});
   // The general reordering divides twice by grid values that the square one does not need.
   EXPECT_LT(r.square, r.inner);
-  const std::optional<SassEstimate> sq = sass_instruction_estimate(launch("diagonal", {64, 64}, {32, 8}));
-  const std::optional<SassEstimate> wide = sass_instruction_estimate(launch("diagonal", {128, 64}, {32, 8}));
+  const std::optional<LaunchInstructions> sq = estimate(launch("diagonal", {64, 64}, {32, 8}));
+  const std::optional<LaunchInstructions> wide = estimate(launch("diagonal", {128, 64}, {32, 8}));
   ASSERT_TRUE(sq && wide);
   EXPECT_EQ(sq->instructions, 4 * 8 * r.square);      // grid 2x2
   EXPECT_EQ(wide->instructions, 8 * 8 * r.inner);     // grid 4x2
 }
 
-TEST(SassCounts, OnlyWhatTheGpuRunsStatic) {
+TEST(LaunchInstructions, OnlyWhatTheGpuRunsStatic) {
   // Another pad than the kernel's default, or a block without a static instantiation, runs a run-time shape.
-  EXPECT_EQ(sass_path_counts(launch("padded", {64, 64}, {32, 8}, Dtype::F32, 2)), nullptr);
-  EXPECT_EQ(sass_path_counts(launch("padded", {64, 64}, {64, 4})), nullptr);
-  EXPECT_NE(sass_path_counts(launch("padded", {64, 64}, {32, 32})), nullptr);
+  EXPECT_EQ(shipped_sass_paths(launch("padded", {64, 64}, {32, 8}, Dtype::F32, 2)), nullptr);
+  EXPECT_EQ(shipped_sass_paths(launch("padded", {64, 64}, {64, 4})), nullptr);
+  EXPECT_NE(shipped_sass_paths(launch("padded", {64, 64}, {32, 32})), nullptr);
 }
 
-TEST(SassCounts, ChargedOnTheTablesComputeCapabilityOnly) {
+TEST(LaunchInstructions, ChargedFromTheLaunchsCode) {
   UserConfig u;
   u.kernel = "padded";
   u.matrix = {256, 256};
   ReplayOptions o;
   o.threads = 1;
   const ReplayResult r = replay(resolve_launch(u), o);
-  const KernelCounts c = counts_from_replay(r);
-  EXPECT_EQ(c.sass_instructions, sass_instruction_estimate(r.config)->instructions);
-  DeviceProfile p = load_profile_file(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
-  ASSERT_EQ(p.compute_capability, kSassComputeCapability);
+  const CompiledCode code{CodeBasis::Shipped, *shipped_sass_paths(r.config), "test", 4};
+  const KernelCounts c = counts_from_replay(r, true, &code);
+  EXPECT_EQ(c.sass_instructions, launch_instructions(r.config, code.paths).instructions);
+  const DeviceProfile p = load_profile_file(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
   Prediction pr = predict(c, p);
-  EXPECT_EQ(pr.instructions_basis, kBasisSass);
+  EXPECT_EQ(pr.instructions_basis, std::string(kBasisSass) + " (test)");
   EXPECT_EQ(pr.instructions, c.sass_instructions);
   // A count the user gives still wins.
   PredictOptions given;
   given.instructions = 1234;
   EXPECT_EQ(predict(c, p, given).instructions, 1234);
-  // Another architecture compiles other code: the replay's estimate stands.
-  p.compute_capability = "8.0";
-  EXPECT_NE(predict(c, p).instructions_basis, kBasisSass);
+  // A kernel that keeps run-time shapes: the replay's operations stand.
+  const KernelCounts runtime = counts_from_replay(r, true, nullptr);
+  EXPECT_EQ(runtime.sass_instructions, 0);
+  EXPECT_EQ(predict(runtime, p).instructions_basis, kBasisOperations);
 }
 
 }  // namespace

@@ -1,0 +1,93 @@
+#include "codegen/code_estimate.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <cmath>
+#include <vector>
+
+#include "codegen/compiled_code.hpp"
+#include "sim/replay.hpp"
+
+namespace memsim {
+namespace {
+
+// Per kernel, its constant and instructions per memory access along the inner and the edge path; the row
+// named "" stands for any other kernel (model/calibration/code_estimate/fit_code_estimate.py fits them).
+struct KernelLine {
+  const char* kernel;
+  double inner_constant, inner_per_access, edge_constant, edge_per_access;
+};
+constexpr KernelLine kSm90[] = {
+#include "codegen/code_estimate_sm90.inc"
+};
+
+const KernelLine& line_of(const char* kernel) {
+  for (const KernelLine& l : kSm90)
+    if (std::strcmp(l.kernel, kernel) == 0) return l;
+  return kSm90[sizeof(kSm90) / sizeof(kSm90[0]) - 1];
+}
+
+}  // namespace
+
+CodeFeatures code_features(const LaunchConfig& cfg) {
+  const KernelInfo& k = *cfg.kernel;
+  const int warps = cfg.warps_per_block();
+  struct PerWarp {
+    double gld = 0, gst = 0, sld = 0, sst = 0, before_store = 0;
+    bool stored = false;
+  };
+  std::vector<PerWarp> per(size_t(std::max(1, warps)));
+  Tally findings(k.num_sites);
+  for_each_warp_access(cfg, 0, 1, Recorders::Counting,
+                       [&](int64_t, int warp, const WarpAccess& a) {
+                         PerWarp& w = per[size_t(warp)];
+                         const bool global = a.space == Space::Global;
+                         if (a.op == Op::Load) {
+                           (global ? w.gld : w.sld) += 1;
+                           if (global && !w.stored) w.before_store += 1;
+                         } else {
+                           (global ? w.gst : w.sst) += 1;
+                           w.stored = w.stored || global;
+                         }
+                       },
+                       findings);
+  const auto busiest = std::max_element(per.begin(), per.end(), [](const PerWarp& a, const PerWarp& b) {
+    return a.gld + a.gst + a.sld + a.sst < b.gld + b.gst + b.sld + b.sst;
+  });
+  Tally block0(k.num_sites);
+  replay_range(cfg, default_layout(cfg), 0, 1, MemoryRules{}, block0);
+  CodeFeatures f;
+  f.global_loads = busiest->gld;
+  f.global_stores = busiest->gst;
+  f.shared_loads = busiest->sld;
+  f.shared_stores = busiest->sst;
+  f.loads_before_store = busiest->before_store;
+  f.barriers = block0.barriers_per_thread;
+  f.warps_in_block = warps;
+  f.kernel = k.name;
+  return f;
+}
+
+SassPaths estimate_paths(const CodeFeatures& f) {
+  const KernelLine& l = line_of(f.kernel ? f.kernel : "");
+  const double accesses = f.global_loads + f.global_stores + f.shared_loads + f.shared_stores;
+  SassPaths p;
+  p.inner = p.inner_exit = p.square = p.square_exit =
+      int(std::lround(std::max(1.0, l.inner_constant + l.inner_per_access * accesses)));
+  p.edge = p.edge_square = std::max(p.inner, int(std::lround(l.edge_constant + l.edge_per_access * accesses)));
+  p.loads = int(f.global_loads);
+  p.load_waits = f.global_loads > 0 ? int(std::ceil(f.global_loads / std::max(1.0, f.loads_before_store))) : 0;
+  return p;
+}
+
+CompiledCode estimated_code(const LaunchConfig& cfg) {
+  const CodeFeatures f = code_features(cfg);
+  CompiledCode c;
+  c.basis = CodeBasis::Estimated;
+  c.paths = estimate_paths(f);
+  c.loads_in_flight = std::max(1.0, f.loads_before_store);
+  c.source = "sm_90's rule";
+  return c;
+}
+
+}  // namespace memsim

@@ -1,0 +1,30 @@
+#pragma once
+// The compiled code's size without a compiler: a line over what the replay sees one warp of the launch's first
+// block do. A static shape's body is one straight path of SASS, unrolled: each memory access the warp makes is
+// one instruction plus the address and predicate work nvcc leaves around it (the walks' column steps fold into
+// immediates), after a prologue (block origin, thread coordinates, diagonal's divisions) that is the kernel's
+// own. Each suite kernel's line is fitted on its compiled configurations in the shipped table; a kernel with
+// none takes the line of all of them (model/calibration/code_estimate/fit_code_estimate.py; judged on the
+// held-out sweep, docs/model.md "Instructions without a compiler").
+#include "codegen/sass_paths.hpp"
+#include "kernels/resolve.hpp"
+
+namespace memsim {
+
+// Per warp: the warp of block 0 that makes the most accesses (a full warp of an inner tile).
+struct CodeFeatures {
+  double global_loads = 0, global_stores = 0;  // warp instructions
+  double shared_loads = 0, shared_stores = 0;
+  double barriers = 0;
+  double loads_before_store = 0;  // global loads the warp makes before its first global store
+  int warps_in_block = 0;
+  const char* kernel = nullptr;  // its own line where the fit has one (a suite kernel)
+};
+CodeFeatures code_features(const LaunchConfig& cfg);
+
+// The rule's instructions along the inner and the edge paths, and the loads in flight (a warp issues the
+// global loads it makes before its first global store, shared stores between them not holding them back; a
+// global store may alias a later load, so nvcc keeps loads behind it).
+SassPaths estimate_paths(const CodeFeatures& f);
+
+}  // namespace memsim

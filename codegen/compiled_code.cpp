@@ -1,0 +1,424 @@
+#include "codegen/compiled_code.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/code_estimate.hpp"
+#include "codegen/launch_instructions.hpp"
+#include "kernels/static_shape.hpp"
+#include "kernels/suite.hpp"
+
+extern char** environ;
+
+namespace memsim {
+namespace fs = std::filesystem;
+namespace {
+
+// The flags of the GPU build's kernels (validate/CMakeLists.txt) and of the committed table
+// (model/calibration/sass_instruction_counts.py): the code counted is the code that runs.
+const std::vector<std::string>& nvcc_flags() {
+  static const std::vector<std::string> f{"-std=c++17", "--expt-relaxed-constexpr", "-O3", "-cubin"};
+  return f;
+}
+
+const char* struct_name(const KernelInfo& k) {
+  static const std::map<std::string, const char*> names{
+#define MEMSIM_STRUCT_NAME(K) {suite::K::info().name, #K},
+      MEMSIM_KERNEL_SUITE(MEMSIM_STRUCT_NAME)
+#undef MEMSIM_STRUCT_NAME
+  };
+  const auto it = names.find(k.name);
+  return it == names.end() ? nullptr : it->second;
+}
+
+const char* storage_type(Dtype d) { return d == Dtype::F16 ? "uint16_t" : d == Dtype::F32 ? "float" : "double"; }
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
+
+std::string on_path(const std::string& name) {
+  std::stringstream path(env("PATH"));
+  for (std::string dir; std::getline(path, dir, ':');)
+    if (!dir.empty() && executable(dir + "/" + name)) return dir + "/" + name;
+  return {};
+}
+
+std::string beside_or_on_path(const std::string& tool, const std::string& beside) {
+  if (!beside.empty()) {
+    const std::string p = (fs::path(beside).parent_path() / tool).string();
+    if (executable(p)) return p;
+  }
+  return on_path(tool);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs argv with stdout and stderr into files; the exit status (-1 when it could not start).
+int run(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// 64-bit FNV-1a: a stable content hash for the cache's keys (std::hash may differ between builds).
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Where the kernel headers are: $MEMSIM_KERNEL_DIR, else the source tree memsim was built from.
+std::string kernel_dir() {
+  const std::string e = env("MEMSIM_KERNEL_DIR");
+  if (!e.empty()) return e;
+#ifdef MEMSIM_KERNEL_SOURCE_DIR
+  return MEMSIM_KERNEL_SOURCE_DIR;
+#else
+  return {};
+#endif
+}
+
+std::vector<std::string> suite_headers(const std::string& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(root) / "kernels" / "suite", ec))
+    if (e.path().extension() == ".hpp") out.push_back("kernels/suite/" + e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The hash of every kernel header: a change to any of them is a change to the code compiled.
+const std::string& sources_hash() {
+  static const std::string h = [] {
+    const std::string root = kernel_dir();
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const char* sub : {"kernels", "kernels/suite"})
+      for (const auto& e : fs::directory_iterator(fs::path(root) / sub, ec))
+        if (e.path().extension() == ".hpp" || e.path().extension() == ".cuh") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    uint64_t v = fnv1a(root.empty() ? "none" : "kernels");
+    for (const fs::path& f : files) v = fnv1a(f.filename().string() + read_file(f.string()), v);
+    return hex(v);
+  }();
+  return h;
+}
+
+std::string wrapper_signature(const LaunchConfig& cfg) {
+  return std::string("suite::") + struct_name(*cfg.kernel) + ", " + storage_type(cfg.dtype) + ", " +
+         static_shape_type(cfg);
+}
+
+std::string cache_key(const LaunchConfig& cfg, const CodegenOptions& o, const Toolkit& tk) {
+  std::string k = sources_hash() + "|" + tk.version + "|sm_" + o.arch + "|";
+  for (const std::string& f : nvcc_flags()) k += f + " ";
+  return hex(fnv1a(k + "|" + wrapper_signature(cfg)));
+}
+
+struct Entry {
+  bool ok = false;
+  SassPaths paths;
+  std::string error;
+};
+
+std::mutex g_mutex;
+std::map<std::string, Entry>& memory_cache() {
+  static std::map<std::string, Entry> m;
+  return m;
+}
+
+std::string entry_path(const std::string& key) { return (fs::path(code_cache_dir()) / "code" / (key + ".json")).string(); }
+
+bool load_entry(const std::string& key, Entry& e) {
+  std::ifstream in(entry_path(key));
+  if (!in) return false;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    const auto& p = j.at("paths");
+    e.paths = {p.at("inner"), p.at("inner_exit"), p.at("square"), p.at("square_exit"),
+               p.at("edge"),  p.at("edge_square"), p.at("loads"), p.at("load_waits")};
+    e.ok = e.paths.inner > 0;
+    return e.ok;
+  } catch (const std::exception&) {
+    return false;  // a damaged entry is compiled again
+  }
+}
+
+// Written whole or not at all: a temporary file renamed over the entry.
+void store_entry(const std::string& key, const std::string& signature, const Toolkit& tk, const std::string& arch,
+                 const SassPaths& p) {
+  std::error_code ec;
+  const fs::path path = entry_path(key);
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) return;  // no cache: compiled again next time
+  const nlohmann::ordered_json j{
+      {"kernel", signature},
+      {"nvcc", tk.version},
+      {"arch", "sm_" + arch},
+      {"paths",
+       {{"inner", p.inner}, {"inner_exit", p.inner_exit}, {"square", p.square}, {"square_exit", p.square_exit},
+        {"edge", p.edge}, {"edge_square", p.edge_square}, {"loads", p.loads}, {"load_waits", p.load_waits}}}};
+  const std::string tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << j.dump(1) << "\n";
+    if (!out) return;
+  }
+  fs::rename(tmp, path, ec);
+}
+
+std::string first_error_line(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("error") != std::string::npos) return line.substr(0, 300);
+  return text.substr(0, text.find('\n')).substr(0, 300);
+}
+
+// Compiles one chunk of configurations in its own temporary directory; fills `out` per key.
+void compile_chunk(const std::vector<std::pair<std::string, LaunchConfig>>& chunk, const CodegenOptions& o,
+                   const Toolkit& tk, std::map<std::string, Entry>& out) {
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path() / ("memsim-code-" + std::to_string(::getpid()) + "-" +
+                                                    hex(fnv1a(chunk.front().first)));
+  fs::create_directories(dir / "memsim", ec);
+  const auto fail_all = [&](const std::string& why) {
+    for (const auto& [key, cfg] : chunk) out[key].error = why;
+    fs::remove_all(dir, ec);
+  };
+  if (ec) return fail_all("cannot make a temporary directory: " + ec.message());
+  const std::string root = kernel_dir();
+  {
+    std::ofstream inc(dir / "memsim" / "suite_includes.hpp");
+    inc << "#pragma once\n";
+    for (const std::string& h : suite_headers(root)) inc << "#include \"" << h << "\"\n";
+    std::vector<LaunchConfig> configs;
+    for (const auto& kc : chunk) configs.push_back(kc.second);
+    std::ofstream cu(dir / "code.cu");
+    cu << instantiation_source(configs, root);
+  }
+  std::vector<std::string> argv{tk.nvcc};
+  argv.insert(argv.end(), nvcc_flags().begin(), nvcc_flags().end());
+  argv.insert(argv.end(), {"-arch=sm_" + o.arch, "-I" + root, "-I" + dir.string(), "-o", (dir / "code.cubin").string(),
+                           (dir / "code.cu").string()});
+  const std::string log = (dir / "nvcc.log").string(), sass = (dir / "code.sass").string();
+  if (run(argv, (dir / "nvcc.out").string(), log) != 0)
+    return fail_all("nvcc failed: " + first_error_line(read_file(log)));
+  if (run({tk.cuobjdump, "-sass", (dir / "code.cubin").string()}, sass, log) != 0)
+    return fail_all("cuobjdump -sass failed: " + first_error_line(read_file(log)));
+  const auto functions = sass_functions(read_file(sass));
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    Entry& e = out[chunk[i].first];
+    const auto f = functions.find("memsim_code_" + std::to_string(i));
+    if (f == functions.end()) {
+      e.error = "no function memsim_code_" + std::to_string(i) + " in the SASS";
+      continue;
+    }
+    try {
+      e.paths = count_sass_paths(f->second);
+      e.ok = true;
+    } catch (const SassPathError& err) {
+      e.error = std::string("the SASS is not one straight path: ") + err.what();
+    }
+  }
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace
+
+const Toolkit& find_toolkit() {
+  static const Toolkit tk = [] {
+    Toolkit t;
+    t.nvcc = env("MEMSIM_NVCC");
+    if (t.nvcc.empty()) t.nvcc = on_path("nvcc");
+    if (t.nvcc.empty() && executable("/usr/local/cuda/bin/nvcc")) t.nvcc = "/usr/local/cuda/bin/nvcc";
+    if (t.nvcc.empty()) {
+      t.missing = "no nvcc";
+      return t;
+    }
+    t.cuobjdump = beside_or_on_path("cuobjdump", t.nvcc);
+    const std::string nvdisasm = env("NVDISASM_PATH").empty() ? beside_or_on_path("nvdisasm", t.nvcc)
+                                                               : env("NVDISASM_PATH");
+    if (t.cuobjdump.empty()) t.missing = "no cuobjdump beside " + t.nvcc;
+    else if (nvdisasm.empty()) t.missing = "no nvdisasm beside " + t.nvcc;
+    std::error_code ec;
+    const fs::path dir = fs::temp_directory_path(ec);
+    const std::string out = (dir / ("memsim-nvcc-version-" + std::to_string(::getpid()))).string();
+    if (run({t.nvcc, "--version"}, out, out + ".err") == 0) {
+      const std::string v = read_file(out);
+      const size_t at = v.rfind(", V");
+      if (at != std::string::npos) t.version = v.substr(at + 3, v.find_first_of(" \n", at + 3) - at - 3);
+    }
+    fs::remove(out, ec);
+    fs::remove(out + ".err", ec);
+    if (t.version.empty() && t.missing.empty()) t.missing = "nvcc --version failed";
+    t.headers = !kernel_dir().empty() && fs::exists(fs::path(kernel_dir()) / "kernels" / "suite.hpp");
+    if (!t.headers) t.missing = "no kernel headers (set MEMSIM_KERNEL_DIR to memsim's source tree)";
+    return t;
+  }();
+  return tk;
+}
+
+std::string code_cache_dir() {
+  if (!env("MEMSIM_CACHE_DIR").empty()) return env("MEMSIM_CACHE_DIR");
+  if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/memsim";
+  if (!env("HOME").empty()) return env("HOME") + "/.cache/memsim";
+  return (fs::temp_directory_path() / "memsim-cache").string();
+}
+
+std::string static_shape_type(const LaunchConfig& cfg) {
+  const LaunchShape& s = cfg.shape;
+  const bool narrow = fits_32bit_index(s.width, s.height, s.tile_x, s.tile_y);
+  return "StaticShape<" + std::to_string(s.block_x) + ", " + std::to_string(s.block_y) + ", " +
+         std::to_string(s.tile_x) + ", " + std::to_string(s.tile_y) + ", " + std::to_string(s.smem_row) + ", " +
+         (narrow ? "int32_t" : "int64_t") + ">";
+}
+
+std::string instantiation_source(const std::vector<LaunchConfig>& configs, const std::string& kernel_dir) {
+  std::ostringstream os;
+  os << "// Generated by memsim (codegen/compiled_code.cpp) from the kernel headers under " << kernel_dir
+     << ":\n// each configuration's body with its compile-time shape, as the GPU build instantiates it.\n"
+        "#include <cstdint>\n#include \"kernels/device_memory.cuh\"\n#include \"kernels/static_shape.hpp\"\n"
+        "#include \"kernels/suite.hpp\"\nusing namespace memsim;\n";
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const LaunchConfig& c = configs[i];
+    const char* t = storage_type(c.dtype);
+    os << "extern \"C\" __global__ void memsim_code_" << i << "(DeviceMemory<" << t << "> mem, "
+       << static_shape_type(c) << " s) {\n"
+       << "  const ThreadCoord t{int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), int(threadIdx.y)};\n"
+       << "  const DeviceMemory<" << t << ">& m = mem;\n"
+       << "  suite::" << struct_name(*c.kernel) << "::body(m, s, t);\n}\n";
+  }
+  return os.str();
+}
+
+void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOptions& o,
+                   const std::function<void(int, int)>& progress) {
+  const Toolkit& tk = find_toolkit();
+  if (!o.compile || !tk.reads_cache()) return;
+  std::vector<std::pair<std::string, LaunchConfig>> misses;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::map<std::string, bool> seen;
+    for (const LaunchConfig& c : configs) {
+      if (!c.kernel || !struct_name(*c.kernel)) continue;
+      const std::string key = cache_key(c, o, tk);
+      if (memory_cache().count(key) || seen[key]) continue;
+      Entry e;
+      if (load_entry(key, e)) {
+        memory_cache()[key] = e;
+        continue;
+      }
+      seen[key] = true;
+      misses.push_back({key, c});
+    }
+  }
+  if (misses.empty() || !tk.usable()) return;
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = std::max(1, std::min(o.jobs > 0 ? o.jobs : cores, int(misses.size())));
+  // Contiguous chunks: nvcc's start-up (about a second) is paid once a chunk.
+  using Chunk = std::vector<std::pair<std::string, LaunchConfig>>;
+  std::vector<Chunk> chunks(static_cast<size_t>(jobs));
+  for (size_t i = 0; i < misses.size(); ++i) chunks[i * size_t(jobs) / misses.size()].push_back(misses[i]);
+  std::atomic<int> done{0};
+  const int total = int(misses.size());
+  if (progress) progress(0, total);
+  std::vector<std::map<std::string, Entry>> results(chunks.size());
+  std::vector<std::thread> workers;
+  for (size_t j = 0; j < chunks.size(); ++j)
+    workers.emplace_back([&, j] {
+      compile_chunk(chunks[j], o, tk, results[j]);
+      done += int(chunks[j].size());
+    });
+  for (std::thread& w : workers) w.join();
+  if (progress) progress(done.load(), total);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (size_t j = 0; j < chunks.size(); ++j)
+    for (const auto& [key, cfg] : chunks[j]) {
+      const Entry& e = results[j][key];
+      memory_cache()[key] = e;
+      if (e.ok) store_entry(key, wrapper_signature(cfg), tk, o.arch, e.paths);
+    }
+}
+
+CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
+  std::string why;
+  const Toolkit& tk = find_toolkit();
+  if (!o.compile) {
+    why = "--no-compile";
+  } else if (!tk.reads_cache()) {
+    why = tk.missing;
+  } else if (!cfg.kernel || !struct_name(*cfg.kernel)) {
+    why = "not a suite kernel";
+  } else {
+    compile_batch({cfg}, o);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto found = memory_cache().find(cache_key(cfg, o, tk));
+    const Entry e = found == memory_cache().end() ? Entry{false, {}, tk.missing} : found->second;
+    if (e.ok) {
+      CompiledCode c;
+      c.basis = CodeBasis::Compiled;
+      c.paths = e.paths;
+      c.source = "nvcc " + tk.version + ", sm_" + o.arch;
+      c.loads_in_flight = e.paths.load_waits > 0 ? double(e.paths.loads) / e.paths.load_waits : 1.0;
+      return c;
+    }
+    why = e.error;
+  }
+  if (o.arch == "90")
+    if (const SassPaths* row = shipped_sass_paths(cfg)) {
+      CompiledCode c;
+      c.basis = CodeBasis::Shipped;
+      c.paths = *row;
+      c.source = std::string("the SASS table shipped with memsim (") + kSassTableToolkit + "; " + why + ")";
+      c.loads_in_flight = row->load_waits > 0 ? double(row->loads) / row->load_waits : 1.0;
+      return c;
+    }
+  CompiledCode c = estimated_code(cfg);
+  c.source = why;
+  return c;
+}
+
+}  // namespace memsim
