@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -16,6 +18,10 @@
 #include "model/profile.hpp"
 #include "report/analysis.hpp"
 #include "report/sweep.hpp"
+
+#ifndef MEMSIM_SOURCE_DIR
+#error "MEMSIM_SOURCE_DIR (the source tree, for docs/cli.md) must be defined by the build"
+#endif
 
 namespace memsim {
 namespace {
@@ -223,6 +229,22 @@ TEST(Sweep, RowsAreSingleAnalysesRanked) {
   // Within one matrix and dtype, the overall order is the time's too: rank order of one group's rows.
   for (const auto& [key, members] : groups)
     for (size_t i = 1; i < members.size(); ++i) EXPECT_LT(members[i - 1]->rank, members[i]->rank);
+}
+
+// --block all is the list docs/cli.md shows, in its order.
+TEST(Sweep, BlockAllIsTheDocumentedList) {
+  std::ifstream f(std::string(MEMSIM_SOURCE_DIR) + "/docs/cli.md");
+  ASSERT_TRUE(f) << "docs/cli.md";
+  std::string line, listed;
+  while (std::getline(f, line))
+    if (line.find("`--block all` is these") != std::string::npos) listed = line;
+  ASSERT_FALSE(listed.empty()) << "docs/cli.md has no line saying what `--block all` is";
+  std::vector<Size2> documented;
+  const std::regex shape("`([0-9]+)x([0-9]+)`");
+  for (auto it = std::sregex_iterator(listed.begin(), listed.end(), shape); it != std::sregex_iterator(); ++it)
+    documented.push_back({std::stoll((*it)[1]), std::stoll((*it)[2])});
+  EXPECT_EQ(documented, tuner_blocks()) << listed;
+  for (const Size2& b : tuner_blocks()) EXPECT_LE(b.x * b.y, 1024) << format_size2(b);
 }
 
 TEST(Sweep, ShortBasisNamesEveryBasis) {
