@@ -136,11 +136,11 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   opts.add_options()
       ("help,h", "show this help and exit")
       ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels); several, comma-separated, or all: one comparison table")
-      ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows")
-      ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY)")
-      ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, docs/hardware.md)")
+      ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows; several, comma-separated: a sweep")
+      ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY); several, comma-separated, or all (the usual shapes a tuner tries, docs/cli.md): a sweep, one ranked table")
+      ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, docs/hardware.md); several, comma-separated: a sweep")
       ("pad,p", po::value<int>(), "extra elements per shared-tile row (shared-tile kernels; default per kernel)")
-      ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64")
+      ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64; several, comma-separated: a sweep")
       ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")
       ("regs", po::value<int>(), "registers per thread for occupancy (default: the profile's table for the kernel, else 32)")
       ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: counted along the code nvcc generates for the configuration)")
@@ -187,7 +187,8 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   if (vm.count("help")) {
     std::ostringstream os;
     os << "Usage: memsim [options]\n  e.g. memsim --kernel padded --block 32x8\n"
-       << "       memsim --kernel naive,coalesced,padded (one table comparing the three)\n\n"
+       << "       memsim --kernel naive,coalesced,padded (one table comparing the three)\n"
+       << "       memsim --kernel padded --block all --dtype f16,f32 (a sweep: one ranked table)\n\n"
        << opts << "\n";
     cmd.action = CliCommand::Action::Help;
     cmd.help = os.str();
@@ -209,11 +210,29 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   }
   UserConfig& user = cmd.user;
   user.kernel = text(vm, "kernel");
-  user.matrix = parse_size2(text(vm, "matrix"), "--matrix");
-  user.block = parse_size2(text(vm, "block"), "--block");
-  if (vm.count("tile")) user.tile = parse_size2(text(vm, "tile"), "--tile");
+  // A list in --block (or all), --tile, --dtype or --matrix makes a sweep: every axis parsed as a list.
+  const std::string matrix = text(vm, "matrix"), block = text(vm, "block"), dtype = text(vm, "dtype");
+  const std::string tile = vm.count("tile") ? text(vm, "tile") : "";
+  const bool sweep = is_list(matrix) || is_list(block, true) || is_list(dtype) || is_list(tile);
+  if (sweep) {
+    SweepAxes& axes = cmd.sweep;
+    axes.kernels = kernel_names(user.kernel);
+    axes.dtypes = parse_dtype_list(dtype);
+    axes.matrices = parse_size_list(matrix, "--matrix");
+    axes.blocks = parse_size_list(block, "--block", &tuner_blocks());
+    if (vm.count("tile")) {
+      axes.tiles.clear();  // no default tile: the ones given
+      for (const Size2& t : parse_size_list(tile, "--tile")) axes.tiles.push_back(t);
+    }
+    if (vm.count("pad")) axes.pad = vm["pad"].as<int>();
+    sweep_size(axes);
+  } else {
+    user.matrix = parse_size2(matrix, "--matrix");
+    user.block = parse_size2(block, "--block");
+    if (vm.count("tile")) user.tile = parse_size2(tile, "--tile");
+    user.dtype = parse_dtype(dtype);
+  }
   if (vm.count("pad")) user.pad = vm["pad"].as<int>();
-  user.dtype = parse_dtype(text(vm, "dtype"));
   const int threads = vm["threads"].as<int>();
   if (threads < 0 || threads > 256) throw ConfigError("--threads must be between 0 and 256");
 
@@ -229,7 +248,14 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   aopts.window_step = vm["window-step"].as<int64_t>();
   aopts.max_windows = vm["max-windows"].as<int64_t>();
   aopts.window_options_given = !vm["window-step"].defaulted() || !vm["max-windows"].defaulted();
-  if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
+  if (sweep) {
+    if (vm.count("plot"))
+      throw ConfigError("--plot draws one launch; a list in --block, --tile, --dtype or --matrix makes a sweep of " +
+                        std::to_string(sweep_size(cmd.sweep)));
+    if (cmd.format == "ncu-csv")
+      throw ConfigError("--format ncu-csv holds one launch; sweep with table, json or csv");
+    cmd.action = CliCommand::Action::Sweep;
+  } else if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
     cmd.kernels = kernel_names(user.kernel);
     if (vm.count("plot"))
       throw ConfigError("--plot draws one kernel; --kernel names " + std::to_string(cmd.kernels.size()));

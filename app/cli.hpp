@@ -9,16 +9,18 @@
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
 #include "report/analysis.hpp"
+#include "report/sweep.hpp"
 
 namespace memsim {
 
 struct CliCommand {
-  enum class Action { Help, ListKernels, ListDevices, Report, Compare, Plot };
+  enum class Action { Help, ListKernels, ListDevices, Report, Compare, Sweep, Plot };
   Action action = Action::Report;
   std::string help;  // Help: the usage text and every option
-  // Report, Compare and Plot:
+  // Report, Compare, Sweep and Plot:
   UserConfig user;
   std::vector<std::string> kernels;  // Compare: the kernels --kernel names (a list, or all)
+  SweepAxes sweep;  // Sweep: a list in --block (or all), --tile, --dtype or --matrix; the kernels too
   AnalysisOptions analysis;
   std::string device;  // the profile's name
   std::string format;  // table, json, csv or ncu-csv (the lists: table, json or csv)

@@ -17,6 +17,7 @@
 #include "report/analysis.hpp"
 #include "report/compare.hpp"
 #include "report/report.hpp"
+#include "report/sweep.hpp"
 
 using namespace memsim;
 
@@ -131,6 +132,21 @@ int main(int argc, char** argv) {
           print_csv(std::cout, comparison);
         else
           print_comparison(std::cout, comparison);
+        return flushed_output();
+      }
+      case CliCommand::Action::Sweep: {
+        const DeviceProfile device = load_profile(cmd.device);
+        const SweepResult sweep =
+            run_sweep(cmd.sweep, device, cmd.analysis, [](const std::string& stage, int64_t done, int64_t total) {
+              progress().update(stage, done, total, "configurations");
+            });
+        progress().clear();
+        if (cmd.format == "json")
+          std::cout << sweep_json(sweep).dump(2) << "\n";
+        else if (cmd.format == "csv")
+          print_sweep_csv(std::cout, sweep);
+        else
+          print_sweep(std::cout, sweep);
         return flushed_output();
       }
       case CliCommand::Action::Report:

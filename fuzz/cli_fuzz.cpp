@@ -2,7 +2,8 @@
 // through main's own path (app/cli.hpp): parse_command_line, the device profile, the launch resolved against
 // it with every option checked (resolve_analysis) and, for launches small enough to replay in a moment, the
 // whole analysis and the report in the format asked for (to a string, not stdout), or the --plot document
-// (the plotting script is not run). Beyond the sanitizers' checks: errors are one line, reports finite.
+// (the plotting script is not run); a sweep's configurations resolved, and analysed when few and small. Beyond
+// the sanitizers' checks: errors are one line, reports finite.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "report/analysis.hpp"
 #include "report/compare.hpp"
 #include "report/report.hpp"
+#include "report/sweep.hpp"
 
 namespace {
 
@@ -65,6 +67,34 @@ void run_comparison(const CliCommand& cmd, const DeviceProfile& device, const An
   if (out.str().empty()) fuzz::fail("an empty comparison", cmd.format);
 }
 
+// A sweep: every configuration resolved (or refused with one line); analysed, ranked and printed when there are
+// few and each replays in a moment.
+void run_sweep_command(const CliCommand& cmd, const DeviceProfile& device, const AnalysisOptions& options) {
+  SweepPlan plan;
+  try {
+    plan = expand_sweep(cmd.sweep, device, options);
+  } catch (const ConfigError& e) {
+    fuzz::check_error_line(e.what(), input_has_newline);
+    return;
+  }
+  for (const SweepRefusal& r : plan.refused) fuzz::check_error_line(r.reason, input_has_newline);
+  if (plan.launches.size() > 8) return;
+  for (const SweepLaunch& l : plan.launches)
+    if (double(l.launch.blocks()) * l.launch.shape.tile_x * l.launch.shape.tile_y > kMaxReplayedElements) return;
+  SweepResult result;
+  result.axes = cmd.sweep;
+  result.device = provenance_json(device);
+  result.refused = plan.refused;
+  result.rows = analyse_sweep(plan.launches, device, options, result.refused);
+  rank_sweep(result.rows, result.refused);
+  const nlohmann::ordered_json j = sweep_json(result);
+  fuzz::check_finite(j);
+  std::ostringstream out;
+  if (cmd.format == "csv") print_sweep_csv(out, result);
+  else print_sweep(out, result);
+  if (out.str().empty()) fuzz::fail("an empty sweep", cmd.format);
+}
+
 void run(const CliCommand& cmd) {
   if (cmd.action == CliCommand::Action::Help && cmd.help.find("--kernel") == std::string::npos)
     fuzz::fail("help without the options", cmd.help);
@@ -73,6 +103,14 @@ void run(const CliCommand& cmd) {
       AnalysisOptions options = cmd.analysis;
       options.threads = 1;
       run_comparison(cmd, *device, options);
+    }
+    return;
+  }
+  if (cmd.action == CliCommand::Action::Sweep) {
+    if (const DeviceProfile* device = profile(cmd.device)) {
+      AnalysisOptions options = cmd.analysis;
+      options.threads = 1;
+      run_sweep_command(cmd, *device, options);
     }
     return;
   }

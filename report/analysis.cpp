@@ -75,9 +75,7 @@ std::function<void(int64_t, int64_t)> progress_of(const AnalysisOptions& options
 
 }  // namespace
 
-LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
-  // A kernel the device cannot run is refused, not predicted.
-  if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
+void check_analysis_options(const DeviceProfile& device, const AnalysisOptions& options) {
   if (options.regs && (*options.regs < 1 || *options.regs > device.max_regs_per_thread))
     throw ConfigError("--regs must be between 1 and " + std::to_string(device.max_regs_per_thread) + " (" +
                       device.name + "'s registers a thread)");
@@ -96,6 +94,13 @@ LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& devic
   if (options.window_options_given && !count_partitions)
     throw ConfigError("--window-step and --max-windows shape the partition windows, which " + device.name +
                       " counts only with --partitions (its partition mapping is assumed)");
+}
+
+LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  // A kernel the device cannot run is refused, not predicted.
+  if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
+  check_analysis_options(device, options);
+  const bool count_partitions = counts_partitions(device, options);
   const LaunchConfig cfg =
       resolve_launch_any_size(user, launch_limits(device), memory_rules(device), options.exact || count_partitions);
   require_fit(device, cfg, registers_of(device, options, cfg), options.regs.has_value());

@@ -51,6 +51,9 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
 // The copy kernel's prediction on the same matrix, dtype and block (its traffic does not camp): what
 // fraction_of_copy divides by. Throws ConfigError when the copy kernel cannot run that launch.
 Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options = {});
+// The options' own checks, which no launch changes (--regs, --instructions, --resident-blocks, the partition
+// windows' options): the ConfigError resolve_analysis throws for them, after a dtype the device lacks.
+void check_analysis_options(const DeviceProfile& device, const AnalysisOptions& options = {});
 // The launch analyze would replay, with every option and limit it checks checked, and nothing replayed: the
 // same ConfigError, in the same order (the fuzz target resolves launches too large to replay with it).
 LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options = {});

@@ -842,6 +842,236 @@ TEST(Cli, ExactAndClassReplaysPrintTheSameReport) {
             "the partition counter needs every block's own addresses");
 }
 
+// Sweeps (docs/cli.md, "Sweeps"): a list in --block (or all), --tile, --dtype or --matrix. One value everywhere is
+// the single report, and a kernel list with one of each the comparison, as before.
+TEST(Cli, OneValueOnEachAxisIsNoSweep) {
+  const Cli one = run_cli({"--kernel", "padded", "--block", "32x8", "--matrix", "64x64"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(one.out.rfind("memsim: padded  matrix 64x64 f32  block 32x8  tile 32x32", 0), 0u) << one.out;
+  const Cli compare = run_cli({"--kernel", "naive,padded", "--block", "32x8", "--matrix", "64x64", "--dtype", "f32"});
+  ASSERT_EQ(compare.code, 0) << compare.err;
+  EXPECT_EQ(compare.out.rfind("memsim: 2 kernels  matrix 64x64 f32  block 32x8\n", 0), 0u) << compare.out;
+}
+
+// Every malformed list, every sweep too large, and what a sweep cannot print: exit 2, one line naming it.
+TEST(Cli, SweepMistakesExitTwoWithOneLine) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--block", "32x8,,16x16"}, "empty element in --block '32x8,,16x16' (values separated by commas)"},
+      {{"--block", "32x8,"}, "empty element in --block '32x8,' (values separated by commas)"},
+      {{"--block", "32x8,32x8"}, "32x8 named twice in --block '32x8,32x8'"},
+      {{"--block", "32x8,32y8"},
+       "invalid --block '32y8': no 'x' between the two sides (expected WxH with positive integers, e.g. 32x8) in "
+       "--block '32x8,32y8'"},
+      {{"--block", "all,32x8"}, "--block all stands alone (it names every usual shape); got 'all,32x8'"},
+      {{"--dtype", "f32,f8"}, "invalid --dtype 'f8': expected f16, f32 or f64 in --dtype 'f32,f8'"},
+      {{"--dtype", "f16,f16"}, "f16 named twice in --dtype 'f16,f16'"},
+      {{"--matrix", "64x64,-1x4"},
+       "invalid --matrix '-1x4': sizes must be positive (expected WxH with positive integers, e.g. 32x8) in --matrix "
+       "'64x64,-1x4'"},
+      {{"--tile", "32x32,abc"},
+       "invalid --tile 'abc': no 'x' between the two sides (expected WxH with positive integers, e.g. 32x8) in --tile "
+       "'32x32,abc'"},
+      {{"--kernel", "naive,bogus", "--block", "all"},
+       "unknown kernel 'bogus' in --kernel 'naive,bogus' (see --list-kernels; 'all' for every one)"},
+      {{"--kernel", "all", "--block", "all", "--dtype", "f16,f32,f64", "--matrix", "64x64,128x128,256x256"},
+       "a sweep of 2016 configurations (14 kernels x 3 dtypes x 3 matrices x 16 blocks x 1 tiles) is more than 2000; "
+       "sweep fewer values at once"},
+      {{"--block", "all", "--format", "ncu-csv"}, "--format ncu-csv holds one launch; sweep with table, json or csv"},
+      {{"--block", "all", "--plot", "banks", "--plot-out", "banks.png"},
+       "--plot draws one launch; a list in --block, --tile, --dtype or --matrix makes a sweep of 16"},
+      {{"--block", "all", "--regs", "999"}, "--regs must be between 1 and 255 (h100's registers a thread)"},
+  };
+  for (const auto& [args, want] : bad) {
+    const Cli r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << join(args) << "\nstderr: " << r.err;
+    EXPECT_EQ(r.out, "") << join(args);
+    EXPECT_EQ(r.err, "memsim: " + want + "\n") << join(args);
+  }
+}
+
+const std::vector<std::string> kSweepArgs = {"--kernel", "naive,coalesced", "--block", "32x8,16x16,24x8",
+                                             "--tile",   "32x32,64x64",     "--matrix", "256x256"};
+
+std::string size_text(const nlohmann::ordered_json& s, const char* x, const char* y) {
+  return std::to_string(s[x].get<int64_t>()) + "x" + std::to_string(s[y].get<int64_t>());
+}
+
+// One configuration of kSweepArgs in a single run: its JSON report.
+nlohmann::ordered_json single_report(const std::string& kernel, const std::string& block, const std::string& tile) {
+  const Cli r = run_cli({"--kernel", kernel, "--block", block, "--tile", tile, "--matrix", "256x256", "--format",
+                         "json"});
+  EXPECT_EQ(r.code, 0) << kernel << " " << block << " " << tile << ": " << r.err;
+  return r.code == 0 ? nlohmann::ordered_json::parse(r.out) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json sweep_json_of(std::vector<std::string> args) {
+  args.insert(args.end(), {"--format", "json"});
+  const Cli r = run_cli(args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return r.code == 0 ? nlohmann::ordered_json::parse(r.out) : nlohmann::ordered_json();
+}
+
+TEST(Cli, SweepJsonShape) {
+  const auto j = sweep_json_of(kSweepArgs);
+  EXPECT_EQ(keys_of(j), (std::vector<std::string>{"sweep", "rows", "refused", "best"}));
+  const auto& s = j["sweep"];
+  EXPECT_EQ(keys_of(s), (std::vector<std::string>{"kernels", "dtypes", "matrices", "blocks", "tiles", "pad", "device",
+                                                  "configurations", "analysed", "refused", "ranking"}));
+  EXPECT_EQ(s["kernels"], nlohmann::ordered_json({"naive", "coalesced"}));
+  EXPECT_EQ(s["dtypes"], nlohmann::ordered_json({"f32"}));
+  EXPECT_EQ(s["blocks"].size(), 3u);
+  EXPECT_EQ(size_text(s["blocks"][2], "x", "y"), "24x8");
+  EXPECT_EQ(size_text(s["tiles"][1], "x", "y"), "64x64");
+  EXPECT_TRUE(s["pad"].is_null());
+  EXPECT_EQ(s["device"]["profile"], "h100");
+  EXPECT_EQ(s["configurations"], 12);
+  // 24x8 blocks divide neither a 32- nor a 64-wide tile: 4 of the 12 are refused.
+  EXPECT_EQ(s["analysed"], 8);
+  EXPECT_EQ(s["refused"], 4);
+  ASSERT_EQ(j["rows"].size(), 8u);
+  ASSERT_EQ(j["refused"].size(), 4u);
+  double last_bandwidth = 1e300;
+  for (size_t i = 0; i < j["rows"].size(); ++i) {
+    const auto& row = j["rows"][i];
+    EXPECT_EQ(keys_of(row), (std::vector<std::string>{
+                                "rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad",
+                                "shared_bytes_per_block", "time_us", "effective_bandwidth_gbs", "fraction_of_copy",
+                                "bottleneck", "bottleneck_share", "occupancy", "instructions", "instructions_basis"}));
+    EXPECT_EQ(row["rank"], i + 1);
+    EXPECT_LE(row["effective_bandwidth_gbs"].get<double>(), last_bandwidth);
+    last_bandwidth = row["effective_bandwidth_gbs"].get<double>();
+    EXPECT_EQ(keys_of(row["occupancy"]), (std::vector<std::string>{"blocks_per_sm", "warps_per_sm", "limiter"}));
+    // The row is the single run's prediction.
+    const auto one = single_report(row["kernel"], size_text(row["block"], "x", "y"), size_text(row["tile"], "x", "y"));
+    const auto& p = one["prediction"];
+    EXPECT_EQ(row["time_us"], p["time_us"]) << row.dump();
+    EXPECT_EQ(row["effective_bandwidth_gbs"], p["effective_bandwidth_gbs"]) << row.dump();
+    EXPECT_EQ(row["fraction_of_copy"], p["fraction_of_copy"]) << row.dump();
+    EXPECT_EQ(row["bottleneck"], p["bottleneck"]) << row.dump();
+    EXPECT_EQ(row["bottleneck_share"], p["bottleneck_share"]) << row.dump();
+    EXPECT_EQ(row["occupancy"]["blocks_per_sm"], p["occupancy"]["blocks_per_sm"]) << row.dump();
+    EXPECT_EQ(row["occupancy"]["warps_per_sm"], p["occupancy"]["warps_per_sm"]) << row.dump();
+    EXPECT_EQ(row["instructions_basis"], p["instructions_basis"]) << row.dump();
+    EXPECT_EQ(row["shared_bytes_per_block"], one["config"]["shared_bytes_per_block"]) << row.dump();
+    EXPECT_EQ(row["pad"], one["config"]["pad"]) << row.dump();
+  }
+  for (const auto& x : j["refused"]) {
+    EXPECT_EQ(keys_of(x), (std::vector<std::string>{"kernel", "dtype", "matrix", "block", "tile", "pad", "reason"}));
+    EXPECT_EQ(size_text(x["block"], "x", "y"), "24x8");
+    // The reason a single run gives.
+    const Cli one = run_cli({"--kernel", x["kernel"].get<std::string>(), "--block", "24x8", "--tile",
+                             size_text(x["tile"], "x", "y"), "--matrix", "256x256"});
+    EXPECT_EQ(one.code, 2);
+    EXPECT_EQ(one.err, "memsim: " + x["reason"].get<std::string>() + "\n");
+  }
+  // The best over all is the first row; the best of each (kernel, dtype, matrix) group, in the axes' order.
+  EXPECT_EQ(keys_of(j["best"]), (std::vector<std::string>{"overall", "per_group"}));
+  EXPECT_EQ(j["best"]["overall"], j["rows"][0]);
+  ASSERT_EQ(j["best"]["per_group"].size(), 2u);
+  for (size_t g = 0; g < 2; ++g) {
+    const auto& best = j["best"]["per_group"][g];
+    EXPECT_EQ(best["kernel"], g == 0 ? "naive" : "coalesced");
+    EXPECT_EQ(best["group_rank"], 1);
+    for (const auto& row : j["rows"])
+      if (row["kernel"] == best["kernel"]) {
+        EXPECT_LE(best["time_us"].get<double>(), row["time_us"].get<double>());
+      }
+  }
+}
+
+TEST(Cli, SweepCsvHasARowAConfiguration) {
+  std::vector<std::string> args = kSweepArgs;
+  args.insert(args.end(), {"--format", "csv"});
+  const Cli r = run_cli(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = sweep_json_of(kSweepArgs);
+  const std::vector<std::string> ls = lines(r.out);
+  ASSERT_EQ(ls.size(), 1u + 12u) << r.out;
+  EXPECT_EQ(ls[0], "rank,group_rank,kernel,dtype,matrix,block,tile,pad,shared_bytes_per_block,time_us,"
+                   "effective_bandwidth_gbs,fraction_of_copy,bottleneck,bottleneck_share,blocks_per_sm,warps_per_sm,"
+                   "occupancy_limiter,instructions,instructions_basis,refused");
+  for (size_t i = 1; i <= 8; ++i) {
+    const std::vector<std::string> f = split(ls[i], ',');
+    ASSERT_EQ(f.size(), 20u) << ls[i];
+    const auto& row = j["rows"][i - 1];
+    EXPECT_EQ(f[0], std::to_string(i));
+    EXPECT_EQ(f[2], row["kernel"]);
+    EXPECT_EQ(f[4], "256x256");
+    EXPECT_EQ(f[5], size_text(row["block"], "x", "y"));
+    EXPECT_EQ(f[9], row["time_us"].dump());
+    EXPECT_EQ(f[18], row["instructions_basis"]);
+    EXPECT_EQ(f[19], "");
+  }
+  // The refused ones last: no rank, the reason in the last column.
+  for (size_t i = 9; i <= 12; ++i) {
+    EXPECT_EQ(ls[i].rfind(",,", 0), 0u) << ls[i];
+    EXPECT_NE(ls[i].find(",24x8,"), std::string::npos) << ls[i];
+    EXPECT_NE(ls[i].find(j["refused"][i - 9]["reason"].get<std::string>()), std::string::npos) << ls[i];
+  }
+}
+
+TEST(Cli, SweepTableRanksAndNamesTheFastest) {
+  const Cli r = run_cli(kSweepArgs);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto j = sweep_json_of(kSweepArgs);
+  const std::vector<std::string> ls = lines(r.out);
+  EXPECT_EQ(ls[0], "memsim: sweep of 12 configurations  kernel naive,coalesced  dtype f32  matrix 256x256  block "
+                   "32x8,16x16,24x8  tile 32x32,64x64");
+  size_t header = 0;
+  while (header < ls.size() && ls[header].rfind("rank", 0) != 0) ++header;
+  ASSERT_LT(header + 8, ls.size()) << r.out;
+  std::istringstream h(ls[header]);
+  std::vector<std::string> columns;
+  for (std::string w; h >> w;) columns.push_back(w);
+  EXPECT_EQ(columns, (std::vector<std::string>{"rank", "in", "group", "kernel", "dtype", "matrix", "block", "tile",
+                                               "pad", "time", "us", "GB/s", "of", "copy", "blk/SM", "warps/SM",
+                                               "shared", "B", "instr", "bottleneck"}));
+  for (size_t i = 0; i < 8; ++i) {
+    std::istringstream is(ls[header + 1 + i]);
+    std::vector<std::string> t;
+    for (std::string w; is >> w;) t.push_back(w);
+    ASSERT_GT(t.size(), 14u) << ls[header + 1 + i];
+    EXPECT_EQ(t[0], std::to_string(i + 1));
+    EXPECT_EQ(t[1], j["rows"][i]["group_rank"].dump());
+    EXPECT_EQ(t[2], j["rows"][i]["kernel"]);
+    EXPECT_EQ(t[5], size_text(j["rows"][i]["block"], "x", "y"));
+  }
+  EXPECT_NE(r.out.find("\nRefused (4)\n  naive f32 256x256 block 24x8 tile 32x32: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nFastest in each group (kernel, dtype, matrix)\n  naive f32 256x256 block "),
+            std::string::npos)
+      << r.out;
+  const auto& best = j["best"]["overall"];
+  const std::string fastest = "fastest: " + best["kernel"].get<std::string>() + " f32 256x256 block " +
+                              size_text(best["block"], "x", "y") + " tile " + size_text(best["tile"], "x", "y");
+  EXPECT_EQ(ls.back().rfind(fastest, 0), 0u) << ls.back();
+}
+
+// --block all: the shapes docs/cli.md lists, in its order. One kernel, dtype and matrix: one group, no group
+// column and no list of groups.
+TEST(Cli, SweepBlockAllIsTheDocumentedList) {
+  const auto j = sweep_json_of({"--block", "all", "--matrix", "256x256"});
+  std::ifstream doc(std::string(MEMSIM_SOURCE_DIR) + "/docs/cli.md");
+  std::string line, listed;
+  while (std::getline(doc, line))
+    if (line.find("`--block all` is these") != std::string::npos) listed = line;
+  ASSERT_FALSE(listed.empty()) << "docs/cli.md has no line saying what `--block all` is";
+  std::vector<std::string> documented, swept;
+  for (const std::string& word : split(listed.substr(listed.find("these")), '`'))
+    if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) && word.find('x') != std::string::npos &&
+        word.find(' ') == std::string::npos)
+      documented.push_back(word);
+  for (const auto& b : j["sweep"]["blocks"]) swept.push_back(size_text(b, "x", "y"));
+  EXPECT_EQ(swept, documented);
+  EXPECT_EQ(swept.size(), 16u);
+  EXPECT_EQ(j["rows"].size() + j["refused"].size(), 16u);
+  const Cli table = run_cli({"--block", "all", "--matrix", "256x256"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_EQ(table.out.find("in group"), std::string::npos);
+  EXPECT_EQ(table.out.find("Fastest in each group"), std::string::npos);
+  EXPECT_NE(table.out.find("\nfastest: padded f32 256x256 block "), std::string::npos) << table.out;
+}
+
 }  // namespace
 }  // namespace memsim
 

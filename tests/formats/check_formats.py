@@ -307,6 +307,19 @@ def test_progress(work):
             check("memsim:" not in out, "sweep progress reached stdout")
             break
 
+    # A sweep of blocks (docs/cli.md, "Sweeps"): its progress counts configurations; its JSON stays clean.
+    for side in (1024, 2048, 4096, 8192):
+        sweep = [MEMSIM, "--kernel", "all", "--block", "32x8,16x16,8x32", "--matrix", "%dx%d" % (side, side),
+                 "--threads", "1", "--format", "json"]
+        code, out, err, seconds = run(sweep, tty=True)
+        if seconds > 1.5:
+            check(code == 0, "block sweep failed: %r" % err[-300:])
+            check("memsim: sweep: " in err and " configurations)" in err, "no block sweep progress: %r" % err[:300])
+            check(err.endswith("\r\x1b[K"), "the block sweep's progress line is not cleared: %r" % err[-80:])
+            check("memsim:" not in out, "block sweep progress reached stdout")
+            json.loads(out)
+            break
+
 
 def main():
     global MEMSIM, SOURCE

@@ -1,0 +1,476 @@
+#include "report/sweep.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "model/cost.hpp"
+#include "model/significant.hpp"
+#include "report/report.hpp"
+
+namespace memsim {
+namespace {
+
+// The elements of a comma-separated list, each checked non-empty; `option` and `spec` name them in errors.
+std::vector<std::string> split_list(const std::string& spec, const std::string& option) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t comma = spec.find(',', start);
+    const std::string part = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty()) throw ConfigError("empty element in " + option + " '" + spec + "' (values separated by commas)");
+    parts.push_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+std::string dims(Size2 s) { return format_size2(s); }
+
+nlohmann::ordered_json size_json(Size2 s, const char* x, const char* y) { return {{x, s.x}, {y, s.y}}; }
+
+// Where a configuration sits in the axes: the group (kernel, dtype, matrix) and its order.
+std::tuple<std::string, int, int64_t, int64_t> group_key(const UserConfig& u) {
+  return {u.kernel, int(u.dtype), u.matrix.x, u.matrix.y};
+}
+
+// "padded f32 2048x2048 block 32x8", and the tile and pad where the user gave them: a refusal's configuration.
+std::string point_text(const UserConfig& u) {
+  std::string s = u.kernel + " " + dtype_name(u.dtype) + " " + dims(u.matrix) + " block " + dims(u.block);
+  if (u.tile) s += " tile " + dims(*u.tile);
+  if (u.pad) s += " pad " + std::to_string(*u.pad);
+  return s;
+}
+
+// "padded f32 2048x2048 block 32x8 tile 32x32 pad 1": a row's configuration as resolved.
+std::string row_text(const SweepRow& r) {
+  std::string s = r.point.user.kernel + " " + dtype_name(r.launch.dtype) + " " + dims(r.point.user.matrix) +
+                  " block " + dims(r.point.user.block) + " tile " +
+                  dims({r.launch.shape.tile_x, r.launch.shape.tile_y});
+  if (r.launch.shared_bytes > 0) s += " pad " + std::to_string(r.launch.shape.pad);
+  return s;
+}
+
+std::string percent(const std::optional<double>& f) {
+  return f ? significant(100.0 * *f, 3) + "%" : std::string("-");
+}
+
+// "15.79 us, 2125 GB/s, 108% of copy"
+std::string figures(const SweepRow& r) {
+  std::string s = significant(r.time_us) + " us, " + significant(r.effective_bandwidth_gbs) + " GB/s";
+  if (r.fraction_of_copy) s += ", " + percent(r.fraction_of_copy) + " of copy";
+  return s;
+}
+
+nlohmann::ordered_json point_json(const UserConfig& u) {
+  nlohmann::ordered_json j;
+  j["kernel"] = u.kernel;
+  j["dtype"] = dtype_name(u.dtype);
+  j["matrix"] = size_json(u.matrix, "width", "height");
+  j["block"] = size_json(u.block, "x", "y");
+  j["tile"] = u.tile ? size_json(*u.tile, "x", "y") : nlohmann::ordered_json(nullptr);
+  j["pad"] = u.pad ? nlohmann::ordered_json(*u.pad) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+nlohmann::ordered_json row_json(const SweepRow& r) {
+  nlohmann::ordered_json j;
+  j["rank"] = r.rank;
+  j["group_rank"] = r.group_rank;
+  j["kernel"] = r.point.user.kernel;
+  j["dtype"] = dtype_name(r.launch.dtype);
+  j["matrix"] = size_json(r.point.user.matrix, "width", "height");
+  j["block"] = size_json(r.point.user.block, "x", "y");
+  j["tile"] = size_json({r.launch.shape.tile_x, r.launch.shape.tile_y}, "x", "y");
+  j["pad"] = r.launch.shape.pad;
+  j["shared_bytes_per_block"] = r.launch.shared_bytes;
+  j["time_us"] = r.time_us;
+  j["effective_bandwidth_gbs"] = r.effective_bandwidth_gbs;
+  j["fraction_of_copy"] = r.fraction_of_copy ? nlohmann::ordered_json(*r.fraction_of_copy) : nullptr;
+  j["bottleneck"] = r.bottleneck;
+  j["bottleneck_share"] = r.bottleneck_share;
+  j["occupancy"] = {{"blocks_per_sm", r.blocks_per_sm},
+                    {"warps_per_sm", r.warps_per_sm},
+                    {"limiter", r.occupancy_limiter}};
+  j["instructions"] = r.instructions;
+  j["instructions_basis"] = r.instructions_basis;
+  return j;
+}
+
+// An axis as the header prints it: its values, or how many when they are many.
+template <class T, class F>
+std::string axis_text(const std::vector<T>& values, const char* what, F text) {
+  if (values.size() > 4) return std::to_string(values.size()) + " " + what;
+  std::string s;
+  for (const T& v : values) s += (s.empty() ? "" : ",") + text(v);
+  return s;
+}
+
+}  // namespace
+
+const std::vector<Size2>& tuner_blocks() {
+  // Warp-wide rows first (what the suite's kernels are written for), then the taller, the wider and the
+  // smaller shapes tuners try; every one at most 1024 threads.
+  static const std::vector<Size2> blocks = {{32, 8},  {16, 16}, {8, 32},  {32, 32}, {32, 4},  {32, 16},
+                                            {64, 4},  {64, 8},  {64, 16}, {128, 4}, {128, 8}, {16, 8},
+                                            {16, 32}, {8, 8},   {256, 1}, {32, 1}};
+  return blocks;
+}
+
+bool is_list(const std::string& spec, bool all) {
+  return (all && spec == "all") || spec.find(',') != std::string::npos;
+}
+
+std::vector<Size2> parse_size_list(const std::string& spec, const std::string& option, const std::vector<Size2>* all) {
+  if (all && spec == "all") return *all;
+  std::vector<Size2> values;
+  for (const std::string& part : split_list(spec, option)) {
+    if (part == "all")
+      throw ConfigError(all ? option + " all stands alone (it names every usual shape); got '" + spec + "'"
+                            : option + " takes WxH values, not 'all'; got '" + spec + "'");
+    Size2 v;
+    try {
+      v = parse_size2(part, option);
+    } catch (const ConfigError& e) {
+      if (part == spec) throw;
+      throw ConfigError(std::string(e.what()) + " in " + option + " '" + spec + "'");
+    }
+    if (std::find(values.begin(), values.end(), v) != values.end())
+      throw ConfigError(dims(v) + " named twice in " + option + " '" + spec + "'");
+    values.push_back(v);
+  }
+  return values;
+}
+
+std::vector<Dtype> parse_dtype_list(const std::string& spec) {
+  std::vector<Dtype> values;
+  for (const std::string& part : split_list(spec, "--dtype")) {
+    Dtype d;
+    try {
+      d = parse_dtype(part);
+    } catch (const ConfigError& e) {
+      if (part == spec) throw;
+      throw ConfigError(std::string(e.what()) + " in --dtype '" + spec + "'");
+    }
+    if (std::find(values.begin(), values.end(), d) != values.end())
+      throw ConfigError(part + " named twice in --dtype '" + spec + "'");
+    values.push_back(d);
+  }
+  return values;
+}
+
+int64_t sweep_size(const SweepAxes& a) {
+  int64_t n = 1;
+  for (const size_t k : {a.kernels.size(), a.dtypes.size(), a.matrices.size(), a.blocks.size(), a.tiles.size()}) {
+    if (k == 0) throw ConfigError("a sweep needs at least one value on every axis");
+    n *= int64_t(k);
+    if (n > kMaxSweepConfigurations) break;  // no overflow: each axis is at most a command line long
+  }
+  if (n > kMaxSweepConfigurations) {
+    // The whole product, for the message (each factor is small: the command line holds it).
+    double total = 1;
+    for (const size_t k : {a.kernels.size(), a.dtypes.size(), a.matrices.size(), a.blocks.size(), a.tiles.size()})
+      total *= double(k);
+    std::ostringstream os;
+    os << "a sweep of " << std::fixed << std::setprecision(0) << total << " configurations (" << a.kernels.size()
+       << " kernels x " << a.dtypes.size() << " dtypes x " << a.matrices.size() << " matrices x " << a.blocks.size()
+       << " blocks x " << a.tiles.size() << " tiles) is more than " << kMaxSweepConfigurations
+       << "; sweep fewer values at once";
+    throw ConfigError(os.str());
+  }
+  return n;
+}
+
+SweepPlan expand_sweep(const SweepAxes& axes, const DeviceProfile& device, const AnalysisOptions& options) {
+  sweep_size(axes);
+  check_analysis_options(device, options);  // a wrong option is the command's mistake, not a configuration's
+  SweepPlan plan;
+  size_t index = 0;
+  for (const std::string& kernel : axes.kernels)
+    for (const Dtype dtype : axes.dtypes)
+      for (const Size2& matrix : axes.matrices)
+        for (const Size2& block : axes.blocks)
+          for (const std::optional<Size2>& tile : axes.tiles) {
+            SweepPoint p;
+            p.index = index++;
+            p.user.kernel = kernel;
+            p.user.dtype = dtype;
+            p.user.matrix = matrix;
+            p.user.block = block;
+            p.user.tile = tile;
+            p.user.pad = axes.pad;
+            try {
+              const LaunchConfig launch = resolve_analysis(p.user, device, options);
+              plan.launches.push_back({p, launch});
+            } catch (const ConfigError& e) {
+              plan.refused.push_back({p, e.what()});
+            }
+          }
+  return plan;
+}
+
+std::string short_basis(const std::string& basis) {
+  if (basis == kBasisSass) return "sass";
+  if (basis == kBasisCounted) return "counted";
+  if (basis == kBasisOperations) return "ops";
+  if (basis == kBasisMemoryRatio) return "ratio";
+  if (basis == kBasisGiven) return "given";
+  return basis;
+}
+
+std::vector<SweepRow> analyse_sweep(const std::vector<SweepLaunch>& launches, const DeviceProfile& device,
+                                    const AnalysisOptions& options, std::vector<SweepRefusal>& refused,
+                                    const SweepProgress& progress) {
+  // The copy kernel once for each matrix, dtype and block, as a single run predicts it for its fraction of
+  // copy (analyze); none where copy cannot run that launch (the comparison's habit).
+  std::map<std::tuple<int64_t, int64_t, int, int64_t, int64_t>, std::optional<Prediction>> copies;
+  AnalysisOptions each = options;
+  each.predict_copy = false;
+  const auto outer = options.progress;  // a replay's own progress, prefixed with where the sweep stands
+  std::vector<SweepRow> rows;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const UserConfig& u = launches[i].point.user;
+    const std::string stage = "sweep, " + point_text(u);
+    if (progress) progress("sweep", int64_t(i), int64_t(launches.size()));  // one stage: its rate gives the time left
+    if (outer)
+      each.progress = [&outer, &stage](const std::string& what, int64_t done, int64_t total) {
+        outer(stage + ": " + what, done, total);
+      };
+    try {
+      const Analysis a = analyze(u, device, each);
+      SweepRow r;
+      r.point = launches[i].point;
+      r.launch = a.config;
+      const Prediction& p = a.prediction;
+      r.time_us = p.time_us;
+      r.effective_bandwidth_gbs = p.effective_bandwidth_gbs;
+      if (u.kernel == "copy") {
+        r.fraction_of_copy = 1.0;
+      } else {
+        const auto key = std::make_tuple(u.matrix.x, u.matrix.y, int(u.dtype), u.block.x, u.block.y);
+        auto it = copies.find(key);
+        if (it == copies.end()) {
+          std::optional<Prediction> copy;
+          try {
+            copy = predict_copy(u, device, each);
+          } catch (const ConfigError&) {
+          }
+          it = copies.emplace(key, std::move(copy)).first;
+        }
+        if (it->second) r.fraction_of_copy = it->second->time_us / p.time_us;
+      }
+      r.bottleneck = p.bottleneck;
+      r.bottleneck_share = p.bottleneck_share();
+      r.blocks_per_sm = p.occupancy.blocks_per_sm;
+      r.warps_per_sm = p.occupancy.resident_warps();
+      r.occupancy_limiter = p.occupancy.limiter;
+      r.instructions = p.instructions;
+      r.instructions_basis = p.instructions_basis;
+      rows.push_back(std::move(r));
+    } catch (const ConfigError& e) {
+      refused.push_back({launches[i].point, e.what()});
+    }
+  }
+  if (progress) progress("sweep", int64_t(launches.size()), int64_t(launches.size()));
+  return rows;
+}
+
+void rank_sweep(std::vector<SweepRow>& rows, std::vector<SweepRefusal>& refused) {
+  // Within each (kernel, dtype, matrix) group: by time, then by place in the cross product.
+  std::map<std::tuple<std::string, int, int64_t, int64_t>, std::vector<SweepRow*>> groups;
+  for (SweepRow& r : rows) groups[group_key(r.point.user)].push_back(&r);
+  for (auto& [key, members] : groups) {
+    std::stable_sort(members.begin(), members.end(), [](const SweepRow* a, const SweepRow* b) {
+      if (a->time_us != b->time_us) return a->time_us < b->time_us;
+      return a->point.index < b->point.index;
+    });
+    for (size_t i = 0; i < members.size(); ++i) members[i]->group_rank = int64_t(i) + 1;
+  }
+  std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) {
+    if (a.effective_bandwidth_gbs != b.effective_bandwidth_gbs)
+      return a.effective_bandwidth_gbs > b.effective_bandwidth_gbs;
+    if (a.time_us != b.time_us) return a.time_us < b.time_us;
+    return a.point.index < b.point.index;
+  });
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].rank = int64_t(i) + 1;
+  std::sort(refused.begin(), refused.end(),
+            [](const SweepRefusal& a, const SweepRefusal& b) { return a.point.index < b.point.index; });
+}
+
+SweepResult run_sweep(const SweepAxes& axes, const DeviceProfile& device, const AnalysisOptions& options,
+                      const SweepProgress& progress) {
+  SweepResult r;
+  r.axes = axes;
+  r.device = provenance_json(device);
+  // Step 1: every configuration resolved (or refused) before anything is replayed.
+  SweepPlan plan = expand_sweep(axes, device, options);
+  // A batch step over plan.launches (all of them known here, none analysed yet) goes here.
+  // Step 2: each launch analysed as a single run would be.
+  r.refused = std::move(plan.refused);
+  r.rows = analyse_sweep(plan.launches, device, options, r.refused, progress);
+  // Step 3.
+  rank_sweep(r.rows, r.refused);
+  return r;
+}
+
+std::vector<const SweepRow*> best_per_group(const SweepResult& r) {
+  std::vector<const SweepRow*> best;
+  for (const SweepRow& row : r.rows)
+    if (row.group_rank == 1) best.push_back(&row);
+  std::sort(best.begin(), best.end(),
+            [](const SweepRow* a, const SweepRow* b) { return a->point.index < b->point.index; });
+  return best;
+}
+
+nlohmann::ordered_json sweep_json(const SweepResult& r) {
+  nlohmann::ordered_json sweep;
+  const SweepAxes& a = r.axes;
+  sweep["kernels"] = a.kernels;
+  sweep["dtypes"] = nlohmann::ordered_json::array();
+  for (const Dtype d : a.dtypes) sweep["dtypes"].push_back(dtype_name(d));
+  sweep["matrices"] = nlohmann::ordered_json::array();
+  for (const Size2& m : a.matrices) sweep["matrices"].push_back(size_json(m, "width", "height"));
+  sweep["blocks"] = nlohmann::ordered_json::array();
+  for (const Size2& b : a.blocks) sweep["blocks"].push_back(size_json(b, "x", "y"));
+  sweep["tiles"] = nlohmann::ordered_json::array();
+  for (const auto& t : a.tiles) sweep["tiles"].push_back(t ? size_json(*t, "x", "y") : nlohmann::ordered_json(nullptr));
+  sweep["pad"] = a.pad ? nlohmann::ordered_json(*a.pad) : nlohmann::ordered_json(nullptr);
+  sweep["device"] = r.device;
+  sweep["configurations"] = r.rows.size() + r.refused.size();
+  sweep["analysed"] = r.rows.size();
+  sweep["refused"] = r.refused.size();
+  sweep["ranking"] =
+      "rank: by effective bandwidth, highest first (within one matrix and dtype, fastest first); group_rank: by "
+      "time within each (kernel, dtype, matrix)";
+
+  nlohmann::ordered_json out;
+  out["sweep"] = sweep;
+  out["rows"] = nlohmann::ordered_json::array();
+  for (const SweepRow& row : r.rows) out["rows"].push_back(row_json(row));
+  out["refused"] = nlohmann::ordered_json::array();
+  for (const SweepRefusal& x : r.refused) {
+    nlohmann::ordered_json j = point_json(x.point.user);
+    j["reason"] = x.reason;
+    out["refused"].push_back(j);
+  }
+  nlohmann::ordered_json best;
+  best["overall"] = r.rows.empty() ? nlohmann::ordered_json(nullptr) : row_json(r.rows.front());
+  best["per_group"] = nlohmann::ordered_json::array();
+  for (const SweepRow* row : best_per_group(r)) best["per_group"].push_back(row_json(*row));
+  out["best"] = best;
+  return out;
+}
+
+void print_sweep(std::ostream& os, const SweepResult& r) {
+  const SweepAxes& a = r.axes;
+  const auto size_text = [](Size2 s) { return dims(s); };
+  os << "memsim: sweep of " << r.rows.size() + r.refused.size() << " configurations  kernel "
+     << axis_text(a.kernels, "kernels", [](const std::string& k) { return k; }) << "  dtype "
+     << axis_text(a.dtypes, "dtypes", [](Dtype d) { return std::string(dtype_name(d)); }) << "  matrix "
+     << axis_text(a.matrices, "matrices", size_text) << "  block " << axis_text(a.blocks, "shapes", size_text)
+     << "  tile " << axis_text(a.tiles, "tiles", [](const std::optional<Size2>& t) {
+          return t ? dims(*t) : std::string("default");
+        });
+  if (a.pad) os << "  pad " << *a.pad;
+  os << "\n";
+  const auto& d = r.device;
+  os << "Prediction on " << d["profile"].get<std::string>() << " (" << d["name"].get<std::string>()
+     << ", compute capability " << d["compute_capability"].get<std::string>() << ")\n  "
+     << d["provenance"].get<std::string>() << "\n";
+
+  // One matrix and dtype: every row moves the same bytes, and the bandwidth's order is the time's.
+  const bool same_bytes = a.dtypes.size() == 1 && a.matrices.size() == 1;
+  const bool one_group = best_per_group(r).size() <= 1;
+  os << "  " << r.rows.size() << " analysed, " << r.refused.size() << " refused; "
+     << (same_bytes ? "fastest first"
+                    : "ranked by effective bandwidth, highest first (within one dtype and matrix: fastest first)");
+  if (!one_group) os << "; in group: the rank within its kernel, dtype and matrix";
+  os << "\n";
+
+  // The cells, then the widths they need.
+  std::vector<std::string> header = {"rank"};
+  if (!one_group) header.push_back("in group");
+  for (const char* h : {"kernel", "dtype", "matrix", "block", "tile", "pad", "time us", "GB/s", "of copy", "blk/SM",
+                        "warps/SM", "shared B", "instr", "bottleneck"})
+    header.push_back(h);
+  const size_t text_from = one_group ? 1 : 2;  // kernel .. pad are left-aligned, as is the bottleneck
+  std::vector<std::vector<std::string>> cells;
+  for (const SweepRow& row : r.rows) {
+    std::vector<std::string> c = {std::to_string(row.rank)};
+    if (!one_group) c.push_back(std::to_string(row.group_rank));
+    c.push_back(row.point.user.kernel);
+    c.push_back(dtype_name(row.launch.dtype));
+    c.push_back(dims(row.point.user.matrix));
+    c.push_back(dims(row.point.user.block));
+    c.push_back(dims({row.launch.shape.tile_x, row.launch.shape.tile_y}));
+    c.push_back(row.launch.shared_bytes > 0 ? std::to_string(row.launch.shape.pad) : "-");
+    c.push_back(significant(row.time_us));
+    c.push_back(significant(row.effective_bandwidth_gbs));
+    c.push_back(percent(row.fraction_of_copy));
+    c.push_back(std::to_string(row.blocks_per_sm));
+    c.push_back(std::to_string(row.warps_per_sm));
+    c.push_back(std::to_string(row.launch.shared_bytes));
+    c.push_back(short_basis(row.instructions_basis));
+    c.push_back(row.bottleneck + " (" + significant(100.0 * row.bottleneck_share, 2) + "%)");
+    cells.push_back(std::move(c));
+  }
+  std::vector<size_t> width(header.size());
+  for (size_t i = 0; i < header.size(); ++i) {
+    width[i] = header[i].size();
+    for (const auto& c : cells) width[i] = std::max(width[i], c[i].size());
+  }
+  const auto print_row = [&](const std::vector<std::string>& c) {
+    std::string line;
+    for (size_t i = 0; i < c.size(); ++i) {
+      const bool left = (i >= text_from && i < text_from + 6) || i + 1 == c.size();
+      const std::string fill(width[i] - c[i].size(), ' ');
+      line += (i ? "  " : "") + (left ? c[i] + (i + 1 == c.size() ? "" : fill) : fill + c[i]);
+    }
+    os << line << "\n";
+  };
+  os << "\n";
+  print_row(header);
+  for (const auto& c : cells) print_row(c);
+  os << "  of copy: the copy kernel's time at the same matrix, dtype and block over this one\n"
+     << "  blk/SM, warps/SM: resident on an SM at once; instr: what the instruction count is based on (docs/cli.md)\n";
+
+  if (!r.refused.empty()) {
+    os << "\nRefused (" << r.refused.size() << ")\n";
+    for (const SweepRefusal& x : r.refused) os << "  " << point_text(x.point.user) << ": " << x.reason << "\n";
+  }
+  if (!one_group) {
+    os << "\nFastest in each group (kernel, dtype, matrix)\n";
+    for (const SweepRow* row : best_per_group(r)) os << "  " << row_text(*row) << ": " << figures(*row) << "\n";
+  }
+  os << "\n";
+  if (r.rows.empty())
+    os << "fastest: none (every configuration was refused)\n";
+  else
+    os << "fastest: " << row_text(r.rows.front()) << ": " << figures(r.rows.front())
+       << (same_bytes ? "" : " (the highest effective bandwidth)") << "\n";
+}
+
+void print_sweep_csv(std::ostream& os, const SweepResult& r) {
+  csv_row(os, {"rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad", "shared_bytes_per_block",
+               "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "bottleneck_share",
+               "blocks_per_sm", "warps_per_sm", "occupancy_limiter", "instructions", "instructions_basis",
+               "refused"});
+  const auto number = [](double v) { return nlohmann::ordered_json(v).dump(); };
+  for (const SweepRow& row : r.rows)
+    csv_row(os, {std::to_string(row.rank), std::to_string(row.group_rank), row.point.user.kernel,
+                 dtype_name(row.launch.dtype), dims(row.point.user.matrix), dims(row.point.user.block),
+                 dims({row.launch.shape.tile_x, row.launch.shape.tile_y}), std::to_string(row.launch.shape.pad),
+                 std::to_string(row.launch.shared_bytes), number(row.time_us), number(row.effective_bandwidth_gbs),
+                 row.fraction_of_copy ? number(*row.fraction_of_copy) : "", row.bottleneck,
+                 number(row.bottleneck_share), std::to_string(row.blocks_per_sm), std::to_string(row.warps_per_sm),
+                 row.occupancy_limiter, number(row.instructions), row.instructions_basis, ""});
+  for (const SweepRefusal& x : r.refused) {
+    const UserConfig& u = x.point.user;
+    csv_row(os, {"", "", u.kernel, dtype_name(u.dtype), dims(u.matrix), dims(u.block), u.tile ? dims(*u.tile) : "",
+                 u.pad ? std::to_string(*u.pad) : "", "", "", "", "", "", "", "", "", "", "", "", x.reason});
+  }
+}
+
+}  // namespace memsim

@@ -1,0 +1,259 @@
+// The sweep over kernels, dtypes, matrices, blocks and tiles (report/sweep.hpp): the list parsing, the cross
+// product and its refusals, and the ranking, checked against single analyses run one by one (report/analysis.hpp:
+// what `memsim` prints for one configuration).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/registry.hpp"
+#include "model/cost.hpp"
+#include "model/profile.hpp"
+#include "report/analysis.hpp"
+#include "report/sweep.hpp"
+
+#ifndef MEMSIM_SOURCE_DIR
+#error "MEMSIM_SOURCE_DIR (the source tree, for docs/cli.md) must be defined by the build"
+#endif
+
+namespace memsim {
+namespace {
+
+const DeviceProfile& h100() {
+  static const DeviceProfile p = load_profile("h100");
+  return p;
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no ConfigError)";
+}
+
+TEST(Sweep, ListsParseInOrder) {
+  EXPECT_EQ(parse_size_list("32x8,16x16,8x32", "--block"), (std::vector<Size2>{{32, 8}, {16, 16}, {8, 32}}));
+  EXPECT_EQ(parse_size_list("64x64", "--matrix"), (std::vector<Size2>{{64, 64}}));
+  EXPECT_EQ(parse_dtype_list("f64,f16"), (std::vector<Dtype>{Dtype::F64, Dtype::F16}));
+  EXPECT_EQ(parse_size_list("all", "--block", &tuner_blocks()), tuner_blocks());
+  EXPECT_TRUE(is_list("32x8,16x16"));
+  EXPECT_TRUE(is_list("all", true));
+  EXPECT_FALSE(is_list("all"));
+  EXPECT_FALSE(is_list("32x8", true));
+}
+
+// Every malformed element: one line that names it (and the whole value).
+TEST(Sweep, MalformedElementsAreNamed) {
+  const std::vector<std::pair<std::function<void()>, std::string>> cases = {
+      {[] { parse_size_list("32x8,,16x16", "--block", &tuner_blocks()); },
+       "empty element in --block '32x8,,16x16' (values separated by commas)"},
+      {[] { parse_size_list("32x8,", "--block"); }, "empty element in --block '32x8,' (values separated by commas)"},
+      {[] { parse_size_list("32x8,16x16,32x8", "--block"); }, "32x8 named twice in --block '32x8,16x16,32x8'"},
+      {[] { parse_size_list("32x8,032x8", "--block"); }, "32x8 named twice in --block '32x8,032x8'"},
+      {[] { parse_size_list("32x8,32y8", "--block"); },
+       "invalid --block '32y8': no 'x' between the two sides (expected WxH with positive integers, e.g. 32x8) in "
+       "--block '32x8,32y8'"},
+      {[] { parse_size_list("all,32x8", "--block", &tuner_blocks()); },
+       "--block all stands alone (it names every usual shape); got 'all,32x8'"},
+      {[] { parse_size_list("64x64,all", "--matrix"); }, "--matrix takes WxH values, not 'all'; got '64x64,all'"},
+      {[] { parse_dtype_list("f32,f8"); }, "invalid --dtype 'f8': expected f16, f32 or f64 in --dtype 'f32,f8'"},
+      {[] { parse_dtype_list("f32,f32"); }, "f32 named twice in --dtype 'f32,f32'"},
+      {[] { parse_dtype_list(",f32"); }, "empty element in --dtype ',f32' (values separated by commas)"},
+  };
+  for (const auto& [f, want] : cases) EXPECT_EQ(message_of(f), want);
+}
+
+TEST(Sweep, SizeIsTheCrossProductAndIsBounded) {
+  SweepAxes a;
+  a.kernels = {"naive", "padded"};
+  a.dtypes = {Dtype::F16, Dtype::F32, Dtype::F64};
+  a.matrices = {{64, 64}};
+  a.blocks = tuner_blocks();
+  EXPECT_EQ(sweep_size(a), 2 * 3 * 16);
+  a.tiles = {Size2{32, 32}, Size2{64, 64}};
+  EXPECT_EQ(sweep_size(a), 2 * 3 * 16 * 2);
+  // 14 kernels x 16 blocks x 3 dtypes x 3 matrices = 2016: refused before anything runs.
+  for (const KernelInfo& k : kernel_suite()) a.kernels.push_back(k.name);
+  a.kernels.erase(a.kernels.begin(), a.kernels.begin() + 2);
+  a.tiles = {std::nullopt};
+  a.matrices = {{64, 64}, {128, 128}, {256, 256}};
+  ASSERT_EQ(a.kernels.size(), 14u);
+  EXPECT_EQ(message_of([&] { sweep_size(a); }),
+            "a sweep of 2016 configurations (14 kernels x 3 dtypes x 3 matrices x 16 blocks x 1 tiles) is more than "
+            "2000; sweep fewer values at once");
+  a.blocks.clear();
+  EXPECT_EQ(message_of([&] { sweep_size(a); }), "a sweep needs at least one value on every axis");
+}
+
+// The cross product, kernel outermost and tile innermost, split into launches and refusals with the very
+// reason a single run gives.
+TEST(Sweep, ExpansionResolvesOrRefusesEachConfiguration) {
+  SweepAxes a;
+  a.kernels = {"naive", "coalesced", "swizzle"};
+  a.dtypes = {Dtype::F32, Dtype::F64};
+  a.matrices = {{256, 256}, {128, 64}};
+  a.blocks = {{32, 8}, {24, 8}};
+  a.tiles = {std::nullopt, Size2{256, 256}};
+  const SweepPlan plan = expand_sweep(a, h100());
+  ASSERT_EQ(plan.launches.size() + plan.refused.size(), 3u * 2 * 2 * 2 * 2);
+  std::vector<size_t> seen;
+  for (const SweepLaunch& l : plan.launches) seen.push_back(l.point.index);
+  for (const SweepRefusal& r : plan.refused) seen.push_back(r.point.index);
+  std::sort(seen.begin(), seen.end());
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i);
+  // Each configuration, resolved on its own.
+  size_t index = 0, refusals = 0;
+  for (const std::string& k : a.kernels)
+    for (const Dtype d : a.dtypes)
+      for (const Size2& m : a.matrices)
+        for (const Size2& b : a.blocks)
+          for (const auto& t : a.tiles) {
+            UserConfig u;
+            u.kernel = k, u.dtype = d, u.matrix = m, u.block = b, u.tile = t;
+            std::string why;
+            try {
+              resolve_analysis(u, h100());
+            } catch (const ConfigError& e) {
+              why = e.what();
+            }
+            const auto launch = std::find_if(plan.launches.begin(), plan.launches.end(),
+                                             [&](const SweepLaunch& l) { return l.point.index == index; });
+            const auto refusal = std::find_if(plan.refused.begin(), plan.refused.end(),
+                                              [&](const SweepRefusal& r) { return r.point.index == index; });
+            const SweepPoint& p = launch != plan.launches.end() ? launch->point : refusal->point;
+            EXPECT_EQ(p.user.kernel, k);
+            EXPECT_EQ(p.user.dtype, d);
+            EXPECT_EQ(p.user.matrix, m);
+            EXPECT_EQ(p.user.block, b);
+            EXPECT_EQ(p.user.tile.has_value(), t.has_value());
+            if (why.empty()) {
+              EXPECT_NE(launch, plan.launches.end()) << index;
+            } else {
+              ASSERT_NE(refusal, plan.refused.end()) << index << ": " << why;
+              EXPECT_EQ(refusal->reason, why);
+              ++refusals;
+            }
+            ++index;
+          }
+  EXPECT_EQ(refusals, plan.refused.size());
+  // What is refused, and why: every 256x256 tile of coalesced (256 KiB of shared memory in f32, more than the
+  // H100 allows a block) and swizzle's 24x24 tile (24x8 blocks).
+  bool shared = false, swizzle = false;
+  for (const SweepRefusal& r : plan.refused) {
+    if (r.point.user.kernel == "coalesced" && r.point.user.tile && r.point.user.block == Size2{32, 8}) {
+      EXPECT_NE(r.reason.find("shared"), std::string::npos) << r.reason;
+      shared = true;
+    }
+    if (r.point.user.kernel == "swizzle" && r.point.user.block == Size2{24, 8} && !r.point.user.tile) swizzle = true;
+  }
+  EXPECT_TRUE(shared);
+  EXPECT_TRUE(swizzle);
+  EXPECT_GT(plan.launches.size(), 8u);
+}
+
+TEST(Sweep, AWrongOptionRefusesTheWholeSweep) {
+  SweepAxes a;
+  a.kernels = {"padded"};
+  a.dtypes = {Dtype::F32};
+  a.matrices = {{64, 64}};
+  a.blocks = {{32, 8}, {16, 16}};
+  AnalysisOptions o;
+  o.regs = 9999;
+  EXPECT_EQ(message_of([&] { expand_sweep(a, h100(), o); }),
+            "--regs must be between 1 and 255 (h100's registers a thread)");
+}
+
+// Every row is the single analysis of its configuration, and the rows are ranked: by effective bandwidth over
+// all, by time within each (kernel, dtype, matrix) group.
+TEST(Sweep, RowsAreSingleAnalysesRanked) {
+  SweepAxes a;
+  a.kernels = {"naive", "coalesced", "padded", "vec4"};
+  a.dtypes = {Dtype::F16, Dtype::F32};
+  a.matrices = {{512, 512}, {256, 128}};
+  a.blocks = {{32, 8}, {16, 16}, {8, 32}, {32, 32}, {64, 4}};
+  const SweepResult r = run_sweep(a, h100());
+  ASSERT_EQ(r.rows.size() + r.refused.size(), size_t(sweep_size(a)));
+  ASSERT_GT(r.rows.size(), 40u);
+  for (const SweepRow& row : r.rows) {
+    const Analysis single = analyze(row.point.user, h100());
+    const Prediction& p = single.prediction;
+    const std::string what = row.point.user.kernel + " " + dtype_name(row.point.user.dtype) + " " +
+                             format_size2(row.point.user.matrix) + " " + format_size2(row.point.user.block);
+    EXPECT_EQ(row.time_us, p.time_us) << what;
+    EXPECT_EQ(row.effective_bandwidth_gbs, p.effective_bandwidth_gbs) << what;
+    ASSERT_TRUE(row.fraction_of_copy && p.fraction_of_copy) << what;
+    EXPECT_EQ(*row.fraction_of_copy, *p.fraction_of_copy) << what;
+    EXPECT_EQ(row.bottleneck, p.bottleneck) << what;
+    EXPECT_EQ(row.bottleneck_share, p.bottleneck_share()) << what;
+    EXPECT_EQ(row.blocks_per_sm, p.occupancy.blocks_per_sm) << what;
+    EXPECT_EQ(row.warps_per_sm, p.occupancy.resident_warps()) << what;
+    EXPECT_EQ(row.instructions_basis, p.instructions_basis) << what;
+    EXPECT_EQ(row.launch.shared_bytes, single.config.shared_bytes) << what;
+    EXPECT_EQ(row.launch.shape.tile_x, single.config.shape.tile_x) << what;
+    EXPECT_EQ(row.launch.shape.pad, single.config.shape.pad) << what;
+  }
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    EXPECT_EQ(r.rows[i].rank, int64_t(i) + 1);
+    if (i) {
+      EXPECT_GE(r.rows[i - 1].effective_bandwidth_gbs, r.rows[i].effective_bandwidth_gbs) << i;
+    }
+  }
+  // Within a group, ranks follow the times; the group's first is its fastest.
+  std::map<std::tuple<std::string, int, int64_t>, std::vector<const SweepRow*>> groups;
+  for (const SweepRow& row : r.rows)
+    groups[{row.point.user.kernel, int(row.point.user.dtype), row.point.user.matrix.x}].push_back(&row);
+  EXPECT_EQ(groups.size(), 16u);
+  for (auto& [key, members] : groups) {
+    std::sort(members.begin(), members.end(),
+              [](const SweepRow* x, const SweepRow* y) { return x->group_rank < y->group_rank; });
+    for (size_t i = 0; i < members.size(); ++i) {
+      EXPECT_EQ(members[i]->group_rank, int64_t(i) + 1);
+      if (i) {
+        EXPECT_LE(members[i - 1]->time_us, members[i]->time_us);
+      }
+    }
+  }
+  const std::vector<const SweepRow*> best = best_per_group(r);
+  EXPECT_EQ(best.size(), groups.size());
+  for (size_t i = 1; i < best.size(); ++i) EXPECT_LT(best[i - 1]->point.index, best[i]->point.index);
+  for (const SweepRow* b : best) EXPECT_EQ(b->group_rank, 1);
+  // Within one matrix and dtype, the overall order is the time's too: rank order of one group's rows.
+  for (const auto& [key, members] : groups)
+    for (size_t i = 1; i < members.size(); ++i) EXPECT_LT(members[i - 1]->rank, members[i]->rank);
+}
+
+// --block all is the list docs/cli.md shows, in its order.
+TEST(Sweep, BlockAllIsTheDocumentedList) {
+  std::ifstream f(std::string(MEMSIM_SOURCE_DIR) + "/docs/cli.md");
+  ASSERT_TRUE(f) << "docs/cli.md";
+  std::string line, listed;
+  while (std::getline(f, line))
+    if (line.find("`--block all` is these") != std::string::npos) listed = line;
+  ASSERT_FALSE(listed.empty()) << "docs/cli.md has no line saying what `--block all` is";
+  std::vector<Size2> documented;
+  const std::regex shape("`([0-9]+)x([0-9]+)`");
+  for (auto it = std::sregex_iterator(listed.begin(), listed.end(), shape); it != std::sregex_iterator(); ++it)
+    documented.push_back({std::stoll((*it)[1]), std::stoll((*it)[2])});
+  EXPECT_EQ(documented, tuner_blocks()) << listed;
+  for (const Size2& b : tuner_blocks()) EXPECT_LE(b.x * b.y, 1024) << format_size2(b);
+}
+
+TEST(Sweep, ShortBasisNamesEveryBasis) {
+  EXPECT_EQ(short_basis(kBasisSass), "sass");
+  EXPECT_EQ(short_basis(kBasisCounted), "counted");
+  EXPECT_EQ(short_basis(kBasisOperations), "ops");
+  EXPECT_EQ(short_basis(kBasisMemoryRatio), "ratio");
+  EXPECT_EQ(short_basis(kBasisGiven), "given");
+}
+
+}  // namespace
+}  // namespace memsim
