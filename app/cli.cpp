@@ -171,7 +171,10 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   try {
     po::positional_options_description stray;
     stray.add("stray", -1);
-    po::store(po::command_line_parser(args).options(all).positional(stray).run(), vm);
+    // No abbreviations: "--kern" is refused, not read as --kernel (an option added later would change what
+    // an abbreviation meant).
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(all).positional(stray).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw ConfigError(unescape_percent(e.what()) + " (memsim --help lists the options)");
