@@ -4,6 +4,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 
 import matplotlib.pyplot as plt
 
@@ -84,14 +85,30 @@ def check_pixels(path, size, dpi):
 
 
 def save(fig, out_path, dpi):
-    """PNG or SVG by the extension; the figure's size in inches x dpi is the picture's size in pixels."""
+    """PNG or SVG by the extension; the figure's size in inches x dpi is the picture's size in pixels. The picture
+    appears whole or not at all: it is drawn into a temporary file in the same directory, then renamed over
+    out_path (parallel runs writing one name left a corrupt SVG)."""
     svg = out_path.lower().endswith(".svg")
+    fd, tmp = None, None
     try:  # an SVG without its date and with fixed ids: the same input gives the same file
-        with plt.rc_context({"svg.hashsalt": "memsim"} if svg else {}):
-            fig.savefig(out_path, dpi=dpi, metadata={"Date": None} if svg else None)
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(out_path) + ".tmp.",
+                                   dir=os.path.dirname(out_path) or ".")
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
+        with os.fdopen(fd, "wb") as f:
+            fd = None
+            with plt.rc_context({"svg.hashsalt": "memsim"} if svg else {}):
+                fig.savefig(f, dpi=dpi, format="svg" if svg else "png", metadata={"Date": None} if svg else None)
+        os.replace(tmp, out_path)
+        tmp = None
     except OSError as e:
         raise InputError(f"cannot write {out_path}: {e.strerror or e}")
     finally:
+        if fd is not None:
+            os.close(fd)
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
         plt.close(fig)
 
 
