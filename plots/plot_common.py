@@ -3,6 +3,7 @@ output file's format by its extension, saving, and a kernel's colour. Nothing he
 import json
 import math
 import os
+import stat
 import sys
 import tempfile
 
@@ -12,6 +13,7 @@ PROG = os.environ.get("MEMSIM_PLOT_PROG") or "memsim_plot"  # "memsim" when `mem
 MIN_DPI, MAX_DPI = 20, 1200  # FreeType refuses the 6-point labels below about 6 dpi; under 20 nothing is legible
 MAX_PIXELS = 65535  # matplotlib's Agg renderer refuses a figure of 2^16 pixels or more a side
 FORMATS = ("png", "svg")
+MAX_INPUT_BYTES = 256 << 20  # a document read; memsim writes at most tens of MB (2^22 window counts)
 
 
 class InputError(Exception):
@@ -27,9 +29,15 @@ def read_json(path, what):
     name = "standard input" if path == "-" else path
     try:
         if path == "-":
-            return json.load(sys.stdin)
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            text = sys.stdin.read(MAX_INPUT_BYTES + 1)
+        else:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or /dev/zero would be read without end
+                raise InputError(f"{name} is not a regular file; {what}")
+            with open(path, encoding="utf-8") as f:
+                text = f.read(MAX_INPUT_BYTES + 1)
+        if len(text) > MAX_INPUT_BYTES:
+            raise InputError(f"{name} is more than {MAX_INPUT_BYTES >> 20} MiB, more than memsim writes; {what}")
+        return json.loads(text)
     except OSError as e:
         raise InputError(f"cannot read {name}: {e.strerror or e}")
     except UnicodeDecodeError:

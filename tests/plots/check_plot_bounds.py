@@ -6,7 +6,8 @@ drawn.
     every process exits 0, the file parses whole (JSON; well-formed XML with an <svg> root), and no temporary
     file is left beside it (they were written in place: 2 corrupt files in 4 trials of 50);
   - a report whose bank rows hold 100,000 banks (a GPU has at most 64) is refused in seconds with one line and
-    exit 2 (it drew for more than 120 s).
+    exit 2 (it drew for more than 120 s);
+  - a FIFO or /dev/zero as the input document is refused, not read without end.
 
   check_plot_bounds.py MEMSIM PLOT_SCRIPT OUT_DIR
 """
@@ -82,6 +83,15 @@ check(len(lines) == 1 and "100000 banks a row" in lines[0] and "at most 64" in l
       f"one line naming the banks and the bound ({r.stderr.strip()[:200]!r})")
 check(took < 30, f"refused in {took:.1f} s (before drawing)")
 check(not os.path.exists(os.path.join(out_dir, "wide_out", "wide_banks.png")), "no picture written")
+
+# A document that is no regular file (a FIFO, /dev/zero) is refused, not read without end.
+fifo = os.path.join(out_dir, "pipe.json")
+os.mkfifo(fifo)
+for src in (fifo, "/dev/zero"):
+    r = subprocess.run([sys.executable, script, "partitions", src, "--out", os.path.join(out_dir, "p.png")],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "is not a regular file" in r.stderr and r.stderr.count("\n") == 1,
+          f"{src}: exit 2, one line ({r.returncode}, {r.stderr.strip()[:200]!r})")
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
