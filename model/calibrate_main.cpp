@@ -86,7 +86,7 @@ int parse_threads(const std::string& text) {
   int v = -1;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > 256)
-    throw InputError("--threads must be an integer from 0 to 256 (0: one per hardware thread), got '" + text + "'");
+    throw InputError("--threads must be an integer from 0 to 256 (0: one per hardware thread), got '" + echo_text(text) + "'");
   return v;
 }
 
@@ -612,7 +612,7 @@ int main(int argc, char** argv) {
         known = known || name == f.name;
         names += (names.empty() ? "" : ", ") + std::string(f.name);
       }
-      if (!known) return usage_error("--hold '" + name + "': not a fitted constant (one of: " + names + ")");
+      if (!known) return usage_error("--hold '" + echo_text(name) + "': not a fitted constant (one of: " + names + ")");
       hold.push_back(name);
     }
     else if (a == "--holdout") holdout = true;
@@ -620,7 +620,7 @@ int main(int argc, char** argv) {
     else if (a == "--holdout-validate") {
       while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) validate_files.push_back(argv[++i]);
       if (validate_files.empty()) return usage_error("option --holdout-validate needs at least one file");
-    } else return usage_error("unknown option '" + a + "'");
+    } else return usage_error("unknown option '" + echo_text(a) + "'");
   }
   try {
     const int threads = threads_text ? parse_threads(*threads_text) : 0;
