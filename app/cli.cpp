@@ -65,6 +65,8 @@ std::string check_plot_options(const po::variables_map& vm, const std::string& k
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (ext != ".png" && ext != ".svg" && ext != ".json")
     return "--plot-out " + out.string() + ": the extension picks the format: .png, .svg, or .json for the data";
+  // Room for the temporary name it is written under first (model/atomic_file.hpp), in a file system's 255.
+  if (out.filename().string().size() > 200) return "--plot-out: the file name is longer than 200 characters";
   const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))

@@ -213,6 +213,13 @@ TEST(InputBounds, ProfilesThatAreNoFilesAreUserErrors) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
 }
 
+TEST(InputBounds, PlotOutputNameIsCheckedBeforeTheWork) {
+  expect_refused(run_memsim({"--plot", "banks", "--kernel", "coalesced", "--plot-out", scratch(std::string(300, 'p') + ".json")}),
+                 "the file name is longer than 200 characters", "a 300-character --plot-out");
+  expect_refused(run_memsim({"--plot", "banks", "--kernel", "coalesced", "--plot-out", "/nonexistent/dir/b.json"}),
+                 "no directory /nonexistent/dir", "--plot-out in no directory");
+}
+
 TEST(InputBounds, AbbreviatedOptionsAreRefused) {
   expect_refused(run_memsim({"--kern", "naive"}), "unrecognised option '--kern'", "--kern");
   expect_refused(run_memsim({"--mat", "64x64"}), "unrecognised option '--mat'", "--mat");
