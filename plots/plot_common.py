@@ -31,7 +31,8 @@ def read_json(path, what):
         if path == "-":
             text = sys.stdin.read(MAX_INPUT_BYTES + 1)
         else:
-            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or /dev/zero would be read without end
+            mode = os.stat(path).st_mode  # a FIFO or /dev/zero would be read without end; open() names a directory
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
                 raise InputError(f"{name} is not a regular file; {what}")
             with open(path, encoding="utf-8") as f:
                 text = f.read(MAX_INPUT_BYTES + 1)
