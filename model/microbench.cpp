@@ -157,7 +157,8 @@ void check_device(const JsonFields& d) {
 // A document a user names, parsed: every failure names the path. A directory opens as a stream on Linux and
 // fails only when read, with a message that names no file.
 // A document is bounded before it is read: a regular file (not /dev/zero, read until the kernel killed
-// memsim-calibrate at 22.7 GiB, nor a FIFO), of at most kMaxDocumentBytes, nesting at most kMaxDocumentDepth.
+// memsim-calibrate at 22.7 GiB, nor a FIFO), of at most kMaxDocumentBytes, nesting at most kMaxDocumentDepth,
+// no key given twice in an object.
 constexpr uintmax_t kMaxDocumentBytes = uintmax_t(64) << 20;  // the committed runs and suites are 1 MiB or less
 constexpr int kMaxDocumentDepth = 32;
 
@@ -180,13 +181,8 @@ json read_json_file(const std::string& path_text) {
   in.read(text.data(), std::streamsize(text.size()));
   text.resize(size_t(in.gcount()));
   if (text.size() > kMaxDocumentBytes) throw ProfileError(path + ": is more than a document's 64 MiB");
-  const json::parser_callback_t depth_check = [&](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxDocumentDepth)
-      throw ProfileError(path + ": nests objects or arrays more than " + std::to_string(kMaxDocumentDepth) + " deep");
-    return true;
-  };
   try {
-    return json::parse(text, depth_check);
+    return parse_strict_json(text, path, kMaxDocumentDepth);  // a key given twice is refused, as in a profile
   } catch (const json::exception& e) {
     // nlohmann's own tag ("[json.exception.parse_error.101] ") says nothing to a user: the rest does.
     std::string what = e.what();

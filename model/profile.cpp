@@ -358,48 +358,11 @@ DeviceProfile parse_profile(const std::string& text, const std::string& name, co
   if (text.size() > kMaxProfileBytes)
     throw ProfileError("device profile " + where + ": is " + std::to_string(text.size()) +
                        " bytes, more than a profile's 1 MiB");
-  // A key given twice in one object is refused (nlohmann keeps the last: "count": 132, "count": 1 predicted
-  // 32 times slower), and so is nesting deeper than a profile's.
-  std::vector<std::set<std::string>> seen;
-  std::vector<std::string> path;  // the keys down to the current object
-  std::string last_key;
-  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > kMaxProfileDepth)
-      throw ProfileError("device profile " + where + ": nests objects or arrays more than " +
-                         std::to_string(kMaxProfileDepth) + " deep");
-    switch (event) {
-      case json::parse_event_t::object_start:
-        path.push_back(last_key);
-        seen.emplace_back();
-        last_key = "[]";
-        break;
-      case json::parse_event_t::array_start:
-        path.push_back(last_key);
-        seen.emplace_back();
-        last_key = "[]";
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!path.empty()) path.pop_back(), seen.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        last_key = parsed.get<std::string>();
-        if (!seen.empty() && !seen.back().insert(last_key).second) {
-          std::string full;
-          for (size_t i = 1; i < path.size(); ++i) full += path[i] + ".";
-          throw ProfileError("device profile " + where + ": field '" + echo_text(full + last_key) +
-                             "' is given twice (JSON keeps only one of them)");
-        }
-        break;
-      }
-      case json::parse_event_t::value:
-        break;
-    }
-    return true;
-  };
   json j;
   try {
-    j = json::parse(text, check);
+    // A key given twice in one object is refused (nlohmann keeps the last: "count": 132, "count": 1 predicted
+    // 32 times slower), and so is nesting deeper than a profile's.
+    j = parse_strict_json(text, "device profile " + where, kMaxProfileDepth);
   } catch (const json::exception& e) {  // a syntax error, or a number past a double's range (1e400)
     std::string what = e.what();
     if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) what.erase(0, what.find("] ") + 2);

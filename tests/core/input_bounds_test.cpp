@@ -337,6 +337,19 @@ TEST(InputBounds, AbsurdMeasuredTimesAreRefused) {
   std::remove(run.c_str());
 }
 
+TEST(InputBounds, MeasurementDocumentsRefuseDuplicateKeys) {
+  std::string text = slurp(MEMSIM_RUN_DOC);
+  const std::string from = "\"median\":";
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"median\": 1e6, ");
+  const std::string path = scratch("duplicate_run.json");
+  std::ofstream(path) << text;
+  const Cli r = run_calibrate({"--microbench", path, "--base", "h100", "--predict-only"});
+  expect_refused(r, "field 'runs[].time_us.median' is given twice", "a median given twice");
+  std::remove(path.c_str());
+}
+
 TEST(InputBounds, CalibrateChecksItsOutputBeforeTheFit) {
   const auto start = std::chrono::steady_clock::now();
   const Cli r = run_calibrate({"--microbench", MEMSIM_RUN_DOC, "--base", "h100", "--out", "/nonexistent/dir/p.json"});
