@@ -65,6 +65,8 @@ std::string check_plot_options(const po::variables_map& vm, const std::string& k
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (ext != ".png" && ext != ".svg" && ext != ".json")
     return "--plot-out " + out.string() + ": the extension picks the format: .png, .svg, or .json for the data";
+  // Room for the temporary name it is written under first (model/atomic_file.hpp), in a file system's 255.
+  if (out.filename().string().size() > 200) return "--plot-out: the file name is longer than 200 characters";
   const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
@@ -173,7 +175,10 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   try {
     po::positional_options_description stray;
     stray.add("stray", -1);
-    po::store(po::command_line_parser(args).options(all).positional(stray).run(), vm);
+    // No abbreviations: "--kern" is refused, not read as --kernel (an option added later would change what
+    // an abbreviation meant).
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(all).positional(stray).style(style).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw ConfigError(unescape_percent(e.what()) + " (memsim --help lists the options)");

@@ -32,9 +32,14 @@ Progress& progress() {
   return line;
 }
 
+// A message echoes what the user typed; however long that was, the line stays readable.
+constexpr size_t kMaxMessage = 1000;
+
 int usage_error(const std::string& msg) {
   progress().clear();
-  std::cerr << "memsim: " << one_line(msg) << "\n";
+  std::string line = one_line(msg);
+  if (line.size() > kMaxMessage) line = line.substr(0, kMaxMessage) + "... (" + std::to_string(line.size()) + " characters)";
+  std::cerr << "memsim: " << line << "\n";
   return kExitUsage;
 }
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "model/atomic_file.hpp"
 #include "model/install_paths.hpp"
 #include "sim/replay.hpp"
 #include "sim/shared_banks.hpp"
@@ -137,10 +138,9 @@ nlohmann::ordered_json bank_map_json(const LaunchConfig& cfg, const MemoryRules&
 int draw_plot(const std::string& kind, const std::string& out, const nlohmann::ordered_json& document,
               const std::vector<std::string>& extra) {
   if (ends_with(out, ".json")) {
-    std::ofstream f(out);
-    f << document.dump() << "\n";
-    f.close();
-    if (!f) return plot_error("cannot write --plot-out " + out + ": " + std::strerror(errno));
+    // Whole or not at all: several memsims writing the same name leave one whole document.
+    if (const std::string why = write_file_atomically(out, document.dump() + "\n"); !why.empty())
+      return plot_error("cannot write --plot-out " + out + ": " + why);
     std::cout << out << "\n";
     return 0;
   }

@@ -28,6 +28,8 @@
 // Exit status: 0; 2 for anything the user gave wrong (an option, a field of a document or profile: one line on
 // stderr naming the file, the record and the field, before any report or file is written where it can be
 // told then); 1 for a failure of the tool itself.
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -42,10 +44,12 @@
 #include <string>
 #include <vector>
 
+#include "model/atomic_file.hpp"
 #include "model/cost.hpp"
 #include "model/fit.hpp"
 #include "model/microbench.hpp"
 #include "model/stats.hpp"
+#include "model/user_text.hpp"
 #include "sim/replay.hpp"
 
 using namespace memsim;
@@ -82,7 +86,7 @@ int parse_threads(const std::string& text) {
   int v = -1;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > 256)
-    throw InputError("--threads must be an integer from 0 to 256 (0: one per hardware thread), got '" + text + "'");
+    throw InputError("--threads must be an integer from 0 to 256 (0: one per hardware thread), got '" + echo_text(text) + "'");
   return v;
 }
 
@@ -96,6 +100,21 @@ std::string base_path(const std::string& base) {
   }
   load_profile(base);  // the clear error for an unknown name
   return device_dir() + "/" + base + ".json";
+}
+
+// --out: a file name in a directory that exists and is writable, not a directory itself.
+void check_out_path(const std::string& out) {
+  namespace fs = std::filesystem;
+  const fs::path path(out);
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (out.size() > 4096 || path.filename().string().size() > 255)
+    throw InputError("--out " + echo_text(out) + ": the name is too long");
+  if (fs::is_directory(path, ec)) throw InputError("--out " + echo_text(out) + ": is a directory, not a file to write");
+  if (!fs::is_directory(dir, ec))
+    throw InputError("--out " + echo_text(out) + ": no directory " + echo_text(dir.string()));
+  if (access(dir.c_str(), W_OK) != 0)
+    throw InputError("--out " + echo_text(out) + ": " + echo_text(dir.string()) + " is not writable");
 }
 
 // The profile as written, its keys in their order; load_profile_file has read it already, so it parses.
@@ -411,14 +430,13 @@ MicrobenchRun read_runs(const std::vector<std::string>& paths, std::vector<std::
 int calibrate(const std::vector<std::string>& bench_paths, const std::string& base, const std::string& out,
               bool holdout, int threads, const std::vector<std::string>& hold) {
   const std::string bench_path = joined(bench_paths);
+  // An output that cannot be written is said before anything is read or fitted, not after the fit's report.
+  if (!out.empty()) check_out_path(out);
   // The base profile first: which split-sector runs describe the GPU depends on its occupancy.
   const std::string bp = base_path(base);
   const DeviceProfile base_prof = load_profile_file(bp);  // every error in the profile itself, named as such
   std::vector<std::string> left_out;
   const MicrobenchRun run = read_runs(bench_paths, &left_out, &base_prof);
-  // An output that cannot be a file is said before the fit, not after its report.
-  std::error_code ec;
-  if (!out.empty() && std::filesystem::is_directory(out, ec)) throw InputError(out + ": is a directory, not a file to write");
   ordered_json prof_json = read_ordered(bp);
   take_measured(prof_json, run.device);
   // What the base profile accepts alone and refuses with the run's device facts is the run's doing.
@@ -561,9 +579,9 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
   // doing, not the base profile's: the profile is named as fitted from the run.
   prof = profile_from_json(json::parse(prof_json.dump()), prof.name, "fitted from " + bench_path);
   if (!out.empty()) {
-    std::ofstream o(out);
-    o << prof_json.dump(2) << "\n";
-    if (!o) throw InputError(out + ": cannot be written");
+    // Whole or not at all: a profile half written would be read by every memsim after.
+    if (const std::string why = write_file_atomically(out, prof_json.dump(2) + "\n"); !why.empty())
+      throw InputError(echo_text(out) + ": cannot be written (" + why + ")");
     std::printf("wrote %s\n", out.c_str());
   }
   if (holdout) print_holdout(run, launches, prof, threads);
@@ -594,7 +612,7 @@ int main(int argc, char** argv) {
         known = known || name == f.name;
         names += (names.empty() ? "" : ", ") + std::string(f.name);
       }
-      if (!known) return usage_error("--hold '" + name + "': not a fitted constant (one of: " + names + ")");
+      if (!known) return usage_error("--hold '" + echo_text(name) + "': not a fitted constant (one of: " + names + ")");
       hold.push_back(name);
     }
     else if (a == "--holdout") holdout = true;
@@ -602,7 +620,7 @@ int main(int argc, char** argv) {
     else if (a == "--holdout-validate") {
       while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) validate_files.push_back(argv[++i]);
       if (validate_files.empty()) return usage_error("option --holdout-validate needs at least one file");
-    } else return usage_error("unknown option '" + a + "'");
+    } else return usage_error("unknown option '" + echo_text(a) + "'");
   }
   try {
     const int threads = threads_text ? parse_threads(*threads_text) : 0;

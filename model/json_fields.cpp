@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "model/profile.hpp"
+#include "model/user_text.hpp"
 
 namespace memsim {
 
@@ -22,6 +25,43 @@ std::string plain(double v) {  // 100000, 0.05, 1e+09: a bound as a reader write
 }
 
 }  // namespace
+
+nlohmann::json parse_strict_json(const std::string& text, const std::string& where, int max_depth) {
+  using nlohmann::json;
+  std::vector<std::set<std::string>> seen;  // the keys of each object open, innermost last
+  std::vector<std::string> path;            // the keys down to the current object or array ("[]" in arrays)
+  std::string last_key;
+  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > max_depth)
+      throw ProfileError(where + ": nests objects or arrays more than " + std::to_string(max_depth) + " deep");
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        path.push_back(last_key);
+        seen.emplace_back();
+        last_key = "[]";
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!path.empty()) path.pop_back(), seen.pop_back();
+        break;
+      case json::parse_event_t::key:
+        last_key = parsed.get<std::string>();
+        if (!seen.empty() && !seen.back().insert(last_key).second) {
+          std::string full;  // "runs[].time_us.median"
+          for (size_t i = 1; i < path.size(); ++i) full += (path[i] == "[]" || full.empty() ? "" : ".") + path[i];
+          full += (full.empty() ? "" : ".") + last_key;
+          throw ProfileError(where + ": field '" + echo_text(full) +
+                             "' is given twice (JSON keeps only one of them)");
+        }
+        break;
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  };
+  return json::parse(text, check);
+}
 
 void raise_profile_error(const std::string& where, const std::string& path, const std::string& why) {
   throw ProfileError(where + ": field '" + path + "' " + why);

@@ -33,6 +33,12 @@ struct NumberRange {
 // ("run.json: runs[5] (copy): field 'time_us.median' must be positive, got 0").
 [[noreturn]] void raise_profile_error(const std::string& where, const std::string& path, const std::string& why);
 
+// Parses `text` as JSON, refusing what nlohmann would take silently: a key given twice in one object (it keeps
+// the last) and nesting deeper than `max_depth`. Both throw ProfileError, "<where>: field 'a.b' is given twice
+// (JSON keeps only one of them)" or "<where>: nests objects or arrays more than N deep"; a syntax error is
+// nlohmann's json::exception, for the caller to word.
+nlohmann::json parse_strict_json(const std::string& text, const std::string& where, int max_depth);
+
 template <class Json>
 class BasicJsonFields {
  public:

@@ -12,6 +12,7 @@
 #include "model/json_fields.hpp"
 #include "model/cost.hpp"
 #include "model/profile.hpp"
+#include "model/user_text.hpp"
 
 namespace memsim {
 namespace {
@@ -110,10 +111,12 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
 }
 
 // The time a record measured: its median, positive and finite (the fit takes its log, MAPE divides by it).
+// At most 1e9 us (17 minutes: no transpose or microbenchmark run takes that long); 1e308 printed a 309-digit
+// time and an error of -inf%.
 double median_time(const JsonFields& r) {
   const JsonFields t = r.object("time_us");
-  const double v = t.number("median");
-  if (!(v > 0)) t.fail("median", "must be positive, got " + t.need("median").dump());
+  const double v = t.positive("median");
+  if (v > 1e9) t.fail("median", "must be at most 1e9 us (17 minutes), got " + t.need("median").dump());
   return v;
 }
 
@@ -153,13 +156,33 @@ void check_device(const JsonFields& d) {
 
 // A document a user names, parsed: every failure names the path. A directory opens as a stream on Linux and
 // fails only when read, with a message that names no file.
-json read_json_file(const std::string& path) {
+// A document is bounded before it is read: a regular file (not /dev/zero, read until the kernel killed
+// memsim-calibrate at 22.7 GiB, nor a FIFO), of at most kMaxDocumentBytes, nesting at most kMaxDocumentDepth,
+// no key given twice in an object.
+constexpr uintmax_t kMaxDocumentBytes = uintmax_t(64) << 20;  // the committed runs and suites are 1 MiB or less
+constexpr int kMaxDocumentDepth = 32;
+
+json read_json_file(const std::string& path_text) {
+  const std::string path = echo_text(path_text);
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ProfileError(path + ": is a directory, not a JSON file");
-  std::ifstream in(path);
+  const std::filesystem::file_status st = std::filesystem::status(path_text, ec);
+  if (ec || !std::filesystem::exists(st))
+    throw ProfileError(path + ": cannot be read (" + (ec ? ec.message() : "no such file") + ")");
+  if (std::filesystem::is_directory(st)) throw ProfileError(path + ": is a directory, not a JSON file");
+  if (!std::filesystem::is_regular_file(st))
+    throw ProfileError(path + ": is not a regular file (a FIFO, socket or device): give a JSON file");
+  const uintmax_t size = std::filesystem::file_size(path_text, ec);
+  if (ec) throw ProfileError(path + ": cannot be read (" + ec.message() + ")");
+  if (size > kMaxDocumentBytes)
+    throw ProfileError(path + ": is " + std::to_string(size) + " bytes, more than a document's 64 MiB");
+  std::ifstream in(path_text, std::ios::binary);
   if (!in) throw ProfileError(path + ": cannot be read");
+  std::string text(size_t(kMaxDocumentBytes) + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(in.gcount()));
+  if (text.size() > kMaxDocumentBytes) throw ProfileError(path + ": is more than a document's 64 MiB");
   try {
-    return json::parse(in);
+    return parse_strict_json(text, path, kMaxDocumentDepth);  // a key given twice is refused, as in a profile
   } catch (const json::exception& e) {
     // nlohmann's own tag ("[json.exception.parse_error.101] ") says nothing to a user: the rest does.
     std::string what = e.what();

@@ -6,11 +6,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
+#include "kernels/registry.hpp"
 #include "model/install_paths.hpp"
 #include "model/json_fields.hpp"
 #include "model/significant.hpp"
+#include "model/user_text.hpp"
 
 #ifndef MEMSIM_DEVICE_DIR_DEFAULT
 #define MEMSIM_DEVICE_DIR_DEFAULT "model/devices"
@@ -50,6 +54,125 @@ constexpr NumberRange kLinesPerRequest{1, 1024, false, "lines"};
 constexpr NumberRange kStoresPerWarp{1, 1e6, false, "store instructions"};
 constexpr NumberRange kOverlapP{1, 100, false, ""};  // 1: terms add; 100 is the largest term already
 constexpr int64_t kMaxSharedBytes = int64_t(1) << 26;  // 64 MiB a block or an SM
+
+// What a profile file may be: the shipped ones are 5-10 kB and nest 3 objects deep.
+constexpr uintmax_t kMaxProfileBytes = uintmax_t(1) << 20;
+constexpr int kMaxProfileDepth = 8;
+constexpr size_t kMaxProfileText = 16384;  // a string field (cost.note is about 2 kB)
+
+// The profile schema (version 1, the only one; "schema_version" is optional and must then be 1): the keys each
+// object may hold. A key outside it is refused by name: a misspelt "readback" used to drop its whole block
+// silently and predict with the defaults. kernel_registers holds "kernel/dtype" keys, checked on their own.
+constexpr int kProfileSchemaVersion = 1;
+const std::map<std::string, std::vector<std::string>>& profile_schema() {
+  static const std::map<std::string, std::vector<std::string>> schema = {
+      {"",
+       {"schema_version", "display_name", "compute_capability", "source", "sm", "shared", "launch", "global",
+        "l2_bytes", "dram", "cost", "kernel_registers", "calibration", "cost_basis"}},
+      {"sm",
+       {"count", "clock_mhz", "max_threads", "max_warps", "max_blocks", "registers", "max_registers_per_thread",
+        "max_registers_per_block", "register_allocation_unit", "register_allocation_granularity",
+        "warp_allocation_granularity"}},
+      {"shared",
+       {"per_sm", "per_block", "per_block_optin", "reserved_per_block", "allocation_granularity", "banks",
+        "bank_bytes", "phase_lanes"}},
+      {"launch", {"max_threads_per_block", "max_block_x", "max_block_y", "max_grid_x", "max_grid_y"}},
+      {"global", {"sector_bytes", "line_bytes", "coalescing"}},
+      {"dram", {"peak_gbs", "clock_mhz", "bus_width_bits", "partitions"}},
+      {"dram.partitions", {"policy", "count", "granularity_bytes", "xor_bits", "assumed", "note"}},
+      {"cost",
+       {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
+        "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
+        "split_sector_per_log2_distance", "latency_us", "l2_request_ns", "long_wait", "store_bursts", "block_us",
+        "barrier_us", "block_drain_rounds", "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op",
+        "instructions_per_warp", "instructions_per_source_op", "read_back", "instructions_per_division",
+        "launch_us", "overlap_p"}},
+      {"cost.long_wait", {"from_lines", "evidence"}},
+      {"cost.store_bursts", {"from_stores", "evidence"}},
+      {"cost.read_back", {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor"}},
+      {"cost_basis", {"kind", "summary"}},
+      {"calibration",
+       {"measurements", "base", "date", "device", "driver_version", "runtime_version", "method", "runs",
+        "runs_left_out", "fitted", "held", "rms_log_error", "mape_pct", "max_error_pct", "warnings"}},
+  };
+  return schema;
+}
+
+// Levenshtein distance, for "did you mean".
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The known key nearest to `key`, when it is near enough to be a slip ("readback" -> "read_back"); "" else.
+std::string nearest_key(const std::string& key, const std::vector<std::string>& known) {
+  if (key.size() > 64) return "";
+  std::string best;
+  size_t best_d = std::max<size_t>(2, key.size() / 3) + 1;
+  for (const std::string& k : known) {
+    const size_t d = edit_distance(key, k);
+    if (d < best_d) best_d = d, best = k;
+  }
+  return best;
+}
+
+// Every key of every object the schema describes is one it knows; kernel_registers' keys name a suite kernel
+// and a dtype.
+void check_schema(const json& obj, const std::string& path, const JsonFields& r) {
+  const auto it = profile_schema().find(path);
+  if (it == profile_schema().end() || !obj.is_object()) return;
+  for (const auto& [key, value] : obj.items()) {
+    const std::string full = path.empty() ? key : path + "." + key;
+    const std::vector<std::string>& known = it->second;
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      const std::string near = nearest_key(key, known);
+      const std::string where = path.empty() ? "the profile" : "'" + path + "'";
+      r.fail(echo_text(full), "is not a field of " + where + " (profile schema " +
+                                  std::to_string(kProfileSchemaVersion) + ")" +
+                                  (near.empty() ? std::string() : "; did you mean '" + (path.empty() ? near : path + "." + near) + "'?"));
+    }
+    check_schema(value, full, r);
+  }
+  if (path.empty())
+    if (const auto regs = obj.find("kernel_registers"); regs != obj.end() && regs->is_object())
+      for (const auto& [key, value] : regs->items()) {
+        const size_t slash = key.find('/');
+        const std::string kernel = key.substr(0, slash), dtype = slash == std::string::npos ? "" : key.substr(slash + 1);
+        if (slash == std::string::npos || !find_kernel(kernel) || (dtype != "f16" && dtype != "f32" && dtype != "f64"))
+          r.fail("kernel_registers." + echo_text(key),
+                 "is not a \"kernel/dtype\" key (a kernel of memsim --list-kernels, and f16, f32 or f64)");
+      }
+}
+
+// Compute capabilities NVIDIA has shipped (CUDA C Programming Guide; 11.0 is CUDA 13's name for Thor's 10.1).
+bool known_compute_capability(int major, int minor) {
+  static const std::set<std::pair<int, int>> known = {
+      {1, 0}, {1, 1}, {1, 2}, {1, 3}, {2, 0}, {2, 1}, {3, 0}, {3, 2}, {3, 5}, {3, 7}, {5, 0}, {5, 2}, {5, 3},
+      {6, 0}, {6, 1}, {6, 2}, {7, 0}, {7, 2}, {7, 5}, {8, 0}, {8, 6}, {8, 7}, {8, 9}, {9, 0}, {10, 0}, {10, 1},
+      {10, 3}, {11, 0}, {12, 0}, {12, 1}};
+  return known.count({major, minor}) > 0;
+}
+
+// Every string of the profile is at most kMaxProfileText long.
+void check_text_sizes(const json& v, const std::string& path, const JsonFields& r) {
+  if (v.is_string() && v.get_ref<const std::string&>().size() > kMaxProfileText)
+    r.fail(path, "is " + std::to_string(v.get_ref<const std::string&>().size()) + " characters long, more than " +
+                     std::to_string(kMaxProfileText));
+  if (v.is_object())
+    for (const auto& [key, item] : v.items()) check_text_sizes(item, path.empty() ? echo_text(key) : path + "." + echo_text(key), r);
+  if (v.is_array())
+    for (size_t i = 0; i < v.size(); ++i) check_text_sizes(v[i], path + "[" + std::to_string(i) + "]", r);
+}
 
 PartitionSpec read_partitions(const JsonFields& r) {
   PartitionSpec p;
@@ -154,24 +277,64 @@ std::string device_dir() {
 std::vector<std::string> list_profiles() {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(device_dir(), ec))
-    if (e.is_regular_file() && e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  // Every *.json that is not a directory: one that is no regular file (a FIFO, a symlink loop) is listed, and
+  // load_profile says what is wrong with it.
+  for (const fs::directory_entry& e : fs::directory_iterator(device_dir(), ec)) {
+    std::error_code ec2;
+    if (e.path().extension() == ".json" && !e.is_directory(ec2)) names.push_back(e.path().stem().string());
+  }
   std::sort(names.begin(), names.end());
   return names;
 }
 
+namespace {
+
+// A profile's name: what --device takes (a file name in the profile directory, without ".json").
+constexpr size_t kMaxProfileName = 64;
+bool plain_profile_name(const std::string& name) {
+  if (name.empty() || name.size() > kMaxProfileName || name[0] == '.') return false;
+  for (const char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.' && c != '+') return false;
+  return true;
+}
+
+// The file a profile is read from: a regular file of at most kMaxProfileBytes. A directory, a FIFO or a device
+// (/dev/zero read until memory ran out), a symlink loop or a name too long are the user's to fix: ProfileError.
+void check_profile_file(const std::string& path) {
+  const std::string shown = "device profile " + echo_text(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw ProfileError(shown + ": cannot be read (" + (ec ? ec.message() : "no such file") + ")");
+  if (fs::is_directory(st)) throw ProfileError(shown + ": is a directory, not a JSON file");
+  if (!fs::is_regular_file(st))
+    throw ProfileError(shown + ": is not a regular file (a FIFO, socket or device): a profile is a JSON file");
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw ProfileError(shown + ": cannot be read (" + ec.message() + ")");
+  if (size > kMaxProfileBytes)
+    throw ProfileError(shown + ": is " + std::to_string(size) + " bytes, more than a profile's 1 MiB");
+}
+
+}  // namespace
+
 DeviceProfile load_profile(const std::string& name) {
-  const bool plain = !name.empty() && name.find_first_of("/\\") == std::string::npos && name[0] != '.';
-  const fs::path path = fs::path(device_dir()) / (name + ".json");
-  if (!plain || !fs::is_regular_file(path)) {
+  const std::string dir = device_dir();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw ProfileError("unknown device '" + echo_text(name) + "': the profile directory " + echo_text(dir) +
+                       " is not a directory (set MEMSIM_DEVICE_DIR)");
+  const bool plain = plain_profile_name(name);
+  const fs::path path = fs::path(dir) / (plain ? name + ".json" : std::string("-"));
+  std::error_code ec2;
+  const fs::file_status st = fs::symlink_status(path, ec2);
+  if (!plain || !fs::exists(st)) {
     std::ostringstream os;
-    os << "unknown device '" << name << "'";
+    os << "unknown device '" << echo_text(name) << "'";
     const std::vector<std::string> known = list_profiles();
     if (known.empty()) {
-      os << ": no profiles in " << device_dir() << " (set MEMSIM_DEVICE_DIR)";
+      os << ": no profiles in " << echo_text(dir) << " (set MEMSIM_DEVICE_DIR)";
     } else {
       os << " (known:";
-      for (const std::string& k : known) os << " " << k;
+      for (const std::string& k : known) os << " " << echo_text(k, 32);
       os << ")";
     }
     throw ProfileError(os.str());
@@ -180,21 +343,30 @@ DeviceProfile load_profile(const std::string& name) {
 }
 
 DeviceProfile load_profile_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ProfileError("device profile " + path + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), fs::path(path).stem().string(), path);
+  check_profile_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ProfileError("device profile " + echo_text(path) + ": cannot be read");
+  std::string text(size_t(kMaxProfileBytes) + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(in.gcount()));
+  if (text.size() > kMaxProfileBytes)  // it grew since it was checked
+    throw ProfileError("device profile " + echo_text(path) + ": is more than a profile's 1 MiB");
+  return parse_profile(text, fs::path(path).stem().string(), echo_text(path));
 }
 
 DeviceProfile parse_profile(const std::string& text, const std::string& name, const std::string& where) {
+  if (text.size() > kMaxProfileBytes)
+    throw ProfileError("device profile " + where + ": is " + std::to_string(text.size()) +
+                       " bytes, more than a profile's 1 MiB");
   json j;
   try {
-    j = json::parse(text);
+    // A key given twice in one object is refused (nlohmann keeps the last: "count": 132, "count": 1 predicted
+    // 32 times slower), and so is nesting deeper than a profile's.
+    j = parse_strict_json(text, "device profile " + where, kMaxProfileDepth);
   } catch (const json::exception& e) {  // a syntax error, or a number past a double's range (1e400)
     std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    throw ProfileError("device profile " + where + ": not valid JSON (" + what + ")");
+    if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) what.erase(0, what.find("] ") + 2);
+    throw ProfileError("device profile " + where + ": not valid JSON (" + echo_text(what, 200) + ")");
   }
   return profile_from_json(j, name, where);
 }
@@ -202,12 +374,20 @@ DeviceProfile parse_profile(const std::string& text, const std::string& name, co
 DeviceProfile profile_from_json(const json& j, const std::string& name, const std::string& where) {
   if (!j.is_object()) throw ProfileError("device profile " + where + ": must be a JSON object");
   const JsonFields r(j, "device profile " + where);
+  check_schema(j, "", r);
+  check_text_sizes(j, "", r);
+  if (r.find("schema_version")) r.integer_literal("schema_version", kProfileSchemaVersion, kProfileSchemaVersion);
   DeviceProfile p;
   p.name = name;
   p.display_name = r.text("display_name");
   p.compute_capability = r.text("compute_capability");
   if (int major = 0, minor = 0; !parse_compute_capability(p.compute_capability, major, minor))
-    r.fail("compute_capability", "must be MAJOR.MINOR, e.g. \"9.0\", got \"" + p.compute_capability + "\"");
+    r.fail("compute_capability",
+           "must be MAJOR.MINOR, e.g. \"9.0\", got \"" + echo_text(p.compute_capability, 16) + "\"");
+  else if (!known_compute_capability(major, minor))
+    r.fail("compute_capability", "must be a compute capability NVIDIA has shipped (1.0-1.3, 2.0, 2.1, 3.0, 3.2, 3.5, "
+                                 "3.7, 5.0, 5.2, 5.3, 6.0-6.2, 7.0, 7.2, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0, 10.1, "
+                                 "10.3, 11.0, 12.0, 12.1), got \"" + p.compute_capability + "\"");
   p.source = r.text_or("source", "");
 
   p.sms = int(r.count_in("sm.count", 1, 4096, "SMs"));
@@ -290,6 +470,17 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
         if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1e6))
           r.fail(std::string("calibration.") + pct, "must be a percentage from 0 to 1000000");
       }
+    // The rest of what memsim-calibrate writes, by type: a report quotes the date and the device.
+    for (const char* key : {"measurements", "base", "date", "device", "method"})
+      if (c->contains(key)) r.string(std::string("calibration.") + key);
+    for (const char* key : {"driver_version", "runtime_version"})
+      if (c->contains(key)) r.integer_literal(std::string("calibration.") + key, 0, INT32_MAX);
+    if (c->contains("runs_left_out")) r.integer_literal("calibration.runs_left_out", 0, 1000000);
+    if (c->contains("rms_log_error")) r.number_in("calibration.rms_log_error", NumberRange{0, 1000, false, ""});
+    for (const char* key : {"fitted", "held", "warnings"})
+      if (c->contains(key))
+        for (const json& item : r.array(std::string("calibration.") + key))
+          if (!item.is_string()) r.fail(std::string("calibration.") + key, "must be an array of strings");
     p.calibrated = true;
     p.calibration = *c;
     p.cost_basis = "calibrated";

@@ -58,6 +58,9 @@ import plot_maps  # noqa: E402
 import plot_validation  # noqa: E402
 
 COMMANDS = ("validation", "banks", "sectors", "partitions")
+# What a heatmap may hold: a GPU has at most 64 banks (model/profile.cpp), a profile at most 4096 partitions, and
+# a figure of more rows than this says nothing more (memsim --plot keeps 256 windows by default).
+MAX_BANKS, MAX_PARTITIONS, MAX_ROWS = 64, 4096, 1 << 21
 
 
 class Parser(argparse.ArgumentParser):
@@ -131,6 +134,11 @@ def bank_panels(report):
         if s.get("space") != "shared" or rows is None or rows == []:
             continue
         table(rows, f"{where}.first_block_bank_words")
+        if len(rows[0]) > MAX_BANKS:  # a heatmap of 100,000 columns drew for minutes
+            raise Malformed(f"{where}.first_block_bank_words has {len(rows[0])} banks a row; a GPU has at most "
+                            f"{MAX_BANKS}")
+        if len(rows) > MAX_ROWS:
+            raise Malformed(f"{where}.first_block_bank_words has {len(rows)} rows, more than {MAX_ROWS}")
         name = field(s, "name", where, "text")
         wpi = s.get("wavefronts_per_instruction", 0)
         conflicts = s.get("bank_conflicts", 0)
@@ -165,6 +173,9 @@ def partition_panels(report):
     out = []
     for key, name in (("ld", "loads"), ("st", "stores")):
         rows = table(field(w, f"{key}_bytes", "partitions.windows"), f"partitions.windows.{key}_bytes")
+        if len(rows[0]) > MAX_PARTITIONS or len(rows) > MAX_ROWS:
+            raise Malformed(f"partitions.windows.{key}_bytes has {len(rows)} windows of {len(rows[0])} partitions; "
+                            f"memsim writes at most {MAX_ROWS} of at most {MAX_PARTITIONS}")
         for other, n in (("first_block", len(bounds[0])), ("last_block", len(bounds[1]))):
             if len(rows) != n:
                 raise Malformed(f"partitions.windows.{key}_bytes has {len(rows)} rows but {other} {n} windows")

@@ -3,7 +3,9 @@ output file's format by its extension, saving, and a kernel's colour. Nothing he
 import json
 import math
 import os
+import stat
 import sys
+import tempfile
 
 import matplotlib.pyplot as plt
 
@@ -11,6 +13,7 @@ PROG = os.environ.get("MEMSIM_PLOT_PROG") or "memsim_plot"  # "memsim" when `mem
 MIN_DPI, MAX_DPI = 20, 1200  # FreeType refuses the 6-point labels below about 6 dpi; under 20 nothing is legible
 MAX_PIXELS = 65535  # matplotlib's Agg renderer refuses a figure of 2^16 pixels or more a side
 FORMATS = ("png", "svg")
+MAX_INPUT_BYTES = 256 << 20  # a document read; memsim writes at most tens of MB (2^22 window counts)
 
 
 class InputError(Exception):
@@ -26,9 +29,16 @@ def read_json(path, what):
     name = "standard input" if path == "-" else path
     try:
         if path == "-":
-            return json.load(sys.stdin)
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            text = sys.stdin.read(MAX_INPUT_BYTES + 1)
+        else:
+            mode = os.stat(path).st_mode  # a FIFO or /dev/zero would be read without end; open() names a directory
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                raise InputError(f"{name} is not a regular file; {what}")
+            with open(path, encoding="utf-8") as f:
+                text = f.read(MAX_INPUT_BYTES + 1)
+        if len(text) > MAX_INPUT_BYTES:
+            raise InputError(f"{name} is more than {MAX_INPUT_BYTES >> 20} MiB, more than memsim writes; {what}")
+        return json.loads(text)
     except OSError as e:
         raise InputError(f"cannot read {name}: {e.strerror or e}")
     except UnicodeDecodeError:
@@ -84,14 +94,30 @@ def check_pixels(path, size, dpi):
 
 
 def save(fig, out_path, dpi):
-    """PNG or SVG by the extension; the figure's size in inches x dpi is the picture's size in pixels."""
+    """PNG or SVG by the extension; the figure's size in inches x dpi is the picture's size in pixels. The picture
+    appears whole or not at all: it is drawn into a temporary file in the same directory, then renamed over
+    out_path (parallel runs writing one name left a corrupt SVG)."""
     svg = out_path.lower().endswith(".svg")
+    fd, tmp = None, None
     try:  # an SVG without its date and with fixed ids: the same input gives the same file
-        with plt.rc_context({"svg.hashsalt": "memsim"} if svg else {}):
-            fig.savefig(out_path, dpi=dpi, metadata={"Date": None} if svg else None)
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(out_path) + ".tmp.",
+                                   dir=os.path.dirname(out_path) or ".")
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
+        with os.fdopen(fd, "wb") as f:
+            fd = None
+            with plt.rc_context({"svg.hashsalt": "memsim"} if svg else {}):
+                fig.savefig(f, dpi=dpi, format="svg" if svg else "png", metadata={"Date": None} if svg else None)
+        os.replace(tmp, out_path)
+        tmp = None
     except OSError as e:
         raise InputError(f"cannot write {out_path}: {e.strerror or e}")
     finally:
+        if fd is not None:
+            os.close(fd)
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
         plt.close(fig)
 
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <string>
 
@@ -67,6 +68,48 @@ int registers_of(const DeviceProfile& device, const AnalysisOptions& options, co
   return options.regs ? *options.regs : kernel_registers(device, cfg.kernel->name, cfg.dtype);
 }
 
+// The budget of a partition replay, said before anything is replayed (docs/cli.md, "Partition windows"): its
+// replay is a full one (at most 2^29 warp steps, resolve_launch_any_size), each replay thread keeps a window
+// counter of 2 x partitions 64-bit counts for every gcd(R, step) blocks, at most kMaxCounterBytes, and the
+// report keeps at most kMaxKeptCounts of the windows' counts. --window-step 1 on 2^24 blocks wanted 2.5 GiB a
+// thread (5.25 GB and 169 s in all).
+constexpr int64_t kMaxCounterBytes = int64_t(1) << 27;  // 128 MiB a replay thread
+constexpr int64_t kMaxKeptCounts = int64_t(1) << 22;     // window x partition x direction counts in the report
+
+std::string mib(double bytes) {
+  std::ostringstream os;
+  os.precision(3);
+  os << bytes / double(1 << 20) << " MiB";
+  return os.str();
+}
+
+void check_partition_budget(const DeviceProfile& device, const LaunchConfig& cfg, const AnalysisOptions& options) {
+  const int regs = registers_of(device, options, cfg);
+  const int64_t resident = options.resident_blocks ? *options.resident_blocks : resident_for(device, cfg, regs);
+  const BlockSchedule s = block_schedule(cfg.blocks(), resident, options.window_step);
+  const int64_t group = std::gcd(s.resident, s.step);
+  const int64_t groups = (s.blocks + group - 1) / group;
+  const double counter_bytes = double(groups) * 2 * device.partitions.count * 8;
+  if (counter_bytes > double(kMaxCounterBytes)) {
+    std::ostringstream os;
+    os << "the partition windows of this launch need a counter for every " << group << (group == 1 ? " block" : " blocks")
+       << " (" << groups << " of " << 2 * device.partitions.count << " counts: " << mib(counter_bytes)
+       << " a replay thread), more than a partition replay's budget of " << mib(double(kMaxCounterBytes))
+       << "; choose a --window-step sharing a larger factor with R = " << s.resident << " (0: waves; R/2, R/4, ...), "
+       << "or a larger block or tile";
+    throw ConfigError(os.str());
+  }
+  const int64_t kept = std::min(window_count(s), options.max_windows);
+  const double kept_counts = double(kept) * 2 * device.partitions.count;
+  if (kept_counts > double(kMaxKeptCounts)) {
+    std::ostringstream os;
+    os << "--max-windows " << options.max_windows << " keeps " << kept << " of this launch's " << window_count(s)
+       << " partition windows (" << kept_counts << " counts), more than a report's budget of 2^22 counts; choose "
+       << "--max-windows " << std::max<int64_t>(1, kMaxKeptCounts / (2 * device.partitions.count)) << " or fewer";
+    throw ConfigError(os.str());
+  }
+}
+
 // The replay's progress callback for `stage`, or none.
 std::function<void(int64_t, int64_t)> progress_of(const AnalysisOptions& options, const std::string& stage) {
   if (!options.progress) return {};
@@ -102,11 +145,15 @@ LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& devic
   check_analysis_options(device, options);
   const bool count_partitions = counts_partitions(device, options);
   const LaunchConfig cfg =
-      resolve_launch_any_size(user, launch_limits(device), memory_rules(device), options.exact || count_partitions);
+      resolve_launch_any_size(user, launch_limits(device), memory_rules(device), options.exact || count_partitions,
+                              options.exact ? "--exact asks for the full replay"
+                                            : "partition traffic is counted, which replays every block");
   require_fit(device, cfg, registers_of(device, options, cfg), options.regs.has_value());
-  if (count_partitions)
+  if (count_partitions) {
     if (const std::string why = check_partition_spec(device.partitions); !why.empty())
       throw ConfigError("device " + device.name + ": " + why);
+    check_partition_budget(device, cfg, options);
+  }
   return cfg;
 }
 

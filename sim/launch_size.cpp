@@ -55,14 +55,24 @@ void check_cover(Size2 m, Size2 t, int64_t gx, int64_t gy, bool always) {
 }  // namespace
 
 LaunchConfig resolve_launch_any_size(const UserConfig& user, const LaunchLimits& limits, const MemoryRules& rules,
-                                     bool full_replay) {
+                                     bool full_replay, const std::string& full_replay_reason) {
   const Size2 m = user.matrix;
   const KernelInfo* k = find_kernel(user.kernel);
   const bool resolvable = m.x <= kResolveMaxElements && m.y <= kResolveMaxElements && m.x <= kResolveMaxElements / m.y;
   // Errors that come before the size's in resolve_launch, and every matrix it takes, are its own.
-  if (resolvable || !k || m.x <= 0 || m.y <= 0 || user.block.x <= 0 || user.block.y <= 0)
+  if (!k || m.x <= 0 || m.y <= 0 || user.block.x <= 0 || user.block.y <= 0 || (resolvable && full_replay))
     return resolve_launch(user, limits);
-  if (m.x > kMaxReplayElements || m.y > kMaxReplayElements || m.x > kMaxReplayElements / m.y) {
+  std::string full_work;  // resolve_launch's refusal of a full replay's work, which classes may not need
+  if (resolvable) {
+    try {
+      return resolve_launch(user, limits);
+    } catch (const ConfigError& e) {
+      // resolve_launch bounds the full replay; the replay by classes is bounded below, as past 2^32-1 (a
+      // 4294967295x1 matrix was refused where 4294967296x1 ran in 0.01 s).
+      if (std::string(e.what()).rfind("this launch replays", 0) != 0) throw;
+      full_work = e.what();
+    }
+  } else if (m.x > kMaxReplayElements || m.y > kMaxReplayElements || m.x > kMaxReplayElements / m.y) {
     std::ostringstream os;
     os << "matrix " << format_size2(m) << " has more than 2^40 elements (" << double(m.x) * double(m.y)
        << "), the largest memsim supports";
@@ -83,6 +93,7 @@ LaunchConfig resolve_launch_any_size(const UserConfig& user, const LaunchLimits&
   try {
     cfg = resolve_launch(stand_in, limits);
   } catch (const ConfigError& e) {
+    if (resolvable) throw ConfigError(full_work);
     const std::string why = e.what();
     // Its work bounds measured the stand-in: say the real launch's (a block too large for the stand-in).
     if (why.rfind("this launch replays", 0) == 0) refuse_block_work(block_warp_steps(t, user.block));
@@ -90,7 +101,10 @@ LaunchConfig resolve_launch_any_size(const UserConfig& user, const LaunchLimits&
     throw ConfigError(replace_all(why, format_size2(stand_in.matrix), format_size2(m)));
   }
   const double per_block = block_warp_steps(t, user.block);
-  if (per_block > kMaxBlockWarpSteps) refuse_block_work(per_block);
+  if (per_block > kMaxBlockWarpSteps) {
+    if (resolvable) throw ConfigError(full_work);
+    refuse_block_work(per_block);
+  }
 
   LaunchShape& s = cfg.shape;
   s.width = m.x;
@@ -109,9 +123,10 @@ LaunchConfig resolve_launch_any_size(const UserConfig& user, const LaunchLimits&
   const bool by_classes = !full_replay && plan.why_not.empty();
   const double steps = per_block * double(by_classes ? plan.blocks_to_replay() : cfg.blocks());
   if (steps > kMaxWarpSteps) {
+    if (resolvable && !by_classes) throw ConfigError(full_work);
     std::ostringstream os;
     os << "this launch replays " << steps << " warp steps"
-       << (by_classes ? " by block classes" : " (every block: " + (full_replay ? std::string("the full replay was asked for")
+       << (by_classes ? " by block classes" : " (every block: " + (full_replay ? full_replay_reason
                                                                               : plan.why_not) + ")")
        << ", more than memsim replays (2^29); choose a larger block or tile";
     throw ConfigError(os.str());

@@ -10,6 +10,7 @@
 // launch has no classes) replays at most 2^29 warp steps, as resolve_launch allows, and the replay by
 // classes at most 2^29 in the blocks it replays.
 #include <cstdint>
+#include <string>
 
 #include "kernels/resolve.hpp"
 #include "sim/tally.hpp"
@@ -20,7 +21,9 @@ constexpr int64_t kMaxReplayElements = int64_t(1) << 40;
 
 // Throws ConfigError (one line) as resolve_launch does. `full_replay`: every block will be replayed
 // (--exact, a partition counter).
+// `full_replay_reason` says why, in the message refusing a full replay's work.
 LaunchConfig resolve_launch_any_size(const UserConfig& user, const LaunchLimits& limits, const MemoryRules& rules,
-                                     bool full_replay);
+                                     bool full_replay,
+                                     const std::string& full_replay_reason = "the full replay was asked for");
 
 }  // namespace memsim

@@ -252,7 +252,8 @@ PartitionTraffic summarize_partition_traffic(const PartitionTrafficSink& sink, i
     }
 
   max_windows = std::max<int64_t>(1, max_windows);
-  t.window_every = std::max<int64_t>(1, (t.windows + max_windows - 1) / max_windows);
+  // Rounded up without adding first: max_windows may be any positive int64 (--max-windows 2^63-1 overflowed).
+  t.window_every = std::max<int64_t>(1, t.windows / max_windows + (t.windows % max_windows != 0));
   FigureSum ld, st, both, paced;
   const size_t np = size_t(parts);
   std::vector<int64_t> lw(np), sw(np), cw(np);

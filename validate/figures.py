@@ -191,8 +191,11 @@ def main(argv):
         if new != text:
             stale.append(doc)
             if argv[0] == "--write":
-                with open(path, "w", encoding="utf-8") as f:
+                # Whole or not at all: written beside the document, then renamed over it.
+                tmp = path + ".tmp.%d" % os.getpid()
+                with open(tmp, "w", encoding="utf-8") as f:
                     f.write(new)
+                os.replace(tmp, path)
     if stale and argv[0] == "--check":
         print("figures.py: figures in %s differ from the committed runs: run validate/figures.py --write"
               % ", ".join(stale), file=sys.stderr)
