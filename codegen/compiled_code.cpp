@@ -401,7 +401,7 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
       CompiledCode c;
       c.basis = CodeBasis::Compiled;
       c.paths = e.paths;
-      c.source = "nvcc " + tk.version + ", sm_" + o.arch;
+      c.source = "nvcc " + tk.version + " for sm_" + o.arch;
       c.loads_in_flight = e.paths.load_waits > 0 ? double(e.paths.loads) / e.paths.load_waits : 1.0;
       return c;
     }
@@ -412,7 +412,7 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
       CompiledCode c;
       c.basis = CodeBasis::Shipped;
       c.paths = *row;
-      c.source = std::string("the SASS table shipped with memsim (") + kSassTableToolkit + "; " + why + ")";
+      c.source = std::string("the SASS table memsim ships (") + kSassTableToolkit + "; " + why + ")";
       c.loads_in_flight = row->load_waits > 0 ? double(row->loads) / row->load_waits : 1.0;
       return c;
     }

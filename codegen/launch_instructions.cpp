@@ -34,7 +34,7 @@ bool in_table_shape(const LaunchConfig& cfg) {
 
 }  // namespace
 
-const char* const kSassTableToolkit = "nvcc 13.0.88, sm_90";
+const char* const kSassTableToolkit = "nvcc 13.0.88 for sm_90";
 
 const SassPaths* shipped_sass_paths(const LaunchConfig& cfg) {
   if (!cfg.kernel || !in_table_shape(cfg)) return nullptr;

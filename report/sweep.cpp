@@ -212,7 +212,9 @@ SweepPlan expand_sweep(const SweepAxes& axes, const DeviceProfile& device, const
 }
 
 std::string short_basis(const std::string& basis) {
-  if (basis == kBasisSass) return "sass";
+  const auto starts = [&](const char* prefix) { return basis.rfind(prefix, 0) == 0; };
+  if (starts(kBasisSass)) return basis.find("memsim ships") != std::string::npos ? "sass table" : "compiled";
+  if (starts(kBasisCodeEstimate)) return "estimate";
   if (basis == kBasisCounted) return "counted";
   if (basis == kBasisOperations) return "ops";
   if (basis == kBasisMemoryRatio) return "ratio";
@@ -299,6 +301,27 @@ void rank_sweep(std::vector<SweepRow>& rows, std::vector<SweepRefusal>& refused)
             [](const SweepRefusal& a, const SweepRefusal& b) { return a.point.index < b.point.index; });
 }
 
+void compile_sweep(const SweepPlan& plan, const DeviceProfile& device, const AnalysisOptions& options,
+                   const SweepProgress& progress) {
+  const std::string arch = sass_arch(device.compute_capability);
+  if (options.runtime_shape || arch.empty() || plan.launches.empty()) return;
+  std::vector<LaunchConfig> code;
+  for (const SweepLaunch& l : plan.launches) {
+    code.push_back(l.launch);
+    UserConfig copy = l.point.user;
+    copy.kernel = "copy";
+    copy.tile.reset();
+    copy.pad.reset();
+    if (const std::optional<LaunchConfig> c = try_resolve_launch(copy, launch_limits(device))) code.push_back(*c);
+  }
+  CodegenOptions co;
+  co.compile = options.compile;
+  co.arch = arch;
+  std::function<void(int, int)> report;
+  if (progress) report = [&](int done, int total) { progress("compiling the configurations' code", done, total); };
+  compile_batch(code, co, report);
+}
+
 SweepResult run_sweep(const SweepAxes& axes, const DeviceProfile& device, const AnalysisOptions& options,
                       const SweepProgress& progress) {
   SweepResult r;
@@ -306,7 +329,9 @@ SweepResult run_sweep(const SweepAxes& axes, const DeviceProfile& device, const 
   r.device = provenance_json(device);
   // Step 1: every configuration resolved (or refused) before anything is replayed.
   SweepPlan plan = expand_sweep(axes, device, options);
-  // A batch step over plan.launches (all of them known here, none analysed yet) goes here.
+  // Step 1b: the code of every launch, and of the copy kernel each row's fraction of copy needs, compiled in
+  // one batch of parallel nvcc runs (codegen/compiled_code.hpp), so that the analyses below read the cache.
+  compile_sweep(plan, device, options, progress);
   // Step 2: each launch analysed as a single run would be.
   r.refused = std::move(plan.refused);
   r.rows = analyse_sweep(plan.launches, device, options, r.refused, progress);

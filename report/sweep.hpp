@@ -75,6 +75,12 @@ struct SweepPlan {
 // what refuses them all: too many (sweep_size) or a wrong option (check_analysis_options).
 SweepPlan expand_sweep(const SweepAxes& axes, const DeviceProfile& device, const AnalysisOptions& options = {});
 
+// Step 1b: the code nvcc generates for every launch of the plan (and for the copy kernel at each one's matrix,
+// dtype and block), compiled at once in parallel where the toolkit is, into the cache the analyses then read.
+using SweepProgress = std::function<void(const std::string& stage, int64_t done, int64_t total)>;
+void compile_sweep(const SweepPlan& plan, const DeviceProfile& device, const AnalysisOptions& options,
+                   const SweepProgress& progress = {});
+
 // One analysed configuration: what the table, the JSON and the CSV show.
 struct SweepRow {
   SweepPoint point;
@@ -96,7 +102,6 @@ std::string short_basis(const std::string& basis);
 
 // Called with "sweep" before each configuration is analysed (done of total) and once at the end. A replay's own
 // progress (AnalysisOptions::progress) is told too, its stage after "sweep, padded f32 2048x2048 block 32x8: ".
-using SweepProgress = std::function<void(const std::string& stage, int64_t done, int64_t total)>;
 
 // Step 2: each launch analysed as analyze() does for a single run (the copy kernel predicted once for each
 // matrix, dtype and block). A launch that refuses here after all joins `refused`. Rows in launch order, unranked.

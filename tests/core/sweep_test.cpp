@@ -248,7 +248,9 @@ TEST(Sweep, BlockAllIsTheDocumentedList) {
 }
 
 TEST(Sweep, ShortBasisNamesEveryBasis) {
-  EXPECT_EQ(short_basis(kBasisSass), "sass");
+  EXPECT_EQ(short_basis(std::string(kBasisSass) + " (nvcc 13.0.88, sm_90)"), "compiled");
+  EXPECT_EQ(short_basis(std::string(kBasisSass) + " (the SASS table memsim ships (...))"), "sass table");
+  EXPECT_EQ(short_basis(std::string(kBasisCodeEstimate) + " (no cuobjdump)"), "estimate");
   EXPECT_EQ(short_basis(kBasisCounted), "counted");
   EXPECT_EQ(short_basis(kBasisOperations), "ops");
   EXPECT_EQ(short_basis(kBasisMemoryRatio), "ratio");

@@ -1,0 +1,116 @@
+// The compiled-code pipeline end to end with a stand-in toolkit (tests/codegen/fake_toolkit: an nvcc that
+// counts its calls, a cuobjdump that prints a hand-written listing): a configuration is compiled once, its
+// paths read off the listing, cached on disk and read back without compiling again; and the estimate's inputs
+// for a configuration no table holds, worked out by hand.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "codegen/code_estimate.hpp"
+#include "codegen/compiled_code.hpp"
+
+namespace memsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kScratch = fs::temp_directory_path() / ("memsim-codegen-test-" + std::to_string(::getpid()));
+
+// Before anything asks for the toolkit (find_toolkit reads the environment once).
+const bool kEnvironment = [] {
+  fs::create_directories(kScratch);
+  setenv("MEMSIM_NVCC", MEMSIM_FAKE_TOOLKIT "/nvcc", 1);
+  setenv("MEMSIM_CACHE_DIR", (kScratch / "cache").c_str(), 1);
+  setenv("FAKE_NVCC_LOG", (kScratch / "nvcc.log").c_str(), 1);
+  return true;
+}();
+
+int compiles() {
+  std::ifstream in(kScratch / "nvcc.log");
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line == "compile";
+  return n;
+}
+
+LaunchConfig launch(const char* kernel, Size2 block, std::optional<Size2> tile = {}) {
+  UserConfig u;
+  u.kernel = kernel;
+  u.matrix = {1024, 1024};
+  u.block = block;
+  u.tile = tile;
+  return resolve_launch(u);
+}
+
+TEST(CompiledCode, TheListingsPathsCachedOnDisk) {
+  ASSERT_TRUE(kEnvironment);
+  ASSERT_TRUE(find_toolkit().usable()) << find_toolkit().missing;
+  EXPECT_EQ(find_toolkit().version, "13.0.88");
+  const LaunchConfig a = launch("padded", {64, 8}), b = launch("coalesced", {64, 4}, Size2{64, 64});
+  int progress_calls = 0;
+  compile_batch({a, b}, CodegenOptions{1 == 1, "90", 1}, [&](int, int) { ++progress_calls; });
+  EXPECT_EQ(compiles(), 1);  // one job: both in one nvcc run
+  EXPECT_GE(progress_calls, 2);
+  const CompiledCode code = compiled_code(a, CodegenOptions{});
+  EXPECT_EQ(code.basis, CodeBasis::Compiled);
+  EXPECT_EQ(code.source, "nvcc 13.0.88 for sm_90");
+  // The listing: 3 instructions to the edge test, then 0x60-0x100 (11): 14 inner; the edge path 0x00-0x50: 6.
+  EXPECT_EQ(code.paths.inner, 14);
+  EXPECT_EQ(code.paths.edge, 6);
+  EXPECT_EQ(code.paths.loads, 4);  // issued together, waited for once at the first STS
+  EXPECT_EQ(code.paths.load_waits, 1);
+  EXPECT_EQ(code.loads_in_flight, 4);
+  EXPECT_EQ(compiled_code(b, CodegenOptions{}).paths.inner, 14);
+  EXPECT_EQ(compiles(), 1);  // both from memory
+  // On disk: one entry a configuration.
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(kScratch / "cache" / "code")) entries += e.path().extension() == ".json";
+  EXPECT_EQ(entries, 2);
+  // Another architecture is other code: compiled again.
+  EXPECT_EQ(compiled_code(a, CodegenOptions{true, "100", 1}).basis, CodeBasis::Compiled);
+  EXPECT_EQ(compiles(), 2);
+  fs::remove_all(kScratch);
+}
+
+TEST(CompiledCode, NoCompileTakesTheEstimate) {
+  const CompiledCode code = compiled_code(launch("padded", {32, 16}), CodegenOptions{false, "90", 0});
+  EXPECT_EQ(code.basis, CodeBasis::Estimated);
+  EXPECT_EQ(code.source, "--no-compile");
+  // A configuration of the shipped table keeps its row without compiling.
+  EXPECT_EQ(compiled_code(launch("padded", {32, 8}), CodegenOptions{false, "90", 0}).basis, CodeBasis::Shipped);
+}
+
+TEST(CompiledCode, TheInstantiationNamesTheStaticShape) {
+  // padded, block 64x8, its default tile 64x64 (64 is a multiple of 8), pad 1: a shared row of 65.
+  const std::string src = instantiation_source({launch("padded", {64, 8})}, "/k");
+  EXPECT_NE(src.find("extern \"C\" __global__ void memsim_code_0(DeviceMemory<float> mem, "
+                     "StaticShape<64, 8, 64, 64, 65, int32_t> s)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("suite::Padded::body(m, s, t);"), std::string::npos);
+}
+
+TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
+  // padded 64x8, tile 64x64: 512 threads cover 4096 elements, 8 a thread; a warp is half a 64-wide row and
+  // walks 8 rows: 8 global loads, 8 shared stores, then 8 shared loads (a column of the tile each) and 8
+  // global stores; one barrier; every load before the first global store.
+  const CodeFeatures f = code_features(launch("padded", {64, 8}));
+  EXPECT_EQ(f.global_loads, 8);
+  EXPECT_EQ(f.shared_stores, 8);
+  EXPECT_EQ(f.shared_loads, 8);
+  EXPECT_EQ(f.global_stores, 8);
+  EXPECT_EQ(f.barriers, 1);
+  EXPECT_EQ(f.loads_before_store, 8);
+  EXPECT_EQ(f.warps_in_block, 16);
+  // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store.
+  const CodeFeatures n = code_features(launch("naive", {32, 4}));
+  EXPECT_EQ(n.global_loads, 8);
+  EXPECT_EQ(n.global_stores, 8);
+  EXPECT_EQ(n.loads_before_store, 1);
+  EXPECT_EQ(estimate_paths(n).load_waits, 8);
+}
+
+}  // namespace
+}  // namespace memsim
