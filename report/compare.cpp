@@ -9,6 +9,7 @@
 #include "model/significant.hpp"
 #include "report/advice.hpp"
 #include "report/report.hpp"
+#include "report/sweep.hpp"
 
 namespace memsim {
 namespace {
@@ -50,6 +51,8 @@ nlohmann::ordered_json row_of(const Analysis& a, const DeviceProfile& device, co
   row["fraction_of_copy"] = copy ? nlohmann::ordered_json(copy->time_us / p.time_us) : nullptr;
   row["bottleneck"] = p.bottleneck;
   row["bottleneck_share"] = p.bottleneck_share();
+  row["instructions"] = p.instructions;
+  row["instructions_basis"] = p.instructions_basis;
   row["advice"] = advice_json(advise(advice_counts(a, device)));
   row["metrics"] = m;
   return row;
@@ -145,7 +148,7 @@ void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
      << "shared wavef/inst" << "\n";
   os << std::left << std::setw(w) << "kernel" << std::right << std::setw(8) << "ld" << std::setw(8) << "st"
      << std::setw(9) << "ld" << std::setw(9) << "st" << std::setw(11) << "time us" << std::setw(9) << "GB/s"
-     << std::setw(9) << "of copy" << "  bottleneck\n";
+     << std::setw(9) << "of copy" << std::setw(12) << "instr" << "  bottleneck\n";
   for (const auto& k : r["kernels"]) {
     os << std::left << std::setw(w) << k["kernel"].get<std::string>() << std::right;
     if (!k["refused"].is_null()) {
@@ -157,13 +160,15 @@ void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
        << cell(k[kWavefrontsLd]) << std::setw(9) << cell(k[kWavefrontsSt]) << std::setw(11)
        << significant(k["time_us"].get<double>()) << std::setw(9)
        << significant(k["effective_bandwidth_gbs"].get<double>())
-       << std::setw(9) << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%") << "  "
-       << k["bottleneck"].get<std::string>() << " (" << significant(100.0 * k["bottleneck_share"].get<double>(), 2)
+       << std::setw(9) << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%")
+       << std::setw(12) << short_basis(k["instructions_basis"].get<std::string>()) << "  " << k["bottleneck"].get<std::string>() << " (" << significant(100.0 * k["bottleneck_share"].get<double>(), 2)
        << "%)\n";
   }
   os << "  sectors/request: l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{ld,st}.ratio\n"
+
      << "  shared wavef/inst: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / "
-        "smsp__inst_executed_op_shared_{ld,st}.sum\n";
+        "smsp__inst_executed_op_shared_{ld,st}.sum\n"
+     << "  instr: what the instruction count is based on (compiled, sass table, estimate: docs/cli.md)\n";
 
   os << "\nAdvice\n";
   for (const auto& k : r["kernels"])

@@ -18,8 +18,8 @@ std::vector<std::string> kernel_names(const std::string& spec);
 
 // {"config": {...what every row shares...}, "device": {...}, "copy": {"time_us", "effective_bandwidth_gbs"} or
 //  null, "kernels": [{"kernel", "refused", "tile", "pad", <sectors per request and wavefronts per instruction>,
-//  "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "bottleneck_share", "advice",
-//  "metrics"}, ...]}
+//  "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "bottleneck_share", "instructions",
+//  "instructions_basis", "advice", "metrics"}, ...]}
 // (docs/cli.md). `user.kernel` is ignored; `kernels` are analysed in their order.
 nlohmann::ordered_json compare_kernels(const UserConfig& user, const std::vector<std::string>& kernels,
                                        const DeviceProfile& device, const AnalysisOptions& options = {});

@@ -395,6 +395,10 @@ void print_ncu_csv(std::ostream& os, const nlohmann::ordered_json& r) {
         significant(p["effective_bandwidth_gbs"].get<double>(), 6));
     if (p.contains("fraction_of_copy"))
       row(section, "memsim__fraction_of_copy_predicted", "", significant(p["fraction_of_copy"].get<double>(), 6));
+    // The warp instructions the issue term charges, under ncu's name, its basis in the section's name.
+    if (p.contains("instructions") && p.contains("instructions_basis"))
+      row(section + ", instructions " + p["instructions_basis"].get<std::string>(), "smsp__inst_executed.sum", "inst",
+          grouped(int64_t(std::llround(p["instructions"].get<double>()))));
   }
 }
 

@@ -594,7 +594,8 @@ TEST(Cli, CompareKernelsJsonRows) {
                               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
                               "shared_ld_wavefronts_per_instruction", "shared_st_wavefronts_per_instruction",
                               "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck",
-                              "bottleneck_share", "advice", "metrics"}));
+                              "bottleneck_share", "instructions", "instructions_basis", "advice",
+                              "metrics"}));
     EXPECT_EQ(k["kernel"], want.kernel);
     EXPECT_TRUE(k["refused"].is_null());
     EXPECT_EQ(k["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"].get<double>(), want.ld);
