@@ -139,6 +139,26 @@ void check_analysis_options(const DeviceProfile& device, const AnalysisOptions& 
                       " counts only with --partitions (its partition mapping is assumed)");
 }
 
+void compile_launch_code(const std::vector<std::pair<UserConfig, LaunchConfig>>& launches, const DeviceProfile& device,
+                         const AnalysisOptions& options, bool with_copy, const std::function<void(int, int)>& progress) {
+  const std::string arch = sass_arch(device.compute_capability);
+  if (options.runtime_shape || arch.empty() || launches.empty()) return;
+  std::vector<LaunchConfig> code;
+  for (const auto& [user, launch] : launches) {
+    code.push_back(launch);
+    UserConfig copy = user;
+    copy.kernel = "copy";
+    copy.tile.reset();
+    copy.pad.reset();
+    if (with_copy)
+      if (const std::optional<LaunchConfig> c = try_resolve_launch(copy, launch_limits(device))) code.push_back(*c);
+  }
+  CodegenOptions co;
+  co.compile = options.compile;
+  co.arch = arch;
+  compile_batch(code, co, progress);
+}
+
 LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   // A kernel the device cannot run is refused, not predicted.
   if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
@@ -197,6 +217,12 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
         device.partitions, block_schedule(a.config.blocks(), resident, options.window_step), ropts.rules.sector_bytes);
     ropts.sector_sink_prototype = counter.get();
   }
+  // The configuration's code (and the copy kernel's, for the fraction of copy) compiled now where the toolkit
+  // is and the cache has none, with the progress line: predict() then reads it from the cache.
+  compile_launch_code({{user, a.config}}, device, options, options.predict_copy,
+                      [&options](int done, int total) {
+                        if (options.progress) options.progress("compiling the code nvcc generates", done, total);
+                      });
   a.replay = replay(a.config, ropts);
   a.report = replay_json(a.replay);
 

@@ -5,6 +5,8 @@
 // copy kernel's time on the same matrix. The memsim command, the validation program and the tests call this.
 #include <cstdint>
 #include <functional>
+#include <utility>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -56,6 +58,12 @@ Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, con
 void check_analysis_options(const DeviceProfile& device, const AnalysisOptions& options = {});
 // The launch analyze would replay, with every option and limit it checks checked, and nothing replayed: the
 // same ConfigError, in the same order (the fuzz target resolves launches too large to replay with it).
+// The code nvcc generates for each launch (and for the copy kernel at its matrix, dtype and block, with_copy),
+// compiled in one batch of parallel nvcc runs where the toolkit is and the cache has none
+// (codegen/compiled_code.hpp); the analyses then read it from the cache. Nothing for --runtime-shape.
+void compile_launch_code(const std::vector<std::pair<UserConfig, LaunchConfig>>& launches, const DeviceProfile& device,
+                         const AnalysisOptions& options, bool with_copy, const std::function<void(int, int)>& progress);
+
 LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options = {});
 
 }  // namespace memsim

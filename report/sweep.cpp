@@ -303,23 +303,11 @@ void rank_sweep(std::vector<SweepRow>& rows, std::vector<SweepRefusal>& refused)
 
 void compile_sweep(const SweepPlan& plan, const DeviceProfile& device, const AnalysisOptions& options,
                    const SweepProgress& progress) {
-  const std::string arch = sass_arch(device.compute_capability);
-  if (options.runtime_shape || arch.empty() || plan.launches.empty()) return;
-  std::vector<LaunchConfig> code;
-  for (const SweepLaunch& l : plan.launches) {
-    code.push_back(l.launch);
-    UserConfig copy = l.point.user;
-    copy.kernel = "copy";
-    copy.tile.reset();
-    copy.pad.reset();
-    if (const std::optional<LaunchConfig> c = try_resolve_launch(copy, launch_limits(device))) code.push_back(*c);
-  }
-  CodegenOptions co;
-  co.compile = options.compile;
-  co.arch = arch;
-  std::function<void(int, int)> report;
-  if (progress) report = [&](int done, int total) { progress("compiling the configurations' code", done, total); };
-  compile_batch(code, co, report);
+  std::vector<std::pair<UserConfig, LaunchConfig>> launches;
+  for (const SweepLaunch& l : plan.launches) launches.push_back({l.point.user, l.launch});
+  compile_launch_code(launches, device, options, true, [&progress](int done, int total) {
+    if (progress) progress("compiling the configurations' code", done, total);
+  });
 }
 
 SweepResult run_sweep(const SweepAxes& axes, const DeviceProfile& device, const AnalysisOptions& options,
