@@ -28,6 +28,9 @@ COUNT_RUNS = ("suite_f32.json", "suite_f16_f64.json", "suite_16384.json", "best.
 # The runs of the fastest kernel, best, on each GPU: 8192^2 and 16384^2 in f16, f32 and f64.
 BEST_RUNS = (("H100", "best.json"), ("H200", "h200_best.json"))
 HOLDOUT = os.path.join("model", "calibration", "h100_holdout_suite.txt")
+# The held-out sweep (validate/heldout/): per GPU, its runs' folder.
+HELDOUT = (("H100", os.path.join("validate", "heldout", "results", "h100")),
+           ("H200", os.path.join("validate", "heldout", "results", "h200")))
 
 
 class Error(Exception):
@@ -162,7 +165,39 @@ def best_kernel():
     return "\n".join(lines)
 
 
-BLOCKS = {"references": block_references, "counts": exact_counts, "model": model_accuracy, "best": best_kernel}
+def heldout_accuracy():
+    """The held-out sweep's time error and block-shape choices, as the GPU runs predicted them."""
+    lines = []
+    for label, folder in HELDOUT:
+        path = os.path.join(ROOT, folder)
+        try:
+            names = sorted(n for n in os.listdir(path) if n.endswith(".json"))
+        except OSError as e:
+            raise Error("cannot read %s: %s" % (path, e.strerror)) from None
+        rows = []
+        for n in names:
+            with open(os.path.join(path, n), encoding="utf-8") as f:
+                for r in json.load(f)["records"]:
+                    m, p = r["measured"]["time_us"]["median"], r["predicted"]["time_us"]
+                    c = r["config"]
+                    rows.append(((c["kernel"], c["dtype"], matrix(r)), m, p))
+        if not rows:
+            raise Error("%s holds no held-out runs" % path)
+        errs = [p / m - 1 for _, m, p in rows]
+        worst = max(errs, key=abs)
+        groups = {}
+        for k, m, p in rows:
+            groups.setdefault(k, []).append((m, p))
+        right = sum(1 for g in groups.values() if min(g, key=lambda t: t[1])[0] <= 1.03 * min(m for m, _ in g))
+        lines.append("- %s: %d configurations, MAPE %.1f%%, worst %+.1f%%, within 25%%: %d; block shape within 3%% "
+                     "of the fastest in %d of %d sweeps" % (label, len(rows), 100 * sum(map(abs, errs)) / len(errs),
+                                                           100 * worst, sum(1 for e in errs if abs(e) <= 0.25),
+                                                           right, len(groups)))
+    return "\n".join(lines)
+
+
+BLOCKS = {"references": block_references, "counts": exact_counts, "model": model_accuracy, "best": best_kernel,
+          "heldout": heldout_accuracy}
 MARK = re.compile(r"(<!-- figures:(\w+) -->\n)(.*?)(<!-- /figures:\2 -->)", re.S)
 
 
