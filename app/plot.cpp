@@ -14,7 +14,7 @@
 #include <iostream>
 
 #include "model/atomic_file.hpp"
-#include "model/install_paths.hpp"
+#include "codegen/install_paths.hpp"
 #include "sim/replay.hpp"
 #include "sim/shared_banks.hpp"
 

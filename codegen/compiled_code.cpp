@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/code_estimate.hpp"
+#include "codegen/install_paths.hpp"
 #include "codegen/launch_instructions.hpp"
 #include "kernels/static_shape.hpp"
 #include "kernels/suite.hpp"
@@ -110,10 +111,12 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-// Where the kernel headers are: $MEMSIM_KERNEL_DIR, else the source tree memsim was built from.
+// Where the kernel headers are: $MEMSIM_KERNEL_DIR, else an installed tree's copy, else the source tree memsim
+// was built from.
 std::string kernel_dir() {
   const std::string e = env("MEMSIM_KERNEL_DIR");
   if (!e.empty()) return e;
+  if (const std::optional<std::string> installed = installed_data_path("include")) return *installed;
 #ifdef MEMSIM_KERNEL_SOURCE_DIR
   return MEMSIM_KERNEL_SOURCE_DIR;
 #else

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "kernels/registry.hpp"
-#include "model/install_paths.hpp"
+#include "codegen/install_paths.hpp"
 #include "model/json_fields.hpp"
 #include "model/significant.hpp"
 #include "model/user_text.hpp"

@@ -13,6 +13,9 @@ memsim=$prefix/bin/memsim
 devices=$prefix/share/memsim/devices
 [ -f "$devices/h100.json" ] || { echo "no h100.json in $devices"; exit 1; }
 [ -f "$prefix/share/memsim/plots/memsim_plot.py" ] || { echo "no plotting script installed"; exit 1; }
+# The kernel headers nvcc compiles a configuration from (codegen/compiled_code.hpp), beside the profiles.
+[ -f "$prefix/share/memsim/include/kernels/suite.hpp" ] && [ -f "$prefix/share/memsim/include/kernels/suite/best.hpp" ] ||
+  { echo "no kernel headers installed"; exit 1; }
 cp "$devices/h100.json" "$devices/only_installed.json"
 cd "$work"
 unset MEMSIM_DEVICE_DIR MEMSIM_PLOT_SCRIPT

@@ -1,4 +1,4 @@
-#include "model/install_paths.hpp"
+#include "codegen/install_paths.hpp"
 
 #include <filesystem>
 #include <system_error>
