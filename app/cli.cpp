@@ -1,5 +1,7 @@
 #include "app/cli.hpp"
 
+#include <cmath>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -137,13 +139,14 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   // clang-format off
   opts.add_options()
       ("help,h", "show this help and exit")
+      ("version", "print memsim's version and git revision and exit")
       ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels); several, comma-separated, or all: one comparison table")
       ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows; several, comma-separated: a sweep")
       ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY); several, comma-separated, or all (the usual shapes a tuner tries, docs/cli.md): a sweep, one ranked table")
       ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, docs/hardware.md); several, comma-separated: a sweep")
       ("pad,p", po::value<int>(), "extra elements per shared-tile row (shared-tile kernels; default per kernel)")
       ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64; several, comma-separated: a sweep")
-      ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices)")
+      ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices), or a profile file's path (with a '/' or ending in .json)")
       ("regs", po::value<int>(), "registers per thread for occupancy (default: the profile's table for the kernel, else 32)")
       ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: counted along the code nvcc generates for the configuration)")
       ("runtime-shape", "the kernel keeps its block, tile and pad as run-time values: estimate its instructions from the replay's operations instead of its compiled code")
@@ -199,7 +202,15 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
     cmd.help = os.str();
     return cmd;
   }
+  if (vm.count("version")) {
+    cmd.action = CliCommand::Action::Help;
+    cmd.help = std::string("memsim ") + MEMSIM_VERSION + " (git " + MEMSIM_GIT_REVISION + ")\n";
+    return cmd;
+  }
   cmd.format = text(vm, "format");
+  if (vm.count("plot") && !vm["format"].defaulted())
+    throw ConfigError("--format shapes a report; --plot writes a picture, or its data as JSON with --plot-out "
+                      "NAME.json");
   if (std::find(kFormats.begin(), kFormats.end(), cmd.format) == kFormats.end())
     throw ConfigError("invalid --format '" + cmd.format + "': expected table, json, csv or ncu-csv");
   for (const char* list : {"list-kernels", "list-devices"})
@@ -244,7 +255,16 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   AnalysisOptions& aopts = cmd.analysis;
   aopts.threads = threads;
   if (vm.count("regs")) aopts.regs = vm["regs"].as<int>();
-  if (vm.count("instructions")) aopts.instructions = vm["instructions"].as<double>();
+  if (vm.count("instructions")) {
+    aopts.instructions = vm["instructions"].as<double>();
+    if (*aopts.instructions != std::floor(*aopts.instructions))
+      throw ConfigError("--instructions must be a whole number of warp instructions, got " +
+                        [&] {
+                          std::ostringstream os;
+                          os << *aopts.instructions;
+                          return os.str();
+                        }());
+  }
   aopts.runtime_shape = vm.count("runtime-shape") > 0;
   aopts.compile = vm.count("no-compile") == 0;
   aopts.partitions = vm.count("partitions") > 0;
@@ -259,6 +279,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
                         std::to_string(sweep_size(cmd.sweep)));
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch; sweep with table, json or csv");
+    if (aopts.instructions)
+      throw ConfigError("--instructions is one launch's count; it cannot stand for the " +
+                        std::to_string(sweep_size(cmd.sweep)) + " launches of a sweep");
     cmd.action = CliCommand::Action::Sweep;
   } else if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
     cmd.kernels = kernel_names(user.kernel);
@@ -266,6 +289,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       throw ConfigError("--plot draws one kernel; --kernel names " + std::to_string(cmd.kernels.size()));
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch; compare kernels with table, json or csv");
+    if (aopts.instructions)
+      throw ConfigError("--instructions is one launch's count; it cannot stand for " +
+                        std::to_string(cmd.kernels.size()) + " kernels");
     cmd.action = CliCommand::Action::Compare;
   } else if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) {
     throw ConfigError(why);

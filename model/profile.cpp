@@ -317,6 +317,15 @@ void check_profile_file(const std::string& path) {
 }  // namespace
 
 DeviceProfile load_profile(const std::string& name) {
+  // A path (with a slash, or ending in .json) names a profile file of the user's own.
+  if (name.find('/') != std::string::npos ||
+      (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(name, ec)))
+      throw ProfileError("no device profile file '" + echo_text(name) + "' (a --device with a '/' or ending in "
+                         ".json is a profile's path; memsim --list-devices lists the named ones)");
+    return load_profile_file(name);
+  }
   const std::string dir = device_dir();
   std::error_code ec;
   if (!fs::is_directory(dir, ec))

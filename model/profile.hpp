@@ -144,8 +144,9 @@ nlohmann::ordered_json provenance_json(const DeviceProfile& p);
 std::string device_dir();
 // Profile stems found there, sorted.
 std::vector<std::string> list_profiles();
-// Loads <device_dir>/<name>.json. Throws ProfileError for an unknown name (listing the known ones) or a
-// malformed file (naming the file and the field).
+// Loads <device_dir>/<name>.json, or the file `name` names where it holds a '/' or ends in .json (a profile
+// of the user's own). Throws ProfileError for an unknown name (listing the known ones), a missing file or a
+// malformed one (naming the file and the field).
 DeviceProfile load_profile(const std::string& name);
 DeviceProfile load_profile_file(const std::string& path);
 // A profile's text, as load_profile_file reads it (the fuzz target's way in); `where` names it in errors.

@@ -167,6 +167,11 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     else
       os << "replay: every block (" << p["why_full"].get<std::string>() << ")\n";
   }
+  // A block that is no whole number of warps: its last warp runs with lanes off (the replay counts them so).
+  if (const int64_t threads = c["threads_per_block"].get<int64_t>(); threads % 32 != 0)
+    os << "note: block " << c["block"]["x"] << "x" << c["block"]["y"] << " is " << threads
+       << " threads, not a whole number of warps: each block's last warp runs " << threads % 32
+       << " of its 32 lanes\n";
   os << "\n";
 
   os << "Totals (Nsight Compute metric names)\n";

@@ -1076,3 +1076,57 @@ TEST(Cli, SweepBlockAllIsTheDocumentedList) {
 }  // namespace
 }  // namespace memsim
 
+
+namespace memsim {
+namespace {
+
+TEST(Cli, VersionNamesTheRevision) {
+  const Cli r = run_cli({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("memsim 0.1.0 (git ", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+TEST(Cli, ContradictoryRequestsAreRefused) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  const Case cases[] = {
+      {{"--kernel", "all", "--instructions", "1000000"}, "cannot stand for 14 kernels"},
+      {{"--block", "32x8,16x16", "--instructions", "5"}, "the 2 launches of a sweep"},
+      {{"--instructions", "1.5"}, "whole number of warp instructions, got 1.5"},
+      {{"--format", "json", "--plot", "banks", "--plot-out", "x.json"}, "--format shapes a report"},
+      {{"--device", "no_such_profile.json"}, "no device profile file 'no_such_profile.json'"},
+  };
+  for (const Case& c : cases) {
+    const Cli r = run_cli(c.args);
+    EXPECT_EQ(r.code, 2) << join(c.args);
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << join(c.args) << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+TEST(Cli, AProfileByItsPathReadsAsByItsName) {
+  const Cli named = run_cli({"--kernel", "padded", "--format", "json"});
+  const Cli by_path = run_cli({"--kernel", "padded", "--format", "json", "--device",
+                               std::string(MEMSIM_SOURCE_DIR) + "/model/devices/h100.json"});
+  ASSERT_EQ(by_path.code, 0) << by_path.err;
+  const auto a = nlohmann::json::parse(named.out), b = nlohmann::json::parse(by_path.out);
+  EXPECT_EQ(a["prediction"]["time_us"], b["prediction"]["time_us"]);
+  EXPECT_EQ(b["device"]["profile"], "h100");
+}
+
+TEST(Cli, PartialWarpsAreNoted) {
+  // 33x8 = 264 threads = 8 warps and 8 lanes: the ninth warp runs 8 lanes.
+  const Cli r = run_cli({"--block", "33x8"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("note: block 33x8 is 264 threads, not a whole number of warps: each block's last warp runs 8 "
+                       "of its 32 lanes"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run_cli({"--block", "32x8"}).out.find("note: block"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memsim
