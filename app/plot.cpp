@@ -171,6 +171,8 @@ int draw_plot(const std::string& kind, const std::string& out, const nlohmann::o
   // The script's messages say "memsim:" when memsim runs it.
   setenv("MEMSIM_PLOT_PROG", "memsim", 1);
   pid_t pid = 0;
+  // The script names memsim's options in its errors (--plot-site, not its own --site).
+  setenv("MEMSIM_PLOT_CALLER", "memsim", 1);
   const int rc = posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[0]);

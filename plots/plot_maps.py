@@ -12,6 +12,7 @@
                "sectors / ideal sectors per request", coloured by their ratio (the wasted traffic): pale for
                1, dark red for 8 and more.
 """
+import os
 import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import numpy as np
@@ -92,7 +93,13 @@ def pick_site(bm, site):
     for s in sites:
         if site == s["name"] or site == str(s.get("site")):
             return s, False
-    raise InputError(f"unknown --site '{site}': the shared sites are {names}")
+    raise InputError(f"unknown {option('site')} '{site}': the shared sites are {names}")
+
+
+def option(name):
+    """An option's name as the user typed it: memsim's --plot-site / --plot-instruction when memsim runs this
+    script (it says so in MEMSIM_PLOT_CALLER), the script's own --site / --instruction otherwise."""
+    return "--plot-" + name if os.environ.get("MEMSIM_PLOT_CALLER") == "memsim" else "--" + name
 
 
 def pick_instruction(site, index):
@@ -103,7 +110,7 @@ def pick_instruction(site, index):
         worst = max(i["wavefronts"] for i in ins)
         return next(k for k, i in enumerate(ins) if i["wavefronts"] == worst), True
     if not 0 <= index < len(ins):
-        raise InputError(f"--instruction {index} is out of range: site '{site['name']}' has {len(ins)} warp "
+        raise InputError(f"{option('instruction')} {index} is out of range: site '{site['name']}' has {len(ins)} warp "
                          f"instructions in block 0 (0 to {len(ins) - 1})")
     return index, False
 

@@ -216,7 +216,7 @@ def check_errors(memsim, script, run_doc, out):
         ("no shared memory", [memsim, "-k", "naive", "--plot", "banks", "--plot-out", o], {},
          "no shared-memory access", "memsim"),
         ("instruction out of range", [memsim] + m + ["-k", "padded", "--plot", "banks", "--plot-instruction", "999",
-                                                     "--plot-out", o], {}, "--instruction 999 is out of range",
+                                                     "--plot-out", o], {}, "--plot-instruction 999 is out of range",
          "memsim"),
         ("negative instruction", [memsim, "--plot", "banks", "--plot-instruction", "-1", "--plot-out", o], {},
          "--plot-instruction", "memsim"),
