@@ -297,6 +297,27 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
     throw ConfigError(why);
   }
   cmd.device = text(vm, "device");
+  if (cmd.device.find(',') != std::string::npos) {
+    for (size_t start = 0;;) {
+      const size_t comma = cmd.device.find(',', start);
+      const std::string name = cmd.device.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (name.empty()) throw ConfigError("empty device name in --device (profiles separated by commas)");
+      if (std::find(cmd.devices.begin(), cmd.devices.end(), name) != cmd.devices.end())
+        throw ConfigError("device '" + name + "' named twice in --device");
+      cmd.devices.push_back(name);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (cmd.action != CliCommand::Action::Report || vm.count("plot"))
+      throw ConfigError("--device with several profiles compares one launch on each; give one kernel and one "
+                        "configuration (no list in --kernel, --block, --tile, --dtype or --matrix, no --plot)");
+    if (cmd.format == "ncu-csv")
+      throw ConfigError("--format ncu-csv holds one launch on one device; compare devices with table, json or csv");
+    if (aopts.instructions)
+      throw ConfigError("--instructions is one launch's count on one device; it cannot stand for " +
+                        std::to_string(cmd.devices.size()) + " devices");
+    cmd.action = CliCommand::Action::CompareDevices;
+  }
   if (vm.count("plot")) {
     cmd.action = CliCommand::Action::Plot;
     cmd.plot_kind = text(vm, "plot");

@@ -14,7 +14,7 @@
 namespace memsim {
 
 struct CliCommand {
-  enum class Action { Help, ListKernels, ListDevices, Report, Compare, Sweep, Plot };
+  enum class Action { Help, ListKernels, ListDevices, Report, Compare, CompareDevices, Sweep, Plot };
   Action action = Action::Report;
   std::string help;  // Help: the usage text and every option
   // Report, Compare, Sweep and Plot:
@@ -22,7 +22,8 @@ struct CliCommand {
   std::vector<std::string> kernels;  // Compare: the kernels --kernel names (a list, or all)
   SweepAxes sweep;  // Sweep: a list in --block (or all), --tile, --dtype or --matrix; the kernels too
   AnalysisOptions analysis;
-  std::string device;  // the profile's name
+  std::string device;  // the profile's name (or path)
+  std::vector<std::string> devices;  // CompareDevices: the profiles --device lists
   std::string format;  // table, json, csv or ncu-csv (the lists: table, json or csv)
   // Plot: the kind, the file and the extra arguments of the plotting script (--site, --instruction).
   std::string plot_kind, plot_out;

@@ -139,6 +139,19 @@ int main(int argc, char** argv) {
           print_comparison(std::cout, comparison);
         return flushed_output();
       }
+      case CliCommand::Action::CompareDevices: {
+        std::vector<DeviceProfile> devices;
+        for (const std::string& d : cmd.devices) devices.push_back(load_profile(d));
+        const nlohmann::ordered_json comparison = compare_devices(cmd.user, devices, cmd.analysis);
+        progress().clear();
+        if (cmd.format == "json")
+          std::cout << comparison.dump(2) << "\n";
+        else if (cmd.format == "csv")
+          print_csv(std::cout, comparison);
+        else
+          print_device_comparison(std::cout, comparison);
+        return flushed_output();
+      }
       case CliCommand::Action::Sweep: {
         const DeviceProfile device = load_profile(cmd.device);
         const SweepResult sweep =

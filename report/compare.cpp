@@ -177,4 +177,67 @@ void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
          << k["advice"]["text"].get<std::string>() << "\n";
 }
 
+nlohmann::ordered_json compare_devices(const UserConfig& user, const std::vector<DeviceProfile>& devices,
+                                       const AnalysisOptions& options) {
+  nlohmann::ordered_json out;
+  out["config"] = {{"matrix", {{"width", user.matrix.x}, {"height", user.matrix.y}}},
+                   {"dtype", dtype_name(user.dtype)},
+                   {"block", {{"x", user.block.x}, {"y", user.block.y}}}};
+  if (user.tile) out["config"]["tile"] = {{"x", user.tile->x}, {"y", user.tile->y}};
+  if (user.pad) out["config"]["pad"] = *user.pad;
+  out["kernel"] = user.kernel;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const DeviceProfile& device : devices) {
+    const nlohmann::ordered_json provenance = provenance_json(device);
+    nlohmann::ordered_json row{{"profile", device.name},
+                               {"name", provenance["name"]},
+                               {"calibrated", provenance["calibrated"]},
+                               {"refused", nullptr}};
+    try {
+      const Analysis a = analyze(user, device, options);
+      const Prediction& p = a.prediction;
+      row["time_us"] = p.time_us;
+      row["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
+      row["fraction_of_copy"] = p.fraction_of_copy ? nlohmann::ordered_json(*p.fraction_of_copy) : nullptr;
+      row["bottleneck"] = p.bottleneck;
+      row["bottleneck_share"] = p.bottleneck_share();
+      row["instructions"] = p.instructions;
+      row["instructions_basis"] = p.instructions_basis;
+    } catch (const ConfigError& e) {
+      row["refused"] = e.what();
+    }
+    rows.push_back(row);
+  }
+  out["devices"] = rows;
+  return out;
+}
+
+void print_device_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
+  const auto& c = r["config"];
+  os << "memsim: " << r["kernel"].get<std::string>() << " on " << r["devices"].size() << " devices  matrix "
+     << c["matrix"]["width"] << "x" << c["matrix"]["height"] << " " << c["dtype"].get<std::string>() << "  block "
+     << c["block"]["x"] << "x" << c["block"]["y"] << "\n\n";
+  size_t w = 8;
+  for (const auto& d : r["devices"]) w = std::max(w, d["profile"].get<std::string>().size() + 2);
+  os << std::left << std::setw(int(w)) << "device" << std::right << std::setw(11) << "time us" << std::setw(9)
+     << "GB/s" << std::setw(9) << "of copy" << std::setw(12) << "instr" << std::setw(13) << "calibrated"
+     << "  bottleneck\n";
+  for (const auto& d : r["devices"]) {
+    os << std::left << std::setw(int(w)) << d["profile"].get<std::string>() << std::right;
+    if (!d["refused"].is_null()) {
+      os << "refused: " << d["refused"].get<std::string>() << "\n";
+      continue;
+    }
+    const auto& f = d["fraction_of_copy"];
+    os << std::setw(11) << significant(d["time_us"].get<double>()) << std::setw(9)
+       << significant(d["effective_bandwidth_gbs"].get<double>()) << std::setw(9)
+       << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%") << std::setw(12)
+       << short_basis(d["instructions_basis"].get<std::string>()) << std::setw(13)
+       << (d["calibrated"].get<bool>() ? "yes" : "no") << "  " << d["bottleneck"].get<std::string>() << " ("
+       << significant(100.0 * d["bottleneck_share"].get<double>(), 2) << "%)\n";
+  }
+  os << "  of copy: the copy kernel's time on the same device over this one; calibrated: fitted to runs on that "
+        "GPU (else a data-sheet stand-in)\n";
+}
+
 }  // namespace memsim

@@ -27,4 +27,13 @@ nlohmann::ordered_json compare_kernels(const UserConfig& user, const std::vector
 // The comparison as one table, its advice below it.
 void print_comparison(std::ostream& os, const nlohmann::ordered_json& comparison);
 
+// One kernel at one configuration on several device profiles (memsim --device h100,h200): each profile's
+// prediction, its copy kernel, and a profile that refuses the launch as a row that says why.
+// {"config": {...}, "kernel", "devices": [{"profile", "name", "calibrated", "refused", "time_us",
+//  "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "bottleneck_share", "instructions",
+//  "instructions_basis"}, ...]}; the profiles are given loaded, in the order asked.
+nlohmann::ordered_json compare_devices(const UserConfig& user, const std::vector<DeviceProfile>& devices,
+                                       const AnalysisOptions& options = {});
+void print_device_comparison(std::ostream& os, const nlohmann::ordered_json& comparison);
+
 }  // namespace memsim

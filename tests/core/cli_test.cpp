@@ -1130,3 +1130,35 @@ TEST(Cli, PartialWarpsAreNoted) {
 
 }  // namespace
 }  // namespace memsim
+
+namespace memsim {
+namespace {
+
+TEST(Cli, DevicesComparedRowByRowAsSingleRuns) {
+  const Cli both = run_cli({"--kernel", "padded", "--device", "h100,h200", "--format", "json"});
+  ASSERT_EQ(both.code, 0) << both.err;
+  const auto j = nlohmann::json::parse(both.out);
+  ASSERT_EQ(j["devices"].size(), 2u);
+  for (const auto& row : j["devices"]) {
+    const Cli one = run_cli({"--kernel", "padded", "--device", row["profile"].get<std::string>(), "--format", "json"});
+    ASSERT_EQ(one.code, 0) << one.err;
+    const auto p = nlohmann::json::parse(one.out)["prediction"];
+    EXPECT_EQ(row["time_us"], p["time_us"]) << row["profile"];
+    EXPECT_EQ(row["bottleneck"], p["bottleneck"]);
+    EXPECT_EQ(row["fraction_of_copy"], p["fraction_of_copy"]);
+    EXPECT_EQ(row["instructions_basis"], p["instructions_basis"]);
+  }
+  const Cli table = run_cli({"--kernel", "padded", "--device", "h100,h200"});
+  EXPECT_NE(table.out.find("memsim: padded on 2 devices"), std::string::npos) << table.out;
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--device", "h100,h100"}, {"--device", "h100,"}, {"--device", "h100,nosuch"},
+        {"--kernel", "padded,naive", "--device", "h100,h200"}, {"--block", "32x8,16x16", "--device", "h100,h200"},
+        {"--device", "h100,h200", "--format", "ncu-csv"}, {"--device", "h100,h200", "--instructions", "100"}}) {
+    const Cli r = run_cli(bad);
+    EXPECT_EQ(r.code, 2) << join(bad);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace memsim
