@@ -102,6 +102,19 @@ int flushed_output() {
   return 1;
 }
 
+// A comparison (of kernels or of devices) as --format asks: JSON, the long CSV, or its table.
+int print_comparison_as(const std::string& format, const nlohmann::ordered_json& comparison,
+                        void (*table)(std::ostream&, const nlohmann::ordered_json&)) {
+  progress().clear();
+  if (format == "json")
+    std::cout << comparison.dump(2) << "\n";
+  else if (format == "csv")
+    print_csv(std::cout, comparison);
+  else
+    table(std::cout, comparison);
+  return flushed_output();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,28 +142,14 @@ int main(int argc, char** argv) {
       }
       case CliCommand::Action::Compare: {
         const DeviceProfile device = load_profile(cmd.device);
-        const nlohmann::ordered_json comparison = compare_kernels(cmd.user, cmd.kernels, device, cmd.analysis);
-        progress().clear();
-        if (cmd.format == "json")
-          std::cout << comparison.dump(2) << "\n";
-        else if (cmd.format == "csv")
-          print_csv(std::cout, comparison);
-        else
-          print_comparison(std::cout, comparison);
-        return flushed_output();
+        return print_comparison_as(cmd.format, compare_kernels(cmd.user, cmd.kernels, device, cmd.analysis),
+                                   print_comparison);
       }
       case CliCommand::Action::CompareDevices: {
         std::vector<DeviceProfile> devices;
         for (const std::string& d : cmd.devices) devices.push_back(load_profile(d));
-        const nlohmann::ordered_json comparison = compare_devices(cmd.user, devices, cmd.analysis);
-        progress().clear();
-        if (cmd.format == "json")
-          std::cout << comparison.dump(2) << "\n";
-        else if (cmd.format == "csv")
-          print_csv(std::cout, comparison);
-        else
-          print_device_comparison(std::cout, comparison);
-        return flushed_output();
+        return print_comparison_as(cmd.format, compare_devices(cmd.user, devices, cmd.analysis),
+                                   print_device_comparison);
       }
       case CliCommand::Action::Sweep: {
         const DeviceProfile device = load_profile(cmd.device);

@@ -58,6 +58,16 @@ nlohmann::ordered_json row_of(const Analysis& a, const DeviceProfile& device, co
   return row;
 }
 
+// What every row of a comparison shares: matrix, dtype, block, and tile and pad where given.
+nlohmann::ordered_json shared_config_json(const UserConfig& user) {
+  nlohmann::ordered_json c = {{"matrix", {{"width", user.matrix.x}, {"height", user.matrix.y}}},
+                              {"dtype", dtype_name(user.dtype)},
+                              {"block", {{"x", user.block.x}, {"y", user.block.y}}}};
+  if (user.tile) c["tile"] = {{"x", user.tile->x}, {"y", user.tile->y}};
+  if (user.pad) c["pad"] = *user.pad;
+  return c;
+}
+
 std::string cell(const nlohmann::ordered_json& v, int digits = 3) {
   return v.is_null() ? std::string("-") : significant(v.get<double>(), digits);
 }
@@ -90,11 +100,7 @@ std::vector<std::string> kernel_names(const std::string& spec) {
 nlohmann::ordered_json compare_kernels(const UserConfig& user, const std::vector<std::string>& kernels,
                                        const DeviceProfile& device, const AnalysisOptions& options) {
   nlohmann::ordered_json out;
-  out["config"] = {{"matrix", {{"width", user.matrix.x}, {"height", user.matrix.y}}},
-                   {"dtype", dtype_name(user.dtype)},
-                   {"block", {{"x", user.block.x}, {"y", user.block.y}}}};
-  if (user.tile) out["config"]["tile"] = {{"x", user.tile->x}, {"y", user.tile->y}};
-  if (user.pad) out["config"]["pad"] = *user.pad;
+  out["config"] = shared_config_json(user);
   out["device"] = provenance_json(device);
   // The copy kernel once, for every row's fraction of copy; none when it cannot run this launch.
   std::optional<Prediction> copy;
@@ -180,11 +186,7 @@ void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
 nlohmann::ordered_json compare_devices(const UserConfig& user, const std::vector<DeviceProfile>& devices,
                                        const AnalysisOptions& options) {
   nlohmann::ordered_json out;
-  out["config"] = {{"matrix", {{"width", user.matrix.x}, {"height", user.matrix.y}}},
-                   {"dtype", dtype_name(user.dtype)},
-                   {"block", {{"x", user.block.x}, {"y", user.block.y}}}};
-  if (user.tile) out["config"]["tile"] = {{"x", user.tile->x}, {"y", user.tile->y}};
-  if (user.pad) out["config"]["pad"] = *user.pad;
+  out["config"] = shared_config_json(user);
   out["kernel"] = user.kernel;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const DeviceProfile& device : devices) {
