@@ -3,7 +3,7 @@
 # libraries (libFuzzer, the sanitizers) for the checking build of scripts/test.sh.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build libeigen3-dev libboost-program-options-dev nlohmann-json3-dev
-      libgtest-dev libbenchmark-dev python3 python3-matplotlib clang libclang-rt-dev)
+      libgtest-dev libbenchmark-dev python3 python3-matplotlib clang libclang-rt-dev help2man)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi

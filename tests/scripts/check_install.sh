@@ -16,6 +16,12 @@ devices=$prefix/share/memsim/devices
 # The kernel headers nvcc compiles a configuration from (codegen/compiled_code.hpp), beside the profiles.
 [ -f "$prefix/share/memsim/include/kernels/suite.hpp" ] && [ -f "$prefix/share/memsim/include/kernels/suite/best.hpp" ] ||
   { echo "no kernel headers installed"; exit 1; }
+# The documentation --help points to, and the man page where help2man made one.
+[ -f "$prefix/share/doc/memsim/docs/cli.md" ] || { echo "no docs/cli.md installed"; exit 1; }
+if command -v help2man >/dev/null 2>&1; then
+  [ -f "$prefix/share/man/man1/memsim.1" ] || { echo "no man page installed"; exit 1; }
+  grep -qF 'kernel' "$prefix/share/man/man1/memsim.1" || { echo "the man page lists no --kernel"; exit 1; }
+fi
 cp "$devices/h100.json" "$devices/only_installed.json"
 cd "$work"
 unset MEMSIM_DEVICE_DIR MEMSIM_PLOT_SCRIPT
