@@ -78,7 +78,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "bank_bytes", "phase_lanes"}},
       {"launch", {"max_threads_per_block", "max_block_x", "max_block_y", "max_grid_x", "max_grid_y"}},
       {"global", {"sector_bytes", "line_bytes", "coalescing"}},
-      {"dram", {"peak_gbs", "clock_mhz", "bus_width_bits", "partitions"}},
+      {"dram", {"peak_gbs", "bytes", "clock_mhz", "bus_width_bits", "partitions"}},
       {"dram.partitions", {"policy", "count", "granularity_bytes", "xor_bits", "assumed", "note"}},
       {"cost",
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
@@ -451,6 +451,8 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   if (!(l2 >= 0 && l2 <= double(int64_t(1) << 50))) r.fail("l2_bytes", "must be from 0 to 2^50");
   p.l2_bytes = int64_t(l2);
   p.dram_peak_gbs = r.number_in("dram.peak_gbs", kBandwidth);
+  // The device memory a launch's buffers must fit in (optional: no check without it).
+  if (r.find("dram.bytes")) p.dram_bytes = r.count_in("dram.bytes", int64_t(1) << 20, int64_t(1) << 50, "bytes");
   p.mem_clock_mhz = r.number_in("dram.clock_mhz", kClockMhz);
   if (r.find("dram.bus_width_bits")) r.count_in("dram.bus_width_bits", 8, 65536, "bits");  // read by people only
   p.partitions = read_partitions(r);

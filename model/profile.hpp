@@ -115,6 +115,7 @@ struct DeviceProfile {
   std::string coalescing;  // "sectors32" (Volta+), "cc12_segments" (GT200, cc 1.3), "cc10_strict" (G80)
   int64_t l2_bytes = 0;
   double dram_peak_gbs = 0;
+  int64_t dram_bytes = 0;  // the device memory (dram.bytes), 0 where the profile does not say
   double sm_clock_mhz = 0, mem_clock_mhz = 0;
   PartitionSpec partitions;
 

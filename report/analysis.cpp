@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/occupancy.hpp"
+#include "model/significant.hpp"
 #include "report/advice.hpp"
 #include "report/partition_report.hpp"
 #include "report/report.hpp"
@@ -164,6 +165,15 @@ LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& devic
   if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
   check_analysis_options(device, options);
   const bool count_partitions = counts_partitions(device, options);
+  // The input and the output must fit in the device's memory, where the profile says how much it has.
+  if (const double bytes = 2.0 * double(user.matrix.x) * double(user.matrix.y) * dtype_bytes(user.dtype);
+      device.dram_bytes > 0 && bytes > double(device.dram_bytes)) {
+    std::ostringstream os;
+    os << "matrix " << user.matrix.x << "x" << user.matrix.y << " " << dtype_name(user.dtype) << " needs "
+       << significant(bytes / 1e9, 3) << " GB for its input and output; " << device.name << " has "
+       << significant(double(device.dram_bytes) / 1e9, 3) << " GB (dram.bytes)";
+    throw ConfigError(os.str());
+  }
   const LaunchConfig cfg =
       resolve_launch_any_size(user, launch_limits(device), memory_rules(device), options.exact || count_partitions,
                               options.exact ? "--exact asks for the full replay"

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -226,11 +227,34 @@ TEST(InputBounds, AbbreviatedOptionsAreRefused) {
   EXPECT_EQ(run_memsim({"--kernel", "naive", "--matrix", "64x64"}).code, 0);
 }
 
+// The H100 profile without its memory size (dram.bytes): the replay budgets below are checked on launches
+// larger than any card holds, which the shipped profile refuses first.
+std::string unbounded_h100() {
+  static const std::string path = [] {
+    std::istringstream in(slurp(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json"));
+    std::string text;
+    for (std::string line; std::getline(in, line);)
+      if (line.find("\"bytes\":") == std::string::npos) text += line + "\n";
+    const std::string file = scratch("h100_unbounded.json");
+    std::ofstream(file) << text;
+    return file;
+  }();
+  return path;
+}
+
+TEST(InputBounds, MatricesLargerThanTheCardAreRefused) {
+  // 100000^2 f64 in and out: 1.6e11 bytes; the H100 profile holds 81559 MiB = 8.55e10.
+  expect_refused(run_memsim({"--matrix", "100000x100000", "--dtype", "f64"}),
+                 "needs 160 GB for its input and output; h100 has 85.5 GB (dram.bytes)", "160 GB on an H100");
+  EXPECT_EQ(run_memsim({"--matrix", "65536x65536", "--dtype", "f64"}).code, 0);  // 68.7 GB fits
+}
+
 TEST(InputBounds, FullReplaySaysWhyItIsFull) {
-  const Cli r = run_memsim({"--partitions", "--matrix", "1048576x1048576"});
+  const Cli r = run_memsim({"--partitions", "--matrix", "1048576x1048576", "--device", unbounded_h100()});
   expect_refused(r, "partition traffic is counted, which replays every block", "--partitions at 2^40");
   EXPECT_EQ(r.err.find("asked for"), std::string::npos) << r.err;
-  expect_refused(run_memsim({"--exact", "--matrix", "1048576x1048576"}), "--exact asks for the full replay", "--exact");
+  expect_refused(run_memsim({"--exact", "--matrix", "1048576x1048576", "--device", unbounded_h100()}),
+                 "--exact asks for the full replay", "--exact");
 }
 
 TEST(InputBounds, MatricesEitherSideOf2To32ReplayAlike) {
@@ -308,7 +332,8 @@ TEST(InputBounds, SummaryKeepsWindowsWithTheLargestMaximum) {
 TEST(InputBounds, PartitionReplayBudgetIsCheckedBeforeReplaying) {
   // 169 s and 5.25 GB before: a counter for each of 2^24 blocks in every replay thread.
   const auto start = std::chrono::steady_clock::now();
-  const Cli r = run_memsim({"--partitions", "--window-step", "1", "--block", "32x1", "--matrix", "131072x131072"});
+  const Cli r = run_memsim({"--partitions", "--window-step", "1", "--block", "32x1", "--matrix", "131072x131072",
+                            "--device", unbounded_h100()});
   expect_refused(r, "more than a partition replay's budget of 128 MiB", "--window-step 1 on 2^24 blocks");
   EXPECT_NE(r.err.find("16777216"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--window-step"), std::string::npos) << r.err;
