@@ -216,6 +216,13 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   for (const char* list : {"list-kernels", "list-devices"})
     if (vm.count(list) && cmd.format == "ncu-csv")
       throw ConfigError(std::string("--") + list + " prints table, json or csv; ncu-csv is for a replay's counts");
+  // A list stands alone: any other option given with it would be ignored without a word.
+  for (const char* list : {"list-kernels", "list-devices"})
+    if (vm.count(list))
+      for (const auto& [name, value] : vm)
+        if (name != list && name != "format" && !value.defaulted())
+          throw ConfigError(std::string("--") + list + " takes no other option than --format; --" + name +
+                            " was given");
   if (vm.count("list-kernels")) {
     cmd.action = CliCommand::Action::ListKernels;
     return cmd;

@@ -134,6 +134,11 @@ void check_analysis_options(const DeviceProfile& device, const AnalysisOptions& 
     throw ConfigError("--resident-blocks must be between 1 and " + std::to_string(most_resident) + " (" + device.name +
                       ": " + std::to_string(device.sms) + " SMs x " + std::to_string(device.max_blocks_per_sm) +
                       " blocks)");
+  // --resident-blocks sizes the partition windows; alone on a device whose mapping is assumed it would switch
+  // the assumed mapping on unasked, as --window-step would.
+  if (options.resident_blocks && !options.partitions && device.partitions.assumed)
+    throw ConfigError("--resident-blocks sizes the partition windows, which " + device.name +
+                      " counts only with --partitions (its partition mapping is assumed)");
   const bool count_partitions = counts_partitions(device, options);
   if (options.window_options_given && !count_partitions)
     throw ConfigError("--window-step and --max-windows shape the partition windows, which " + device.name +

@@ -1162,3 +1162,24 @@ TEST(Cli, DevicesComparedRowByRowAsSingleRuns) {
 
 }  // namespace
 }  // namespace memsim
+
+namespace memsim {
+namespace {
+
+TEST(Cli, OptionsThatWouldBeIgnoredAreRefused) {
+  // --resident-blocks alone would switch on the H100's assumed partition mapping (15.8 -> 24.8 us, unasked).
+  const Cli alone = run_cli({"--resident-blocks", "10"});
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--resident-blocks sizes the partition windows"), std::string::npos) << alone.err;
+  EXPECT_EQ(run_cli({"--resident-blocks", "10", "--partitions"}).code, 0);
+  EXPECT_EQ(run_cli({"--resident-blocks", "10", "--device", "gtx280"}).code, 0);  // its mapping is public
+  const Cli list = run_cli({"--list-kernels", "--matrix", "0x0"});
+  EXPECT_EQ(list.code, 2);
+  EXPECT_NE(list.err.find("--list-kernels takes no other option than --format; --matrix was given"),
+            std::string::npos)
+      << list.err;
+  EXPECT_EQ(run_cli({"--list-devices", "--format", "csv"}).code, 0);
+}
+
+}  // namespace
+}  // namespace memsim
