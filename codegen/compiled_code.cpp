@@ -224,8 +224,11 @@ std::string first_error_line(const std::string& text) {
 void compile_chunk(const std::vector<std::pair<std::string, LaunchConfig>>& chunk, const CodegenOptions& o,
                    const Toolkit& tk, std::map<std::string, Entry>& out) {
   std::error_code ec;
-  const fs::path dir = fs::temp_directory_path() / ("memsim-code-" + std::to_string(::getpid()) + "-" +
-                                                    hex(fnv1a(chunk.front().first)));
+  // A TMPDIR that is no directory falls back to /tmp rather than throwing out of a prediction.
+  std::error_code tmp_ec;
+  fs::path tmp = fs::temp_directory_path(tmp_ec);
+  if (tmp_ec) tmp = "/tmp";
+  const fs::path dir = tmp / ("memsim-code-" + std::to_string(::getpid()) + "-" + hex(fnv1a(chunk.front().first)));
   fs::create_directories(dir / "memsim", ec);
   const auto fail_all = [&](const std::string& why) {
     for (const auto& [key, cfg] : chunk) out[key].error = why;
@@ -308,7 +311,9 @@ std::string code_cache_dir() {
   if (!env("MEMSIM_CACHE_DIR").empty()) return env("MEMSIM_CACHE_DIR");
   if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/memsim";
   if (!env("HOME").empty()) return env("HOME") + "/.cache/memsim";
-  return (fs::temp_directory_path() / "memsim-cache").string();
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  return ((ec ? fs::path("/tmp") : tmp) / "memsim-cache").string();
 }
 
 std::string static_shape_type(const LaunchConfig& cfg) {
