@@ -54,15 +54,12 @@ CodeFeatures code_features(const LaunchConfig& cfg) {
   const auto busiest = std::max_element(per.begin(), per.end(), [](const PerWarp& a, const PerWarp& b) {
     return a.gld + a.gst + a.sld + a.sst < b.gld + b.gst + b.sld + b.sst;
   });
-  Tally block0(k.num_sites);
-  replay_range(cfg, default_layout(cfg), 0, 1, MemoryRules{}, block0);
   CodeFeatures f;
   f.global_loads = busiest->gld;
   f.global_stores = busiest->gst;
   f.shared_loads = busiest->sld;
   f.shared_stores = busiest->sst;
   f.loads_before_store = busiest->before_store;
-  f.barriers = block0.barriers_per_thread;
   f.warps_in_block = warps;
   f.kernel = k.name;
   return f;

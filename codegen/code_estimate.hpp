@@ -15,7 +15,6 @@ namespace memsim {
 struct CodeFeatures {
   double global_loads = 0, global_stores = 0;  // warp instructions
   double shared_loads = 0, shared_stores = 0;
-  double barriers = 0;
   double loads_before_store = 0;  // global loads the warp makes before its first global store
   int warps_in_block = 0;
   const char* kernel = nullptr;  // its own line where the fit has one (a suite kernel)

@@ -198,12 +198,7 @@ void store_entry(const std::string& key, const std::string& signature, const Too
   fs::create_directories(path.parent_path(), ec);
   if (ec) return;  // no cache: compiled again next time
   const nlohmann::ordered_json j{
-      {"kernel", signature},
-      {"nvcc", tk.version},
-      {"arch", "sm_" + arch},
-      {"paths",
-       {{"inner", p.inner}, {"inner_exit", p.inner_exit}, {"square", p.square}, {"square_exit", p.square_exit},
-        {"edge", p.edge}, {"edge_square", p.edge_square}, {"loads", p.loads}, {"load_waits", p.load_waits}}}};
+      {"kernel", signature}, {"nvcc", tk.version}, {"arch", "sm_" + arch}, {"paths", sass_paths_json(p)}};
   const std::string tmp = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp);
@@ -273,6 +268,11 @@ void compile_chunk(const std::vector<std::pair<std::string, LaunchConfig>>& chun
 }
 
 }  // namespace
+
+nlohmann::ordered_json sass_paths_json(const SassPaths& p) {
+  return {{"inner", p.inner}, {"inner_exit", p.inner_exit}, {"square", p.square}, {"square_exit", p.square_exit},
+          {"edge", p.edge},   {"edge_square", p.edge_square}, {"loads", p.loads}, {"load_waits", p.load_waits}};
+}
 
 const Toolkit& find_toolkit() {
   static const Toolkit tk = [] {
@@ -410,7 +410,7 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
       c.basis = CodeBasis::Compiled;
       c.paths = e.paths;
       c.source = "nvcc " + tk.version + " for sm_" + o.arch;
-      c.loads_in_flight = e.paths.load_waits > 0 ? double(e.paths.loads) / e.paths.load_waits : 1.0;
+      c.loads_in_flight = loads_in_flight(e.paths);
       return c;
     }
     why = e.error;
@@ -421,7 +421,7 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
       c.basis = CodeBasis::Shipped;
       c.paths = *row;
       c.source = std::string("the SASS table memsim ships (") + kSassTableToolkit + "; " + why + ")";
-      c.loads_in_flight = row->load_waits > 0 ? double(row->loads) / row->load_waits : 1.0;
+      c.loads_in_flight = loads_in_flight(*row);
       return c;
     }
   CompiledCode c = estimated_code(cfg);

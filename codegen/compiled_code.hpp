@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "codegen/sass_paths.hpp"
 #include "kernels/resolve.hpp"
 
@@ -70,6 +72,10 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& option
 
 // The estimate alone (tests and the judged comparison use it beside the compiled counts).
 CompiledCode estimated_code(const LaunchConfig& cfg);
+
+// A configuration's paths as the cache stores them (and the lab's tools print them): {"inner", "inner_exit",
+// "square", "square_exit", "edge", "edge_square", "loads", "load_waits"}.
+nlohmann::ordered_json sass_paths_json(const SassPaths& p);
 
 // The directory of the disk cache: $MEMSIM_CACHE_DIR, else $XDG_CACHE_HOME/memsim, else ~/.cache/memsim.
 std::string code_cache_dir();

@@ -36,6 +36,11 @@ struct SassPaths {
   }
 };
 
+// The global loads a warp keeps in flight along the inner path: its loads / the waits for them (1 without loads).
+inline double loads_in_flight(const SassPaths& p) {
+  return p.load_waits > 0 ? double(p.loads) / p.load_waits : 1.0;
+}
+
 // A code shape the path walk cannot count: a loop (a branch back), a branch to no instruction, a path that runs
 // off the function, two edge tests.
 struct SassPathError : std::runtime_error {

@@ -95,13 +95,12 @@ TEST(CompiledCode, TheInstantiationNamesTheStaticShape) {
 TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   // padded 64x8, tile 64x64: 512 threads cover 4096 elements, 8 a thread; a warp is half a 64-wide row and
   // walks 8 rows: 8 global loads, 8 shared stores, then 8 shared loads (a column of the tile each) and 8
-  // global stores; one barrier; every load before the first global store.
+  // global stores; every load before the first global store.
   const CodeFeatures f = code_features(launch("padded", {64, 8}));
   EXPECT_EQ(f.global_loads, 8);
   EXPECT_EQ(f.shared_stores, 8);
   EXPECT_EQ(f.shared_loads, 8);
   EXPECT_EQ(f.global_stores, 8);
-  EXPECT_EQ(f.barriers, 1);
   EXPECT_EQ(f.loads_before_store, 8);
   EXPECT_EQ(f.warps_in_block, 16);
   // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store.

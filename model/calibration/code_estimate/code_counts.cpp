@@ -18,15 +18,6 @@
 
 using namespace memsim;
 
-namespace {
-
-nlohmann::ordered_json paths_json(const SassPaths& p) {
-  return {{"inner", p.inner}, {"inner_exit", p.inner_exit}, {"square", p.square}, {"square_exit", p.square_exit},
-          {"edge", p.edge},   {"edge_square", p.edge_square}, {"loads", p.loads}, {"load_waits", p.load_waits}};
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::pair<std::string, UserConfig>> users;  // (set, config)
@@ -85,13 +76,13 @@ int main(int argc, char** argv) {
                              {"features",
                               {{"global_loads", f.global_loads}, {"global_stores", f.global_stores},
                                {"shared_loads", f.shared_loads}, {"shared_stores", f.shared_stores},
-                               {"barriers", f.barriers}, {"loads_before_store", f.loads_before_store},
+                               {"loads_before_store", f.loads_before_store},
                                {"warps_in_block", f.warps_in_block}}},
-                             {"estimate", paths_json(estimate_paths(f))},
+                             {"estimate", sass_paths_json(estimate_paths(f))},
                              {"basis", code.basis == CodeBasis::Compiled ? "compiled"
                                        : code.basis == CodeBasis::Shipped ? "shipped" : "estimated"},
                              {"source", code.source}};
-    if (code.basis != CodeBasis::Estimated) j["compiled"] = paths_json(code.paths);
+    if (code.basis != CodeBasis::Estimated) j["compiled"] = sass_paths_json(code.paths);
     out.push_back(j);
   }
   std::cout << out.dump(1) << "\n";
