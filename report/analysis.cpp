@@ -111,6 +111,16 @@ void check_partition_budget(const DeviceProfile& device, const LaunchConfig& cfg
   }
 }
 
+// The copy kernel's launch at user's matrix, dtype and block (its own default tile and pad), resolved as
+// predict_copy replays it; throws ConfigError where copy cannot run it.
+LaunchConfig copy_launch(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  UserConfig copy = user;
+  copy.kernel = "copy";
+  copy.tile.reset();
+  copy.pad.reset();
+  return resolve_launch_any_size(copy, launch_limits(device), memory_rules(device), options.exact);
+}
+
 // The replay's progress callback for `stage`, or none.
 std::function<void(int64_t, int64_t)> progress_of(const AnalysisOptions& options, const std::string& stage) {
   if (!options.progress) return {};
@@ -152,12 +162,11 @@ void compile_launch_code(const std::vector<std::pair<UserConfig, LaunchConfig>>&
   std::vector<LaunchConfig> code;
   for (const auto& [user, launch] : launches) {
     code.push_back(launch);
-    UserConfig copy = user;
-    copy.kernel = "copy";
-    copy.tile.reset();
-    copy.pad.reset();
-    if (with_copy)
-      if (const std::optional<LaunchConfig> c = try_resolve_launch(copy, launch_limits(device))) code.push_back(*c);
+    if (!with_copy) continue;
+    try {
+      code.push_back(copy_launch(user, device, options));
+    } catch (const ConfigError&) {  // copy cannot run this launch: nothing of it to compile
+    }
   }
   CodegenOptions co;
   co.compile = options.compile;
@@ -194,17 +203,12 @@ LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& devic
 
 Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   // The copy kernel on the same matrix, dtype and block; its traffic does not camp.
-  UserConfig copy_user = user;
-  copy_user.kernel = "copy";
-  copy_user.tile.reset();
-  copy_user.pad.reset();
   ReplayOptions copy_opts;
   copy_opts.threads = options.threads;
   copy_opts.rules = memory_rules(device);
   copy_opts.exact = options.exact;
   copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
-  const LaunchConfig copy_cfg =
-      resolve_launch_any_size(copy_user, launch_limits(device), copy_opts.rules, options.exact);
+  const LaunchConfig copy_cfg = copy_launch(user, device, options);
   PredictOptions copy_popts;
   copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", user.dtype);
   copy_popts.runtime_shape = options.runtime_shape;
