@@ -305,15 +305,10 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   }
   cmd.device = text(vm, "device");
   if (cmd.device.find(',') != std::string::npos) {
-    for (size_t start = 0;;) {
-      const size_t comma = cmd.device.find(',', start);
-      const std::string name = cmd.device.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (name.empty()) throw ConfigError("empty device name in --device (profiles separated by commas)");
+    for (const std::string& name : split_list(cmd.device, "--device")) {
       if (std::find(cmd.devices.begin(), cmd.devices.end(), name) != cmd.devices.end())
         throw ConfigError("device '" + name + "' named twice in --device");
       cmd.devices.push_back(name);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
     }
     if (cmd.action != CliCommand::Action::Report || vm.count("plot"))
       throw ConfigError("--device with several profiles compares one launch on each; give one kernel and one "

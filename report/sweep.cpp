@@ -11,9 +11,7 @@
 #include "report/report.hpp"
 
 namespace memsim {
-namespace {
 
-// The elements of a comma-separated list, each checked non-empty; `option` and `spec` name them in errors.
 std::vector<std::string> split_list(const std::string& spec, const std::string& option) {
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
@@ -26,6 +24,8 @@ std::vector<std::string> split_list(const std::string& spec, const std::string& 
   }
   return parts;
 }
+
+namespace {
 
 std::string dims(Size2 s) { return format_size2(s); }
 

@@ -33,6 +33,8 @@ const std::vector<Size2>& tuner_blocks();
 // "all". Throws ConfigError naming an empty element, a malformed one, or one named twice.
 std::vector<Size2> parse_size_list(const std::string& spec, const std::string& option,
                                    const std::vector<Size2>* all = nullptr);
+// The elements of a comma-separated list, each checked non-empty; `option` and `spec` name them in errors.
+std::vector<std::string> split_list(const std::string& spec, const std::string& option);
 // --dtype: one element type or a comma-separated list; the same errors.
 std::vector<Dtype> parse_dtype_list(const std::string& spec);
 // Whether an option's value names more than one value (a comma; or "all", where `all` says it may): a sweep.
