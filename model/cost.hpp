@@ -112,6 +112,7 @@ struct Prediction {
   double read_back_warp_factor = 1;  // mean of read_back_sector_warp_factor over the partly written sectors
   double read_back_fraction = 0;
   double read_back_us = 0;
+  double open_rounds = 0;  // KernelCounts::partial_line_open_rounds, where read-back is charged
   // DRAM order (sim/dram_order.hpp), where the profile charges it: the share of the loads' and the stores'
   // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (model/counts.hpp)

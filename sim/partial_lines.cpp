@@ -16,7 +16,14 @@ PartialPieces::Line* PartialPieces::find(uint64_t line) {
 }
 
 void PartialPieces::add(const WarpAccess& w, int warp) {
-  if (w.space != Space::Global || w.op != Op::Store || w.mask == 0) return;
+  if (w.space != Space::Global || w.mask == 0) return;
+  const int slot = warp & (kWarpSize - 1);
+  if (w.op == Op::Load) {
+    if (after_store_[slot]) ++round_[slot], after_store_[slot] = false;
+    return;
+  }
+  after_store_[slot] = true;
+  const int round = round_[slot];
   // Bytes this request writes into each sector it touches, as byte masks (a sector is at most 32 bytes).
   struct Sector {
     uint64_t sector;
@@ -55,8 +62,20 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     if (Line* l = find(touched[i].sector / sectors_per_line)) {
       const uint64_t s = touched[i].sector % sectors_per_line;
       l->written[s] |= touched[i].bytes;
-      if (touched[i].bytes != full) l->sector_warps[s] |= bit;
+      if (touched[i].bytes != full) {
+        l->sector_warps[s] |= bit;
+        if (l->first_round < 0 || round < l->first_round) l->first_round = round;
+        l->last_round = std::max(l->last_round, round);
+      }
     }
+}
+
+double PartialPieces::mean_open_rounds() const {
+  double sum = 0;
+  int64_t lines = 0;
+  for (const Line& l : lines_)
+    if (warps_if_held_open(l)) sum += l.last_round - l.first_round, ++lines;
+  return lines ? sum / double(lines) : 0.0;
 }
 
 int64_t PartialPieces::sectors_left_partial() const { return int64_t(sectors_left_partial_list().size()); }
@@ -116,7 +135,7 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
   return {pieces.sectors_by_writing_warps(cfg.warps_per_block()),
-          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list()};
+          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list(), pieces.mean_open_rounds()};
 }
 
 double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules, int64_t max_distance) {

@@ -54,6 +54,11 @@ class PartialPieces {
   int64_t sectors_left_partial() const;
   // Those sectors, as sector indices (address / sector bytes).
   std::vector<uint64_t> sectors_left_partial_list() const;
+  // How many rounds the lines held open (two or more warps) stay open: the mean over them of the rounds
+  // between a line's first and last partial piece, a warp's round being the global loads it issues after its
+  // last global store (naive's load, store, load, store: one round a step; a staged kernel's loads, barrier,
+  // stores: all its stores in one round). 0 when none is held open, or each closes in the round it opens.
+  double mean_open_rounds() const;
 
  private:
   int sector_bytes_, line_bytes_;
@@ -61,12 +66,17 @@ class PartialPieces {
     uint64_t line;
     std::vector<uint64_t> written;  // per sector of the line, the bytes written since (bit i: byte i)
     std::vector<uint32_t> sector_warps;  // per sector of the line, the warps writing partial pieces of it
+    int first_round = -1, last_round = -1;  // the rounds of its first and last partial piece
     uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;
   Line* find(uint64_t line);
   static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
   std::vector<Line> lines_;  // few per block: a linear search is fine
+  // Per warp of the block: its round (global loads after a store start the next) and whether its last global
+  // access was a store.
+  int round_[kWarpSize] = {};
+  bool after_store_[kWarpSize] = {};
 };
 
 // The lines block `block` of the launch writes in partial pieces: from two or more of its warps, by their
@@ -75,6 +85,7 @@ struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
   std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
+  double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 

@@ -254,6 +254,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   const PartialLines partial = partial_lines_of_block(cfg, blocks / 2, options.rules);
   result.partial_lines_per_block = partial.from_warps;
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
+  result.partial_line_open_rounds = partial.mean_open_rounds;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
   if (!partial.sectors_left_partial.empty())
     result.split_log2_distance =

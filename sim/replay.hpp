@@ -53,6 +53,8 @@ struct ReplayResult {
   PartialSectorLines partial_lines_per_block{};
   // Lines the middle block writes in partial pieces from one warp alone, which completes their sectors itself.
   int64_t lines_completed_by_one_warp_per_block = 0;
+  // The rounds those lines stay open, on average (sim/partial_lines.hpp, PartialPieces::mean_open_rounds).
+  double partial_line_open_rounds = 0;
   // The sectors the middle block leaves partly written, for another block to complete.
   int64_t split_sectors_per_block = 0;
   // How far apart in launch order their two writers are: the mean of log2(blocks apart) (sim/partial_lines.hpp).

@@ -165,6 +165,60 @@ TEST(PartialPieces, SuiteLinesCompletedByOneWarp) {
   EXPECT_EQ(suite_lines_completed_by_one_warp("naive", "f32", {32, 8}), 0);
 }
 
+// Rounds a line stays open: a warp's round advances at a global load after a global store. Warps 0 and 1 each
+// load, store 4 bytes into the 32 lines (a 128-byte stride), load, store the next 4 bytes: every line opens in
+// round 0 and closes in round 1: 1. Shared accesses and a second load in a row do not start a round; a line
+// one warp alone writes is not held open and does not count (warp 2's 32 other lines, over rounds 0 to 2).
+TEST(PartialPieces, RoundsALineStaysOpen) {
+  PartialPieces p;
+  WarpAccess load = store(1 << 20, 4, 4);
+  load.op = Op::Load;
+  WarpAccess shared = store(0, 4, 4);
+  shared.space = Space::Shared;
+  EXPECT_EQ(p.mean_open_rounds(), 0.0);
+  for (int warp : {0, 1}) {
+    p.add(load, warp);
+    p.add(store(4 * warp, 128, 4), warp);
+    p.add(shared, warp);
+    p.add(load, warp);
+    p.add(load, warp);
+    p.add(store(8 + 4 * warp, 128, 4), warp);
+  }
+  EXPECT_EQ(p.lines_from_two_or_more_warps(), 32);
+  EXPECT_DOUBLE_EQ(p.mean_open_rounds(), 1.0);
+  for (int round = 0; round < 3; ++round) {
+    p.add(load, 2);
+    p.add(store(4096 + 4 * round, 128, 4), 2);
+  }
+  EXPECT_DOUBLE_EQ(p.mean_open_rounds(), 1.0);
+  // Warp 3 adds a piece to the first 32 lines two rounds later than its first piece elsewhere: those lines are
+  // open from round 0 to round 2.
+  p.add(load, 3);
+  p.add(store(1 << 16, 4, 4), 3);
+  p.add(load, 3);
+  p.add(load, 3);
+  p.add(store(1 << 16, 4, 4), 3);
+  p.add(load, 3);
+  p.add(store(16, 128, 4), 3);
+  EXPECT_DOUBLE_EQ(p.mean_open_rounds(), 2.0);
+}
+
+// naive's loop takes a load then a store a step: a line of output row x holds 128 / E consecutive y, its
+// block writes BY of them a step, so it is open 128 / (E BY) steps (rounds 0 .. 128 / (E BY) - 1) where the
+// tile holds the whole line. f64 32x2 (tile 32x32): 16 y a line, 2 a step: 7. f32 32x8: 32 y, 8 a step: 3.
+// f64 32x16: 16 y in one step: 0. f16 32x8 (tile 32x32, 64 y a line): the block's 32 y of the line in 4 steps: 3.
+TEST(PartialPieces, SuiteRoundsOpen) {
+  auto rounds = [](const char* kernel, const char* dtype, Size2 block) {
+    const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
+    return partial_lines_of_block(cfg, cfg.blocks() / 2).mean_open_rounds;
+  };
+  EXPECT_DOUBLE_EQ(rounds("naive", "f64", {32, 2}), 7.0);
+  EXPECT_DOUBLE_EQ(rounds("naive", "f32", {32, 8}), 3.0);
+  EXPECT_DOUBLE_EQ(rounds("naive", "f64", {32, 16}), 0.0);
+  EXPECT_DOUBLE_EQ(rounds("naive", "f16", {32, 8}), 3.0);
+  EXPECT_DOUBLE_EQ(rounds("coalesced", "f32", {32, 8}), 0.0);
+}
+
 // Sectors a block leaves partly written for another block: 16 bytes of sector 0 from 4 lanes of 4 bytes leave
 // it half written; the other 16 bytes from another warp of the same block complete it.
 TEST(PartialPieces, SectorsLeftPartlyWritten) {

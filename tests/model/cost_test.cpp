@@ -222,6 +222,26 @@ TEST(Cost, ReadBackOfPartlyWrittenLines) {
   EXPECT_TRUE(predict(k, p).caveats.empty());
 }
 
+// Lines held open over rounds lie outside what the read-back was fitted on: a caveat from 1 round on, the
+// time unchanged; none without partly written lines, whatever the rounds.
+TEST(Cost, LinesHeldOpenOverRoundsGetACaveat) {
+  KernelCounts k = base_counts();
+  k.partial_lines_per_block[2] = 32;
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  const DeviceProfile p = toy();
+  const Prediction closed = predict(k, p);
+  EXPECT_TRUE(closed.caveats.empty());
+  k.partial_line_open_rounds = 7;
+  const Prediction open = predict(k, p);
+  ASSERT_EQ(open.caveats.size(), 1u);
+  EXPECT_NE(open.caveats[0].find("stay open 7 rounds on average"), std::string::npos) << open.caveats[0];
+  EXPECT_EQ(open.time_us, closed.time_us);
+  EXPECT_EQ(to_json(open)["partial_line_open_rounds"], 7.0);
+  k.partial_lines_per_block = {};
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+}
+
 // The read-back grows with the warps writing a sector in pieces: 1 up to 2 warps, the profile's factors at 4
 // and 8, geometric between (3 warps: 1.5^log2(1.5) with 1.5 at 4), 8's beyond. The lines of the test above
 // (25600 at once, e = 0.1 ln 2.56 at factor 1): all at 8 warps, e x 2; half at 2 and half at 4 warps, the mean
