@@ -1,0 +1,245 @@
+// memsim-held-open: partly written lines held open over rounds (a calibration benchmark).
+//
+// The read-back of partly written lines was fitted on stores that follow their loads back to back, so that
+// every line closes in the round it opens. A direct transpose in a narrow block does not: it loads, then
+// stores, a step, and one load may not pass a store that may alias it, so a line collects its pieces one round
+// trip apart. This program holds lines open over a chosen number of rounds, with stores alone in charge of the
+// pattern (no suite kernel, no suite launch shape):
+//
+//   a block of 256 threads = 8 warps in groups of P (group q = warp / P, member m = warp mod P) writes the
+//   transpose of a C x R matrix: group q owns 32 output rows (lane l: row 32 (8/P) blockrow + 32 q + l) and Q
+//   lines of each (the block's Q x E columns, E = 128 / element bytes elements a line); in round r it loads
+//   Q elements (one a line, each a coalesced row of the input) and then stores them, at column
+//   Q E blockcol + j E + r P + m (j = 0..Q-1). A line's E elements come from its group's P warps in E / P
+//   rounds: it stays open E / P - 1 rounds after the one it opens in. Consecutive blocks walk down the output
+//   rows, as consecutive blocks of a transpose do.
+//
+// A third, "R rows a request", has each store write K = 32 / R consecutive elements of R rows (16 or 8), as a
+// warp 16 or 8 threads wide writes a transpose's columns: a line then takes E / (P K) rounds.
+//
+// Two variants: "sequential" writes a row's Q lines one after another (each still E / P rounds), as a transpose
+// whose tile is Q lines tall, so that a block holds one line of a row open at a time but Q in its life; "wide"
+// lays the output in 4096 rows of 64 KiB instead of 8192 of 32 KiB, the row pitch of an 8192-wide f64 matrix.
+//
+// The kernel keeps no __restrict__: each round's loads wait for the round before to have issued its stores,
+// as nvcc compiles the suite's direct bodies (one load in flight a warp between stores).
+//
+// Every configuration runs with as many blocks an SM as fit (8), then 4 and 2, held back by dynamic shared
+// memory the kernel does not use: the lines open at once scale with the resident blocks.
+//
+// Timing (docs/validation.md): CUDA events around each launch, outputs rotated over 4 buffers, 2 warm-up
+// launches, median of 15 with min and max. The first launch's output is checked against the transpose of the
+// input, element for element. --once launches each configuration once, untimed, for Nsight Compute. Output: one
+// JSON document on stdout.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+#include <vector>
+
+#include "validate/cuda_check.hpp"
+
+namespace {
+
+constexpr size_t kOutputBytes = size_t(256) << 20;  // a side: 5x the L2 of an H100 or H200
+constexpr int kRows = 8192;                          // output rows; the columns fill 256 MiB
+constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
+
+template <class T>
+__host__ __device__ constexpr int line_elems() { return 128 / int(sizeof(T)); }
+// Output rows: 8192 of 32 KiB, or 4096 of 64 KiB ("wide rows", the pitch of an 8192-wide f64 matrix).
+template <bool kWide>
+__host__ __device__ constexpr int rows_of() { return kWide ? kRows / 2 : kRows; }
+template <class T, bool kWide>
+__host__ __device__ constexpr int cols_of() { return int(kOutputBytes / sizeof(T) / rows_of<kWide>()); }
+
+template <class T>
+__host__ __device__ inline T value_at(size_t i) { return T(i * 2654435761u + 12345u); }
+
+// Block b: row block b mod (rows / (R x 8/P)), column block b / that (consecutive blocks walk down the rows).
+// kSequential: the Q lines of a row one after another (line j in rounds j E/P .. (j + 1) E/P - 1, one load and
+// store a round, as a transpose whose tile is Q lines tall), instead of all Q at once.
+// R: rows a store request writes (32: one element of each of 32 rows; 16 or 8: K = 32 / R consecutive elements
+// of each, lane l at row l / K, element l mod K, as a warp 16 or 8 threads wide writes a transpose's columns): a
+// group owns R rows, and a line takes E / (P K) rounds.
+template <class T, int P, int Q, bool kSequential, bool kWide, int R = 32>
+__global__ void held_open(const T* in, T* out) {
+  constexpr int K = 32 / R, E = line_elems<T>(), groups = 8 / P, rounds = E / (P * K);
+  static_assert(!kSequential || R == 32, "the sequential runs write one element a row");
+  constexpr int rows = rows_of<kWide>(), cols = cols_of<T, kWide>();
+  constexpr unsigned row_blocks = rows / (R * groups);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = warp / P, m = warp % P;
+  const size_t row = size_t(blockIdx.x % row_blocks) * (R * groups) + R * q + lane / K;
+  const size_t col0 = size_t(blockIdx.x / row_blocks) * (Q * E) + lane % K;
+  if constexpr (kSequential) {
+#pragma unroll 1
+    for (int r = 0; r < Q * rounds; ++r) {
+      const size_t col = col0 + (r / rounds) * E + (r % rounds) * P + m;
+      out[row * cols + col] = in[col * rows + row];
+    }
+  } else {
+#pragma unroll 1
+    for (int r = 0; r < rounds; ++r) {
+      T v[Q];
+#pragma unroll
+      for (int j = 0; j < Q; ++j) v[j] = in[(col0 + j * E + (r * P + m) * K) * rows + row];  // input: cols x rows
+#pragma unroll
+      for (int j = 0; j < Q; ++j) out[row * cols + col0 + j * E + (r * P + m) * K] = v[j];
+    }
+  }
+}
+
+struct Config {
+  const char* name;
+  int element_bytes, warps_a_line, lines_a_row;  // sizeof(T), P, Q
+  bool sequential, wide;
+  int rows_per_request;  // R
+  const void* kernel;
+  void (*launch)(const void* in, void* out, int smem);
+  int64_t (*count_wrong)(const std::vector<unsigned char>& out);
+};
+
+template <class T, int P, int Q, bool kSequential, bool kWide, int R>
+void launch(const void* in, void* out, int smem) {
+  constexpr unsigned blocks =
+      unsigned(rows_of<kWide>() / (R * (8 / P))) * unsigned(cols_of<T, kWide>() / (Q * line_elems<T>()));
+  held_open<T, P, Q, kSequential, kWide, R>
+      <<<blocks, 256, smem>>>(static_cast<const T*>(in), static_cast<T*>(out));
+}
+
+// The output against the transpose of the input.
+template <class T, bool kWide>
+int64_t count_wrong(const std::vector<unsigned char>& bytes) {
+  const T* out = reinterpret_cast<const T*>(bytes.data());
+  const size_t rows = rows_of<kWide>(), cols = size_t(cols_of<T, kWide>());
+  int64_t wrong = 0;
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) wrong += out[r * cols + c] != value_at<T>(c * rows + r);
+  return wrong;
+}
+
+#define MEMSIM_HELD_OPEN_R(T, P, Q, S, W, R, NAME)                                                       \
+  Config {                                                                                                \
+    NAME, int(sizeof(T)), P, Q, S, W, R, (const void*)&held_open<T, P, Q, S, W, R>, &launch<T, P, Q, S, W, R>, \
+        &count_wrong<T, W>                                                                                \
+  }
+#define MEMSIM_HELD_OPEN(T, P, Q, S, W) MEMSIM_HELD_OPEN_R(T, P, Q, S, W, 32, #T " P=" #P " Q=" #Q " " #S " " #W)
+// R rows a request, at once, 32 KiB rows: the P whose lines take 2 rounds or more.
+#define MEMSIM_HELD_OPEN_ROWS(T, P, Q, R) \
+  MEMSIM_HELD_OPEN_R(T, P, Q, false, false, R, #T " P=" #P " Q=" #Q " at_once narrow " #R " rows a request")
+#define MEMSIM_HELD_OPEN_PQ(T, S, W)                                                                     \
+  MEMSIM_HELD_OPEN(T, 2, 1, S, W), MEMSIM_HELD_OPEN(T, 4, 1, S, W), MEMSIM_HELD_OPEN(T, 8, 1, S, W),     \
+      MEMSIM_HELD_OPEN(T, 2, 2, S, W), MEMSIM_HELD_OPEN(T, 4, 2, S, W), MEMSIM_HELD_OPEN(T, 8, 2, S, W), \
+      MEMSIM_HELD_OPEN(T, 2, 4, S, W), MEMSIM_HELD_OPEN(T, 4, 4, S, W), MEMSIM_HELD_OPEN(T, 8, 4, S, W)
+constexpr bool at_once = false, sequential = true, narrow = false, wide = true;
+
+const Config kConfigs[] = {
+    MEMSIM_HELD_OPEN_PQ(uint32_t, at_once, narrow),    MEMSIM_HELD_OPEN_PQ(uint64_t, at_once, narrow),
+    MEMSIM_HELD_OPEN_PQ(uint32_t, sequential, narrow), MEMSIM_HELD_OPEN_PQ(uint64_t, sequential, narrow),
+    MEMSIM_HELD_OPEN_PQ(uint32_t, at_once, wide),      MEMSIM_HELD_OPEN_PQ(uint64_t, at_once, wide),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 2, 1, 16), MEMSIM_HELD_OPEN_ROWS(uint32_t, 4, 1, 16),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 8, 1, 16), MEMSIM_HELD_OPEN_ROWS(uint32_t, 2, 2, 16),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 4, 2, 16), MEMSIM_HELD_OPEN_ROWS(uint32_t, 2, 4, 16),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 1, 16), MEMSIM_HELD_OPEN_ROWS(uint64_t, 4, 1, 16),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 2, 16), MEMSIM_HELD_OPEN_ROWS(uint64_t, 4, 2, 16),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 4, 16), MEMSIM_HELD_OPEN_ROWS(uint64_t, 4, 4, 16),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 2, 1, 8),  MEMSIM_HELD_OPEN_ROWS(uint32_t, 4, 1, 8),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 2, 2, 8),  MEMSIM_HELD_OPEN_ROWS(uint32_t, 4, 2, 8),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 2, 4, 8),  MEMSIM_HELD_OPEN_ROWS(uint32_t, 4, 4, 8),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 1, 8),  MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 2, 8),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 4, 8),
+};
+
+template <class T>
+void fill_input(std::vector<unsigned char>& bytes) {
+  T* in = reinterpret_cast<T*>(bytes.data());
+  for (size_t i = 0; i < kOutputBytes / sizeof(T); ++i) in[i] = value_at<T>(i);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool once = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--once") == 0 && !once) {
+      once = true;
+    } else {
+      std::fprintf(stderr, "usage: memsim-held-open [--once]\n");
+      return 2;
+    }
+  }
+  try {
+    std::vector<unsigned char> host(kOutputBytes);
+    void* in[2] = {nullptr, nullptr};  // 4- and 8-byte elements
+    for (int k = 0; k < 2; ++k) {
+      if (k == 0) fill_input<uint32_t>(host);
+      else fill_input<uint64_t>(host);
+      MEMSIM_CUDA_CHECK(cudaMalloc(&in[k], kOutputBytes));
+      MEMSIM_CUDA_CHECK(cudaMemcpy(in[k], host.data(), kOutputBytes, cudaMemcpyHostToDevice));
+    }
+    std::vector<void*> outs(kOutputs);
+    for (auto& o : outs) MEMSIM_CUDA_CHECK(cudaMalloc(&o, kOutputBytes));
+    cudaEvent_t a, b;
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&a));
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&b));
+    cudaDeviceProp p{};
+    MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+    int driver = 0;
+    MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::printf("{\n  \"program\": \"memsim-held-open\",\n  \"date\": \"%s\",\n  \"device\": \"%s\",\n"
+                "  \"sms\": %d,\n  \"l2_bytes\": %d,\n  \"driver_version\": %d,\n  \"output_bytes\": %zu,\n"
+                "  \"runs\": [\n",
+                date, p.name, p.multiProcessorCount, p.l2CacheSize, driver, kOutputBytes);
+    bool all_ok = true, first = true;
+    for (int limit : {0, 4, 2}) {
+      const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
+      for (const Config& c : kConfigs) {
+        const void* input = in[c.element_bytes == 8];
+        MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        int resident = 0;
+        MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
+        MEMSIM_CUDA_CHECK(cudaMemset(outs[0], 0xff, kOutputBytes));
+        c.launch(input, outs[0], smem);
+        MEMSIM_CUDA_CHECK(cudaGetLastError());
+        MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+        if (once) continue;
+        MEMSIM_CUDA_CHECK(cudaMemcpy(host.data(), outs[0], kOutputBytes, cudaMemcpyDeviceToHost));
+        const int64_t wrong = c.count_wrong(host);
+        all_ok = all_ok && wrong == 0;
+        std::vector<float> ms;
+        for (int r = 0; r < kWarmup + kReps; ++r) {
+          MEMSIM_CUDA_CHECK(cudaEventRecord(a));
+          c.launch(input, outs[r % kOutputs], smem);
+          MEMSIM_CUDA_CHECK(cudaEventRecord(b));
+          MEMSIM_CUDA_CHECK(cudaEventSynchronize(b));
+          MEMSIM_CUDA_CHECK(cudaGetLastError());
+          float t = 0;
+          MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+          if (r >= kWarmup) ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        const int line = 128 / c.element_bytes, rounds = line / (c.warps_a_line * (32 / c.rows_per_request));
+        std::printf("%s    {\"name\": \"%s\", \"element_bytes\": %d, \"warps_a_line\": %d, \"lines_a_row\": %d, "
+                    "\"sequential\": %s, \"row_bytes\": %d, \"rows_per_request\": %d, \"rounds\": %d, \"rounds_open\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
+                    "\"median_us\": %.2f, \"min_us\": %.2f, \"max_us\": %.2f, \"wrong_elements\": %lld}",
+                    first ? "" : ",\n", c.name, c.element_bytes, c.warps_a_line, c.lines_a_row,
+                    c.sequential ? "true" : "false", c.wide ? 65536 : 32768, c.rows_per_request, c.sequential ? rounds * c.lines_a_row : rounds, rounds - 1,
+                    resident, smem, 1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
+                    static_cast<long long>(wrong));
+        first = false;
+      }
+    }
+    std::printf("\n  ],\n  \"all_checks_passed\": %s\n}\n", once ? "null" : all_ok ? "true" : "false");
+    return all_ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memsim-held-open: %s\n", e.what());
+    return 1;
+  }
+}
