@@ -64,6 +64,10 @@ double read_back_sector_warp_factor(const CostConstants& k, int warps) {
   return warps <= 4 ? std::pow(at4, std::log2(warps / 2.0)) : at4 * std::pow(at8 / at4, std::log2(warps / 4.0));
 }
 
+// The most lines held open at once that memsim-held-open's fitted runs reached (model/calibration/
+// fit_held_open.py fits those up to 300,000; the runs hold 270,336 or 540,672).
+constexpr double kHeldOpenFittedLines = 300000;
+
 Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o) {
   const CostConstants& k = p.cost;
   Prediction pr;
@@ -91,6 +95,20 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   if (k.read_back_from_lines > 0 && pr.open_partial_lines > k.read_back_from_lines)
     pr.read_back_fraction = std::min(1.0, pr.read_back_warp_factor * k.read_back_per_log_lines *
                                               std::log(pr.open_partial_lines / k.read_back_from_lines));
+  // Lines held open over rounds (sim/partial_lines.hpp) are evicted by how many are open at once, U: their
+  // share of the partly written lines reads back 1 - exp(-(U / lines)^exponent) instead (memsim-held-open).
+  // Lines in half-sector pieces count for read_back_held_open_half_sector_factor of a line.
+  pr.lines_open_at_once =
+      (c.lines_open_at_once_per_block[0] + k.read_back_held_open_half_sector_factor * c.lines_open_at_once_per_block[1]) *
+      std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  pr.held_line_share = c.held_line_share;
+  const bool held_open_costed = k.read_back_held_open_lines > 0;
+  if (pr.held_line_share > 0 && held_open_costed) {
+    pr.held_open_read_back = 1 - std::exp(-std::pow(pr.lines_open_at_once / k.read_back_held_open_lines,
+                                                    k.read_back_held_open_exponent));
+    pr.read_back_fraction =
+        (1 - pr.held_line_share) * pr.read_back_fraction + pr.held_line_share * pr.held_open_read_back;
+  }
   double read_back_bytes = 0;
   bool uncharged = false;
   for (int w = 0; w < 3; ++w) {
@@ -110,21 +128,19 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
                          "profile has no cost for that at the lane width of this kernel's partial stores: the "
                          "time above leaves it out");
 
-  // The read-back was fitted on benchmarks whose lines close in the round they open (their stores follow their
-  // loads back to back). Lines a block keeps open over several of its warps' load-then-store rounds (narrow
-  // blocks of a direct transpose: naive at 2 or 4 rows) are read back far more often, and written more than
-  // once: docs/model.md, "Lines held open over rounds". No fit covers them yet, so the prediction says so.
-  pr.open_rounds = lines_per_block > 0 ? c.partial_line_open_rounds : 0.0;
-  if (pr.open_rounds >= 1) {
-    char text[600];
+  // Where the held-open read-back is not known, or past the lines it was fitted on (beyond them the L2 evicts a
+  // line more than once, and reads back more than the output: memsim-held-open's runs at 540,672 lines).
+  pr.open_rounds = c.partial_line_open_rounds;
+  if (pr.held_line_share > 0 && !held_open_costed && k.read_back_from_lines > 0) {
+    pr.caveats.push_back("this kernel holds partly written lines open over rounds (a round: a warp's loads, then "
+                         "its stores), and this profile has no read-back for such lines: the time above leaves it "
+                         "out, and may be low");
+  } else if (pr.held_line_share > 0 && held_open_costed && pr.lines_open_at_once > kHeldOpenFittedLines) {
+    char text[400];
     std::snprintf(text, sizeof text,
-                  "the lines this kernel writes in pieces stay open %.3g rounds on average (a round: a warp's "
-                  "loads, then its stores), and the read-back of partly written lines was fitted on lines that "
-                  "close in the round they open: the L2 evicts lines held open longer before they are whole, "
-                  "reads more of them back and writes them more than once, so the time above may be low (on "
-                  "an H100, naive f64 at 32x2 and 64x2 blocks read back 89-94%% of its output and wrote 2.0 "
-                  "times it, where this model charges 37%%: 38-40%% low)",
-                  pr.open_rounds);
+                  "about %.3g lines are held open over rounds at once, past the %.3g the read-back of such lines "
+                  "was measured up to: the L2 evicts them more than once there, and the time above may be low",
+                  pr.lines_open_at_once, kHeldOpenFittedLines);
     pr.caveats.push_back(text);
   }
 
@@ -318,6 +334,9 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["read_back_fraction"] = p.read_back_fraction;
   j["read_back_us"] = p.read_back_us;
   j["partial_line_open_rounds"] = p.open_rounds;
+  j["lines_open_at_once"] = p.lines_open_at_once;
+  j["held_line_share"] = p.held_line_share;
+  j["held_open_read_back"] = p.held_open_read_back;
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
   if (p.split_sectors > 0) j["split_blocks_apart"] = std::exp2(p.split_log2_distance);

@@ -112,7 +112,10 @@ struct Prediction {
   double read_back_warp_factor = 1;  // mean of read_back_sector_warp_factor over the partly written sectors
   double read_back_fraction = 0;
   double read_back_us = 0;
-  double open_rounds = 0;  // KernelCounts::partial_line_open_rounds, where read-back is charged
+  double open_rounds = 0;  // KernelCounts::partial_line_open_rounds
+  // Lines held open over rounds: how many are open at once (all blocks), their share of the partly written
+  // lines, and the fraction read back for them (read_back_fraction mixes it in by that share).
+  double lines_open_at_once = 0, held_line_share = 0, held_open_read_back = 0;
   // DRAM order (sim/dram_order.hpp), where the profile charges it: the share of the loads' and the stores'
   // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (model/counts.hpp)

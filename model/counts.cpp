@@ -30,6 +30,9 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached, const Compil
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   c.partial_line_open_rounds = r.partial_line_open_rounds;
+  c.lines_open_at_once_per_block = r.lines_open_at_once_per_block;
+  const double lines = double(r.lines_held_over_rounds + r.lines_closed_in_round);
+  c.held_line_share = lines > 0 ? double(r.lines_held_over_rounds) / lines : 0.0;
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
   c.split_log2_distance = r.split_log2_distance;
   if (cached) c.l2_read_requests = r.l2_read_requests_per_block * double(r.config.blocks());

@@ -53,8 +53,12 @@ struct KernelCounts {
   // share of its warps writing each line, at the number of warps writing the sector (sim/partial_lines.hpp).
   PartialSectorLines partial_lines_per_block{};
   double lines_completed_by_one_warp_per_block = 0;  // lines a warp alone writes in partial pieces, whole
-  // The rounds (a warp's loads, then its stores) the lines of partial_lines_per_block stay open, on average.
+  // The rounds (a warp's loads, then its stores) the block's partly written lines stay open, on average.
   double partial_line_open_rounds = 0;
+  // Lines a block holds open over rounds, as many as are open at once (sim/partial_lines.hpp), and the share
+  // of the block's partly written lines they are (the rest close in the round they open: partial_lines_per_block).
+  std::array<double, 2> lines_open_at_once_per_block{};  // pieces under 16 bytes, and of 16 bytes or more
+  double held_line_share = 0;
   double global_store_instructions = 0;               // warp instructions
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).

@@ -47,6 +47,8 @@ constexpr NumberRange kInstructionsPerWarp{0, 1e5, false, ""};
 constexpr NumberRange kInstructionsPerOp{0, 1000, false, ""};
 constexpr NumberRange kOpenLines{1, 1e12, false, "lines"};
 constexpr NumberRange kPerLogLines{0, 100, true, ""};
+constexpr NumberRange kHeldOpenExponent{0.1, 10, false, ""};
+constexpr NumberRange kHalfSectorFactor{0, 10, false, ""};
 // Read-back of sectors written by 4 or 8 warps over 2 warps' (measured 1.7 and 1.9): interpolated
 // geometrically, so the two may be at most 1000 apart (a factor of 2e-319 made the interpolation infinite).
 constexpr NumberRange kWarpFactor{0.1, 100, false, ""};
@@ -89,7 +91,9 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "launch_us", "overlap_p"}},
       {"cost.long_wait", {"from_lines", "evidence"}},
       {"cost.store_bursts", {"from_stores", "evidence"}},
-      {"cost.read_back", {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor"}},
+      {"cost.read_back",
+       {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open"}},
+      {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "note"}},
       {"cost_basis", {"kind", "summary"}},
       {"calibration",
        {"measurements", "base", "date", "device", "driver_version", "runtime_version", "method", "runs",
@@ -246,6 +250,12 @@ CostConstants read_cost(const JsonFields& r) {
       r.numbers_in("cost.read_back.sector_warp_factors", 2, "at 4 and 8 warps a sector", kWarpFactor,
                    c.read_back_sector_warp_factors);
     c.read_back_one_warp_factor = r.number_in_or("cost.read_back.one_warp_factor", kWarpFactor, 1);
+    if (r.find("cost.read_back.held_open")) {  // absent in profiles without memsim-held-open's runs
+      c.read_back_held_open_lines = r.number_in("cost.read_back.held_open.lines", kOpenLines);
+      c.read_back_held_open_exponent = r.number_in("cost.read_back.held_open.exponent", kHeldOpenExponent);
+      c.read_back_held_open_half_sector_factor =
+          r.number_in("cost.read_back.held_open.half_sector_factor", kHalfSectorFactor);
+    }
   }
   if (r.find("cost.instructions_per_division"))
     r.numbers_in("cost.instructions_per_division", 2, "32- and 64-bit operands", kInstructionsPerOp,

@@ -86,6 +86,14 @@ struct CostConstants {
   // is partly written only between that warp's stores, not until another warp's piece arrives: the L2 reads
   // back this share of what it reads back for a sector from 2 warps (1: the same; absent: 1).
   double read_back_one_warp_factor = 1;
+  // Lines held open over rounds (a warp's loads, then its stores: sim/partial_lines.hpp): with U of them open at
+  // once, the L2 reads back e = 1 - exp(-(U / read_back_held_open_lines)^read_back_held_open_exponent) of their
+  // partial stores' bytes, each at read_back_ps_per_byte (model/calibration/fit_held_open.py on
+  // memsim-held-open). 0: not measured (such lines then get a caveat and the model above).
+  // Lines written in pieces of 16 bytes or more (half sectors) count for this share of a line in U.
+  double read_back_held_open_lines = 0;
+  double read_back_held_open_exponent = 1;
+  double read_back_held_open_half_sector_factor = 1;
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };

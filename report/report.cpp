@@ -236,12 +236,22 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
          << ": " << significant(p["split_sectors_us"].get<double>()) << " us of the partial-store term\n";
     // The partial-store term's share that is the read-back of partly written lines, when there is one.
     if (p.value("read_back_fraction", 0.0) > 0) {
-      os << "  read-back: " << grouped(int64_t(std::llround(p["open_partial_lines"].get<double>())))
-         << " lines partly written at once";
-      // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
-      if (p.value("read_back_warp_factor", 1.0) != 1.0)
-        os << " (x" << significant(p["read_back_warp_factor"].get<double>(), 3)
-           << " for the warps writing each sector)";
+      const double held_share = p.value("held_line_share", 0.0);
+      os << "  read-back: ";
+      if (held_share < 1) {
+        os << grouped(int64_t(std::llround(p["open_partial_lines"].get<double>())))
+           << " lines partly written at once";
+        // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
+        if (p.value("read_back_warp_factor", 1.0) != 1.0)
+          os << " (x" << significant(p["read_back_warp_factor"].get<double>(), 3)
+             << " for the warps writing each sector)";
+      }
+      // Lines held open over rounds read back by how many are open at once (model/cost.hpp).
+      if (held_share > 0)
+        os << (held_share < 1 ? " and " : "")
+           << grouped(int64_t(std::llround(p.value("lines_open_at_once", 0.0))))
+           << " lines held open over rounds at once"
+           << (held_share < 1 ? " (" + significant(100.0 * held_share, 3) + "% of those lines)" : std::string());
       os << "; " << significant(100.0 * p["read_back_fraction"].get<double>(), 3)
          << "% of the partial stores' bytes read back from DRAM first: " << significant(p["read_back_us"].get<double>())
          << " us of the partial-store term\n";

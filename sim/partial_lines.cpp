@@ -24,6 +24,7 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   }
   after_store_[slot] = true;
   const int round = round_[slot];
+  rounds_ = std::max(rounds_, round + 1);
   // Bytes this request writes into each sector it touches, as byte masks (a sector is at most 32 bytes).
   struct Sector {
     uint64_t sector;
@@ -64,10 +65,36 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
       l->written[s] |= touched[i].bytes;
       if (touched[i].bytes != full) {
         l->sector_warps[s] |= bit;
+        l->largest_piece = std::max(l->largest_piece, __builtin_popcountll(touched[i].bytes));
         if (l->first_round < 0 || round < l->first_round) l->first_round = round;
         l->last_round = std::max(l->last_round, round);
       }
     }
+}
+
+bool PartialPieces::held_over_rounds(const Line& l) const {
+  const uint64_t full = full_sector();
+  return l.last_round > l.first_round && std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) {
+           return w == full;
+         });
+}
+
+std::array<double, 2> PartialPieces::lines_open_at_once() const {
+  std::array<double, 2> rounds_open{};
+  for (const Line& l : lines_)
+    if (held_over_rounds(l)) rounds_open[l.largest_piece >= 16] += l.last_round - l.first_round + 1;
+  if (rounds_ > 0)
+    for (double& r : rounds_open) r /= double(rounds_);
+  return rounds_open;
+}
+
+int64_t PartialPieces::lines_held_over_rounds() const {
+  return std::count_if(lines_.begin(), lines_.end(), [this](const Line& l) { return held_over_rounds(l); });
+}
+
+int64_t PartialPieces::lines_closed_in_round() const {
+  return std::count_if(lines_.begin(), lines_.end(),
+                       [this](const Line& l) { return warps_if_held_open(l) > 0 && !held_over_rounds(l); });
 }
 
 double PartialPieces::mean_open_rounds() const {
@@ -101,8 +128,8 @@ uint64_t PartialPieces::full_sector() const {
 
 int64_t PartialPieces::lines_completed_by_one_warp() const {
   const uint64_t full = full_sector();
-  return std::count_if(lines_.begin(), lines_.end(), [full](const Line& l) {
-    return __builtin_popcount(l.warps()) == 1 &&
+  return std::count_if(lines_.begin(), lines_.end(), [this, full](const Line& l) {
+    return __builtin_popcount(l.warps()) == 1 && !held_over_rounds(l) &&
            std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) { return w == 0 || w == full; });
   });
 }
@@ -121,7 +148,7 @@ PartialSectorLines PartialPieces::sectors_by_writing_warps(int block_warps) cons
   PartialSectorLines by_warps{};
   for (const Line& l : lines_) {
     const int warps = warps_if_held_open(l);
-    if (!warps) continue;
+    if (!warps || held_over_rounds(l)) continue;
     const double part = double(warps) / double(std::max(block_warps, warps)) / double(l.sector_warps.size());
     for (uint32_t sector : l.sector_warps)
       if (sector) by_warps[__builtin_popcount(sector)] += part;
@@ -135,7 +162,8 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
   return {pieces.sectors_by_writing_warps(cfg.warps_per_block()),
-          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list(), pieces.mean_open_rounds()};
+          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list(), pieces.mean_open_rounds(),
+          pieces.lines_open_at_once(),          pieces.lines_held_over_rounds(),         pieces.lines_closed_in_round()};
 }
 
 double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules, int64_t max_distance) {

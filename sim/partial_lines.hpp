@@ -59,6 +59,15 @@ class PartialPieces {
   // last global store (naive's load, store, load, store: one round a step; a staged kernel's loads, barrier,
   // stores: all its stores in one round). 0 when none is held open, or each closes in the round it opens.
   double mean_open_rounds() const;
+  // Lines held open over rounds: their partial pieces come in two or more rounds (from one warp or several),
+  // and the block completes them (a line it leaves part written for other blocks is a split line, counted with
+  // the others). The L2 evicts such lines by how many are open at once (validate/calibration/held_open.cu), so
+  // each counts for the share of the block's rounds it is open: (last - first + 1) / the block's rounds,
+  // summed, apart by their pieces: under 16 bytes a sector ([0]), or 16 bytes and more ([1]: half sectors,
+  // read back less). They are left out of sectors_by_writing_warps, whose lines close in the round they open.
+  std::array<double, 2> lines_open_at_once() const;
+  int64_t lines_held_over_rounds() const;
+  int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
 
  private:
   int sector_bytes_, line_bytes_;
@@ -67,16 +76,19 @@ class PartialPieces {
     std::vector<uint64_t> written;  // per sector of the line, the bytes written since (bit i: byte i)
     std::vector<uint32_t> sector_warps;  // per sector of the line, the warps writing partial pieces of it
     int first_round = -1, last_round = -1;  // the rounds of its first and last partial piece
+    int largest_piece = 0;                  // the most bytes one request wrote into a partly written sector
     uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;
   Line* find(uint64_t line);
   static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
+  bool held_over_rounds(const Line& l) const;
   std::vector<Line> lines_;  // few per block: a linear search is fine
   // Per warp of the block: its round (global loads after a store start the next) and whether its last global
   // access was a store.
   int round_[kWarpSize] = {};
   bool after_store_[kWarpSize] = {};
+  int rounds_ = 0;  // the block's rounds with a global store: the highest such round + 1
 };
 
 // The lines block `block` of the launch writes in partial pieces: from two or more of its warps, by their
@@ -86,6 +98,9 @@ struct PartialLines {
   int64_t completed_by_one_warp = 0;
   std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
   double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds
+  std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once
+  int64_t lines_held_over_rounds = 0;   // PartialPieces::lines_held_over_rounds
+  int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 

@@ -255,6 +255,9 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.partial_lines_per_block = partial.from_warps;
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
   result.partial_line_open_rounds = partial.mean_open_rounds;
+  result.lines_open_at_once_per_block = partial.lines_open_at_once;
+  result.lines_held_over_rounds = partial.lines_held_over_rounds;
+  result.lines_closed_in_round = partial.lines_closed_in_round;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
   if (!partial.sectors_left_partial.empty())
     result.split_log2_distance =

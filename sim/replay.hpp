@@ -55,6 +55,10 @@ struct ReplayResult {
   int64_t lines_completed_by_one_warp_per_block = 0;
   // The rounds those lines stay open, on average (sim/partial_lines.hpp, PartialPieces::mean_open_rounds).
   double partial_line_open_rounds = 0;
+  // Lines the middle block holds open over rounds, as many as are open at once (PartialPieces::
+  // lines_open_at_once), and the count of such lines against those closed in the round they open.
+  std::array<double, 2> lines_open_at_once_per_block{};  // pieces under 16 bytes, and 16 bytes or more
+  int64_t lines_held_over_rounds = 0, lines_closed_in_round = 0;
   // The sectors the middle block leaves partly written, for another block to complete.
   int64_t split_sectors_per_block = 0;
   // How far apart in launch order their two writers are: the mean of log2(blocks apart) (sim/partial_lines.hpp).

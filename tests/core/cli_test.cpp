@@ -738,12 +738,18 @@ TEST(Cli, TableShowsMetricsWithGroupedCounts) {
 TEST(Cli, TableShowsTheReadBack) {
   const Cli naive = run_cli({"--kernel", "naive", "--threads", "1"});
   ASSERT_EQ(naive.code, 0) << naive.err;
-  // naive f32 32x8: 32 lines a block, every sector from the 8 warps, 8 blocks on each of 132 SMs: 33,792; e =
-  // 1.88 (h100's factor at 8 warps a sector) x 0.1167 ln(33792 / 11457) = 1.88 x 0.1262 = 23.7%.
-  EXPECT_NE(naive.out.find("read-back: 33,792 lines partly written at once (x1.88 for the warps writing each "
-                           "sector); 23.7% of the partial stores' bytes"),
+  // naive f32 32x8 (tile 32x32): each of a block's 32 output rows gets one line, 32 y written 8 a round over
+  // its 4 rounds: 32 lines held open at once a block, 8 blocks on each of 132 SMs: 33,792; h100's held-open
+  // read-back: 1 - exp(-(33792 / 86114)^1.26) = 1 - exp(-0.3077) = 26.5%.
+  EXPECT_NE(naive.out.find("read-back: 33,792 lines held open over rounds at once; 26.5% of the partial stores' "
+                           "bytes"),
             std::string::npos)
       << naive.out;
+  // f16: a line holds 64 y, the block's tile 32 of them: the block leaves each line part written for the block
+  // below, so the lines count as lines partly written (32 x 2 of its 4 sectors, weighted as before): 16,896.
+  const Cli half = run_cli({"--kernel", "naive", "--dtype", "f16", "--threads", "1"});
+  ASSERT_EQ(half.code, 0) << half.err;
+  EXPECT_NE(half.out.find("read-back: 16,896 lines partly written at once"), std::string::npos) << half.out;
   const Cli padded = run_cli({"--kernel", "padded", "--matrix", "1024x1024", "--threads", "1"});
   ASSERT_EQ(padded.code, 0) << padded.err;
   EXPECT_EQ(padded.out.find("read-back:"), std::string::npos);

@@ -120,7 +120,8 @@ int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype,
 // naive f32, 8x32 block (tile 8x32): output rows x (8 of them), each a whole 128-byte line of 32 y, written by
 // the 8 warps (4 y each: a 16-byte piece): 8 lines. vec4 f32 8x32 (tile 32x32): 32 output rows, each line in 8
 // pieces of 16 bytes, one from each warp (4 y each): 32. naive f32 32x8 (tile 32x32): 32 rows, each line in 32
-// pieces of 4 bytes (8 warps x 4 steps): 32. copy f16 8x32 (tile 8x32): each of its 32 rows gets 8 x 2 = 16
+// pieces of 4 bytes (8 warps x 4 steps, a load between steps): held open over 4 rounds and completed by the
+// block, so counted as held open (RoundsALineStaysOpen below), not here: 0. copy f16 8x32 (tile 8x32): each of its 32 rows gets 8 x 2 = 16
 // bytes from one warp, the rest of the line from the next blocks: 0. coalesced f32 32x8 writes whole sectors:
 // 0. vec4_shared f16 8x32 (tile 32x32) drains its tile with thread (tx, ty) writing output row ty, columns
 // tx + 8j (j = 0..3): each 64-byte row (f16) by one warp in 4 pieces: 0. reg4x4 f64 16x16 (tile 64x64):
@@ -130,8 +131,7 @@ int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype,
 // elements are 2 lines of 4 ty each, one ty a warp: 256 lines from 4 warps each: 128.
 // By sectors and the warps writing each: naive f32 8x32's 16-byte pieces put 2 warps' pieces in each sector
 // (4 y a warp, 8 y a sector), all 4 sectors of its 8 lines: 8 at index 2; vec4 f32 8x32 the same in 32
-// lines; naive f32 32x8 writes sector j of its 32 lines at step j, 4 bytes from each of the 8 warps (y = ty +
-// 8j, a warp a ty): 32 at index 8; reg4x4 f64 writes each sector whole from one thread: index 1. Two whose
+// lines; reg4x4 f64 writes each sector whole from one thread: index 1. Two whose
 // blocks write only part of each line: vec4 f32 32x8 (tile 128x8) writes output rows 4tx + k, columns 8 by ..
 // 8 by + 7, one sector of each of 128 lines, 4 bytes from each of the 8 warps (warp = ty): 128 x 1/4 = 32
 // at index 8; naive f16 32x8 (tile 32x32) writes 32 elements (64 bytes, 2 of the 4 sectors of a line) of 32
@@ -139,13 +139,13 @@ int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype,
 TEST(PartialPieces, SuiteKernelsByHand) {
   EXPECT_EQ(suite_sectors("naive", "f32", {8, 32}), at(2, 8));
   EXPECT_EQ(suite_sectors("vec4", "f32", {8, 32}), at(2, 32));
-  EXPECT_EQ(suite_sectors("naive", "f32", {32, 8}), at(8, 32));
+  EXPECT_EQ(suite_sectors("naive", "f32", {32, 8}), PartialSectorLines{});  // held open over rounds: below
   EXPECT_EQ(suite_sectors("reg4x4", "f64", {16, 16}), at(1, 64));
   EXPECT_EQ(suite_sectors("vec4", "f32", {32, 8}), at(8, 32));
   EXPECT_EQ(suite_sectors("naive", "f16", {32, 8}), at(8, 16));
   EXPECT_EQ(suite_lines("naive", "f32", {8, 32}), 8);
   EXPECT_EQ(suite_lines("vec4", "f32", {8, 32}), 32);
-  EXPECT_EQ(suite_lines("naive", "f32", {32, 8}), 32);
+  EXPECT_EQ(suite_lines("naive", "f32", {32, 8}), 0);
   EXPECT_EQ(suite_lines("copy", "f16", {8, 32}), 0);
   EXPECT_EQ(suite_lines("coalesced", "f32", {32, 8}), 0);
   EXPECT_EQ(suite_lines("vec4_shared", "f16", {8, 32}), 0);
@@ -201,6 +201,53 @@ TEST(PartialPieces, RoundsALineStaysOpen) {
   p.add(load, 3);
   p.add(store(16, 128, 4), 3);
   EXPECT_DOUBLE_EQ(p.mean_open_rounds(), 2.0);
+}
+
+// Held open over rounds, and how many at once: warps 0 and 1 complete 32 lines (a 128-byte stride, 4-byte
+// pieces) over rounds 0..15 (16 rounds x 2 warps x 4 bytes = 128); warp 2 completes 32 others in 16-byte pieces
+// over rounds 0..7 (8 x 16); warp 3 writes 4 bytes into 32 more in round 0 and round 1 and leaves them part
+// written. The block's rounds: 16. At once: the first 32 lines all 16 rounds (32), warp 2's for 8 of 16 (16, in
+// half sectors), warp 3's are not completed: none. Held over rounds: 64 lines; none closes in its round (warp
+// 3's come from one warp).
+TEST(PartialPieces, LinesOpenAtOnce) {
+  PartialPieces p;
+  WarpAccess load = store(1 << 24, 4, 4);
+  load.op = Op::Load;
+  for (int round = 0; round < 16; ++round)
+    for (int warp : {0, 1}) {
+      p.add(load, warp);
+      p.add(store(4 * (2 * round + warp), 128, 4), warp);
+    }
+  for (int round = 0; round < 8; ++round) {
+    p.add(load, 2);
+    WarpAccess wide = store((1 << 16) + 16 * round, 128, 16);
+    p.add(wide, 2);
+  }
+  for (int round = 0; round < 2; ++round) {
+    p.add(load, 3);
+    p.add(store((1 << 20) + 4 * round, 128, 4), 3);
+  }
+  const std::array<double, 2> want{32.0, 16.0};
+  EXPECT_EQ(p.lines_open_at_once(), want);
+  EXPECT_EQ(p.lines_held_over_rounds(), 64);
+  EXPECT_EQ(p.lines_closed_in_round(), 0);
+  EXPECT_EQ(total_lines(p.sectors_by_writing_warps(8)), 0.0);
+}
+
+// The suite's naive, by its index math: f64 32x2 (tile 32x32): a block's 32 output rows get 2 lines each (32 y,
+// 16 a line), each written 2 y a round (8-byte pieces) over 8 of the block's 16 rounds: 64 lines, 64 x 8 / 16 =
+// 32 at once. f64 16x4 (tile 16x16): 16 rows, one line each, 2 y a warp (a 16-byte piece) over the 4 rounds: 16
+// in half sectors. f32 16x4 (tile 16x16): 16 y of a 32-y line, the rest from the block below: none completed,
+// none held open (they count as partly written lines instead). f64 32x16: 16 y a round, closed in it: none.
+TEST(PartialPieces, SuiteLinesOpenAtOnce) {
+  auto at_once = [](const char* dtype, Size2 block) {
+    const LaunchConfig cfg = test::suite_launch_1024("naive", dtype, block);
+    return partial_lines_of_block(cfg, cfg.blocks() / 2).lines_open_at_once;
+  };
+  EXPECT_EQ(at_once("f64", {32, 2}), (std::array<double, 2>{32.0, 0.0}));
+  EXPECT_EQ(at_once("f64", {16, 4}), (std::array<double, 2>{0.0, 16.0}));
+  EXPECT_EQ(at_once("f32", {16, 4}), (std::array<double, 2>{0.0, 0.0}));
+  EXPECT_EQ(at_once("f64", {32, 16}), (std::array<double, 2>{0.0, 0.0}));
 }
 
 // naive's loop takes a load then a store a step: a line of output row x holds 128 / E consecutive y, its

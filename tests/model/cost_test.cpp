@@ -222,24 +222,45 @@ TEST(Cost, ReadBackOfPartlyWrittenLines) {
   EXPECT_TRUE(predict(k, p).caveats.empty());
 }
 
-// Lines held open over rounds lie outside what the read-back was fitted on: a caveat from 1 round on, the
-// time unchanged; none without partly written lines, whatever the rounds.
-TEST(Cost, LinesHeldOpenOverRoundsGetACaveat) {
+// Lines held open over rounds read back 1 - exp(-(U / lines)^exponent) of their share of the partial bytes, U
+// the lines open at once (a block's, times the blocks resident: toy() holds 200 blocks, all resident), half-
+// sector lines counting for half_sector_factor of a line; the lines that close in their round keep the L model.
+TEST(Cost, LinesHeldOpenOverRounds) {
   KernelCounts k = base_counts();
-  k.partial_lines_per_block[2] = 32;
   k.partial_store_requests[kLanes4] = 1e6;
   k.partial_store_bytes[kLanes4] = 1e8;
-  const DeviceProfile p = toy();
-  const Prediction closed = predict(k, p);
-  EXPECT_TRUE(closed.caveats.empty());
-  k.partial_line_open_rounds = 7;
-  const Prediction open = predict(k, p);
-  ASSERT_EQ(open.caveats.size(), 1u);
-  EXPECT_NE(open.caveats[0].find("stay open 7 rounds on average"), std::string::npos) << open.caveats[0];
-  EXPECT_EQ(open.time_us, closed.time_us);
-  EXPECT_EQ(to_json(open)["partial_line_open_rounds"], 7.0);
-  k.partial_lines_per_block = {};
-  EXPECT_TRUE(predict(k, p).caveats.empty());
+  k.lines_open_at_once_per_block = {300, 200};
+  k.held_line_share = 1;
+  DeviceProfile p = toy();
+  p.cost.read_back_ps_per_byte[kLanes4] = 5;
+  // No held-open constants: nothing charged, and a caveat says so (with a read-back model in the profile).
+  p.cost.read_back_from_lines = 10000;
+  p.cost.read_back_per_log_lines = 0.1;
+  Prediction pr = predict(k, p);
+  EXPECT_EQ(pr.read_back_fraction, 0.0);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("no read-back for such lines"), std::string::npos) << pr.caveats[0];
+  p.cost.read_back_held_open_lines = 100000;
+  p.cost.read_back_held_open_exponent = 2;
+  p.cost.read_back_held_open_half_sector_factor = 0.5;
+  pr = predict(k, p);
+  // U = (300 + 0.5 x 200) x 200 blocks = 80,000; e = 1 - exp(-0.8^2) = 1 - exp(-0.64).
+  const double e = 1 - std::exp(-0.64);
+  EXPECT_NEAR(pr.lines_open_at_once, 80000.0, 1e-9);
+  EXPECT_NEAR(pr.held_open_read_back, e, 1e-12);
+  EXPECT_NEAR(pr.read_back_fraction, e, 1e-12);
+  EXPECT_NEAR(pr.read_back_us, e * 1e8 * 5e-6, 1e-9);
+  EXPECT_TRUE(pr.caveats.empty());
+  EXPECT_EQ(to_json(pr)["lines_open_at_once"], 80000.0);
+  // A quarter of the lines close in their round: 32 a block x 200 = 6,400 open, under from_lines: 0 for them.
+  k.partial_lines_per_block[2] = 32;
+  k.held_line_share = 0.75;
+  EXPECT_NEAR(predict(k, p).read_back_fraction, 0.75 * e, 1e-12);
+  // Past the 300,000 lines the held-open runs were fitted up to: a caveat.
+  k.lines_open_at_once_per_block = {2000, 0};
+  pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("4e+05 lines are held open over rounds at once"), std::string::npos) << pr.caveats[0];
 }
 
 // The read-back grows with the warps writing a sector in pieces: 1 up to 2 warps, the profile's factors at 4
