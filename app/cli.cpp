@@ -96,39 +96,43 @@ std::string check_plot_options(const po::variables_map& vm, const std::string& k
   return "";
 }
 
-// The suite at one matrix, dtype and block on one device, global sites only: the sector map's data. The
-// chosen kernel keeps its --tile and --pad; a kernel the launch does not allow is listed with the reason.
-nlohmann::ordered_json suite_sectors(const UserConfig& chosen, const DeviceProfile& device, AnalysisOptions aopts) {
+// The kernels asked at one matrix, dtype and block on each device asked, global sites only: the sector map's
+// data. Of several launches, one the launch does not allow is listed with the reason, as a comparison does; one
+// launch alone is refused as its report would be.
+nlohmann::ordered_json kernel_sectors(const UserConfig& chosen, const std::vector<std::string>& kernels,
+                                      const std::vector<DeviceProfile>& devices, AnalysisOptions aopts) {
   aopts.predict_copy = false;
   nlohmann::ordered_json reports = nlohmann::ordered_json::array(), skipped = nlohmann::ordered_json::array();
   const auto outer = aopts.progress;  // told each kernel's replay, prefixed with where the map stands
-  const std::vector<KernelInfo>& suite = kernel_suite();
-  for (size_t i = 0; i < suite.size(); ++i) {
-    const KernelInfo& k = suite[i];
-    const std::string stage = "sector map, kernel " + std::to_string(i + 1) + " of " + std::to_string(suite.size());
-    if (outer) {
-      outer(stage, int64_t(i), int64_t(suite.size()));
-      aopts.progress = [&outer, &stage](const std::string& what, int64_t done, int64_t total) {
-        outer(stage + ": " + what, done, total);
-      };
-    }
-    UserConfig user = chosen;
-    if (user.kernel != k.name) {
-      user.kernel = k.name;
-      user.tile.reset();
-      user.pad.reset();
-    }
-    try {
-      const Analysis a = analyze(user, device, aopts);
-      nlohmann::ordered_json sites = nlohmann::ordered_json::array();
-      for (const auto& s : a.report["sites"])
-        if (s["space"] == "global") sites.push_back(s);
-      reports.push_back({{"kernel", k.name}, {"config", a.report["config"]}, {"sites", sites}});
-    } catch (const ConfigError& e) {
-      if (user.kernel == chosen.kernel) throw;
-      skipped.push_back({{"kernel", k.name}, {"reason", e.what()}});
+  const size_t total = kernels.size() * devices.size();
+  size_t done = 0;
+  for (const DeviceProfile& device : devices) {
+    for (const std::string& name : kernels) {
+      const std::string stage = "sector map, launch " + std::to_string(done + 1) + " of " + std::to_string(total);
+      if (outer) {
+        outer(stage, int64_t(done), int64_t(total));
+        aopts.progress = [&outer, &stage](const std::string& what, int64_t d, int64_t t) {
+          outer(stage + ": " + what, d, t);
+        };
+      }
+      ++done;
+      UserConfig user = chosen;  // a --tile or --pad given applies to every kernel, as in a comparison
+      user.kernel = name;
+      try {
+        const Analysis a = analyze(user, device, aopts);
+        nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+        for (const auto& s : a.report["sites"])
+          if (s["space"] == "global") sites.push_back(s);
+        reports.push_back({{"kernel", name}, {"config", a.report["config"]}, {"sites", sites},
+                           {"plot", {{"device", device.display_name}, {"device_profile", device.name}}}});
+      } catch (const ConfigError& e) {
+        if (total == 1) throw;
+        skipped.push_back({{"kernel", name}, {"device_profile", device.name}, {"reason", e.what()}});
+      }
     }
   }
+  // Nothing to draw: the first refusal says why.
+  if (reports.empty()) throw ConfigError(skipped[0]["reason"].get<std::string>());
   return {{"reports", reports}, {"skipped", skipped}};
 }
 
@@ -292,8 +296,10 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
     cmd.action = CliCommand::Action::Sweep;
   } else if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
     cmd.kernels = kernel_names(user.kernel);
+    // Several kernels drawn side by side on one scale: every one must have what the picture shows.
     if (vm.count("plot"))
-      throw ConfigError("--plot draws one kernel; --kernel names " + std::to_string(cmd.kernels.size()));
+      for (const std::string& k : cmd.kernels)
+        if (const std::string why = check_plot_options(vm, k); !why.empty()) throw ConfigError(why);
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch; compare kernels with table, json or csv");
     if (aopts.instructions)
@@ -310,9 +316,12 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
         throw ConfigError("device '" + name + "' named twice in --device");
       cmd.devices.push_back(name);
     }
-    if (cmd.action != CliCommand::Action::Report || vm.count("plot"))
+    if (cmd.action == CliCommand::Action::Compare && vm.count("plot"))
+      throw ConfigError("--plot draws several kernels or several devices side by side, not both: --kernel names " +
+                        std::to_string(cmd.kernels.size()) + ", --device " + std::to_string(cmd.devices.size()));
+    if (cmd.action != CliCommand::Action::Report)
       throw ConfigError("--device with several profiles compares one launch on each; give one kernel and one "
-                        "configuration (no list in --kernel, --block, --tile, --dtype or --matrix, no --plot)");
+                        "configuration (no list in --kernel, --block, --tile, --dtype or --matrix)");
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch on one device; compare devices with table, json or csv");
     if (aopts.instructions)
@@ -334,19 +343,41 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
 }
 
 nlohmann::ordered_json plot_document(const CliCommand& cmd, const DeviceProfile& device) {
-  nlohmann::ordered_json doc;
+  return plot_document(cmd, std::vector<DeviceProfile>{device});
+}
+
+nlohmann::ordered_json plot_document(const CliCommand& cmd, const std::vector<DeviceProfile>& devices) {
+  const std::vector<std::string> kernels = cmd.kernels.empty() ? std::vector<std::string>{cmd.user.kernel}
+                                                                : cmd.kernels;
   AnalysisOptions aopts = cmd.analysis;
+  aopts.predict_copy = false;
+  auto plot_block = [&](const DeviceProfile& device) {
+    return nlohmann::ordered_json{{"kind", cmd.plot_kind}, {"device", device.display_name},
+                                  {"device_profile", device.name}};
+  };
   if (cmd.plot_kind == "sectors") {
-    doc = suite_sectors(cmd.user, device, aopts);
-    doc["kernel"] = cmd.user.kernel;
-  } else {
-    aopts.predict_copy = false;
-    const Analysis analysis = analyze(cmd.user, device, aopts);
-    doc = analysis.report;
-    if (cmd.plot_kind == "banks") doc["bank_map"] = bank_map_json(analysis.config, memory_rules(device));
+    nlohmann::ordered_json doc = kernel_sectors(cmd.user, kernels, devices, aopts);
+    if (kernels.size() == 1) doc["kernel"] = kernels[0];
+    doc["plot"] = plot_block(devices[0]);
+    return doc;
   }
-  doc["plot"] = {{"kind", cmd.plot_kind}, {"device", device.display_name}, {"device_profile", device.name}};
-  return doc;
+  // One report per launch, each as one launch's picture holds it; several go under "reports", drawn side by
+  // side on one colour scale.
+  nlohmann::ordered_json reports = nlohmann::ordered_json::array();
+  for (const DeviceProfile& device : devices)
+    for (const std::string& name : kernels) {
+      UserConfig user = cmd.user;
+      user.kernel = name;
+      const Analysis analysis = analyze(user, device, aopts);
+      nlohmann::ordered_json doc = analysis.report;
+      if (cmd.plot_kind == "banks") doc["bank_map"] = bank_map_json(analysis.config, memory_rules(device));
+      doc["plot"] = plot_block(device);
+      reports.push_back(std::move(doc));
+    }
+  if (reports.size() == 1) return reports[0];
+  nlohmann::ordered_json plot = {{"kind", cmd.plot_kind}, {"kernels", kernels}, {"devices", nlohmann::ordered_json::array()}};
+  for (const DeviceProfile& d : devices) plot["devices"].push_back(d.name);
+  return {{"plot", plot}, {"reports", reports}};
 }
 
 std::string one_line(const std::string& message) {

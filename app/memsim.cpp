@@ -135,8 +135,10 @@ int main(int argc, char** argv) {
         if (const int rc = list_devices(std::cout, cmd.format); rc != 0) return rc;
         return flushed_output();
       case CliCommand::Action::Plot: {
-        const DeviceProfile device = load_profile(cmd.device);
-        const nlohmann::ordered_json doc = plot_document(cmd, device);
+        std::vector<DeviceProfile> devices;
+        if (cmd.devices.empty()) devices.push_back(load_profile(cmd.device));
+        for (const std::string& d : cmd.devices) devices.push_back(load_profile(d));
+        const nlohmann::ordered_json doc = plot_document(cmd, devices);
         progress().clear();
         return draw_plot(cmd.plot_kind, cmd.plot_out, doc, cmd.plot_extra);
       }

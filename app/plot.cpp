@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,13 +81,28 @@ nlohmann::ordered_json instruction_json(const WarpAccess& w, int warp, const Ban
           {"lanes", lanes}};
 }
 
-// The interpreter: $MEMSIM_PYTHON, else Debian's /usr/bin/python3 (where python3-matplotlib installs), else
-// python3 on PATH; "" when none is there.
-std::string find_python() {
-  if (const char* env = std::getenv("MEMSIM_PYTHON"); env && *env) return env;
-  if (access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
+// Runs `argv` with standard input and output closed off; its exit status, or -1 when it cannot run.
+int run_quietly(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// python3 on PATH, or "" when there is none.
+std::string python_on_path() {
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
+  const std::string dirs = path ? path : "";
   for (size_t start = 0; start <= dirs.size();) {
     const size_t end = std::min(dirs.find(':', start), dirs.size());
     const std::string dir = dirs.substr(start, end - start);
@@ -96,6 +112,57 @@ std::string find_python() {
   }
   return "";
 }
+
+// The command that gives `python` matplotlib: Debian's package for the system Python, pip for any other (a
+// pyenv's or a virtual environment's).
+std::string install_command(const std::string& python) {
+  if (python == "/usr/bin/python3") return "apt-get install python3-matplotlib";
+  return python + " -m pip install matplotlib";
+}
+
+}  // namespace
+
+PythonChoice find_python() {
+  PythonChoice choice;
+  std::vector<std::string> candidates;
+  // A Python named in MEMSIM_PYTHON is the one asked for: never replaced by another without a word.
+  if (const char* env = std::getenv("MEMSIM_PYTHON"); env && *env) {
+    candidates.push_back(env);
+  } else {
+    // The user's own python3 first (a pyenv's or a virtual environment's, where pip put matplotlib), then the
+    // system's (where python3-matplotlib installs it).
+    if (const std::string on_path = python_on_path(); !on_path.empty()) candidates.push_back(on_path);
+    if (std::find(candidates.begin(), candidates.end(), "/usr/bin/python3") == candidates.end() &&
+        access("/usr/bin/python3", X_OK) == 0)
+      candidates.push_back("/usr/bin/python3");
+  }
+  std::vector<std::string> runnable;
+  for (const std::string& python : candidates) {
+    const int rc = run_quietly({python, "-c", "import matplotlib"});
+    if (rc == 0) {
+      choice.python = python;
+      return choice;
+    }
+    if (rc > 0) runnable.push_back(python);
+  }
+  if (runnable.empty()) {
+    choice.why = candidates.empty() ? "no python3 was found (MEMSIM_PYTHON unset, none on PATH, no /usr/bin/python3)"
+                                    : "no Python could be run (" + candidates[0] + (candidates.size() > 1 ? ", ..." : "") + ")";
+    choice.why = "--plot needs python3 with matplotlib, and " + choice.why +
+                 ": install them (apt-get install python3-matplotlib) or set MEMSIM_PYTHON to a python3 that has it";
+    return choice;
+  }
+  std::string tried, commands;
+  for (const std::string& python : runnable) {
+    tried += (tried.empty() ? "" : ", ") + python;
+    commands += (commands.empty() ? "" : ", or ") + install_command(python);
+  }
+  choice.why = "--plot needs matplotlib, which " + tried + " cannot" +
+               " import: install it with " + commands;
+  return choice;
+}
+
+namespace {
 
 int plot_error(const std::string& msg) {
   std::cerr << "memsim: " << msg << "\n";
@@ -144,10 +211,9 @@ int draw_plot(const std::string& kind, const std::string& out, const nlohmann::o
     std::cout << out << "\n";
     return 0;
   }
-  const std::string python = find_python();
-  if (python.empty())
-    return plot_error("--plot needs python3 with matplotlib, and no python3 was found: install python3-matplotlib "
-                      "(apt-get install python3-matplotlib)");
+  const PythonChoice found = find_python();
+  if (found.python.empty()) return plot_error(found.why);
+  const std::string& python = found.python;
   const char* env_script = std::getenv("MEMSIM_PLOT_SCRIPT");
   const std::string script = env_script && *env_script ? env_script
                              : installed_data_path("plots/memsim_plot.py").value_or(MEMSIM_PLOT_SCRIPT_DEFAULT);

@@ -23,6 +23,14 @@ nlohmann::ordered_json bank_map_json(const LaunchConfig& cfg, const MemoryRules&
 // phase rule): 32 for up to 4 bytes on 32 banks of 4 bytes, 16 for 8 bytes, 8 for 16 bytes.
 int shared_phase_lanes(int width, const BankRules& rules);
 
+// The Python --plot runs: $MEMSIM_PYTHON when set (that one only), else the first of python3 on PATH and
+// /usr/bin/python3 that imports matplotlib. `python` is "" when none does, and `why` says so with the exact
+// command that installs matplotlib for each Python tried.
+struct PythonChoice {
+  std::string python, why;
+};
+PythonChoice find_python();
+
 // Writes `document` to `out` when it ends in .json; else runs the plotting script on it (the document on its
 // standard input) to draw `kind` into `out` (.png or .svg), with `extra` arguments. Returns the exit code
 // for memsim: the script's, or 2 with one line on stderr when Python or the script cannot be run.

@@ -574,6 +574,9 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
       {"max_error_pct", max_ape(pred, meas)},
   };
   if (!fit.warnings.empty()) prof_json["calibration"]["warnings"] = fit.warnings;
+  // The fitted constants' fingerprint: a profile whose constants are edited after this no longer says
+  // "calibrated" (model/profile.hpp).
+  prof_json["calibration"]["constants_hash"] = cost_constants_hash(json::parse(prof_json["cost"].dump()));
   // The profile as written must read back (fit_constants refused anything non-finite or degenerate; this is
   // the last guard before a file others will predict with). A constant past its physical range is the fit's
   // doing, not the base profile's: the profile is named as fitted from the run.

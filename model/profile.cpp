@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -80,7 +82,8 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "bank_bytes", "phase_lanes"}},
       {"launch", {"max_threads_per_block", "max_block_x", "max_block_y", "max_grid_x", "max_grid_y"}},
       {"global", {"sector_bytes", "line_bytes", "coalescing"}},
-      {"dram", {"peak_gbs", "bytes", "clock_mhz", "bus_width_bits", "partitions"}},
+      {"dram", {"peak_gbs", "bytes", "clock_mhz", "bus_width_bits", "partitions", "memcpy"}},
+      {"dram.memcpy", {"gbs", "measured"}},
       {"dram.partitions", {"policy", "count", "granularity_bytes", "xor_bits", "assumed", "note"}},
       {"cost",
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
@@ -97,7 +100,9 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost_basis", {"kind", "summary"}},
       {"calibration",
        {"measurements", "base", "date", "device", "driver_version", "runtime_version", "method", "runs",
-        "runs_left_out", "fitted", "held", "rms_log_error", "mape_pct", "max_error_pct", "warnings"}},
+        "runs_left_out", "fitted", "held", "rms_log_error", "mape_pct", "max_error_pct", "warnings",
+        "constants_hash", "heldout"}},
+      {"calibration.heldout", {"configurations", "mape_pct", "worst_pct", "runs"}},
   };
   return schema;
 }
@@ -390,6 +395,38 @@ DeviceProfile parse_profile(const std::string& text, const std::string& name, co
   return profile_from_json(j, name, where);
 }
 
+AttainableBandwidth attainable_bandwidth(const DeviceProfile& p) {
+  if (p.memcpy_gbs > 0) return {p.memcpy_gbs, "cudaMemcpy-measured"};
+  return {p.dram_peak_gbs, "data-sheet DRAM peak"};
+}
+
+std::string cost_constants_hash(const json& cost) {
+  // Every number under the block by its path (texts are notes, not constants), sorted, as %.17g: a double
+  // prints the same digits wherever it was parsed or written. FNV-1a, 64 bits: a fingerprint, not a secret.
+  std::map<std::string, std::string> lines;
+  std::function<void(const json&, const std::string&)> walk = [&](const json& v, const std::string& path) {
+    if (v.is_object()) {
+      for (const auto& [key, x] : v.items()) walk(x, path.empty() ? key : path + "." + key);
+    } else if (v.is_array()) {
+      for (size_t i = 0; i < v.size(); ++i) walk(v[i], path + "[" + std::to_string(i) + "]");
+    } else if (v.is_number()) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.17g", v.get<double>());
+      lines[path] = text;
+    }
+  };
+  walk(cost, "");
+  uint64_t h = 1469598103934665603ull;
+  for (const auto& [path, value] : lines)
+    for (const char c : path + "=" + value + "\n") {
+      h ^= uint64_t(static_cast<unsigned char>(c));
+      h *= 1099511628211ull;
+    }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
 DeviceProfile profile_from_json(const json& j, const std::string& name, const std::string& where) {
   if (!j.is_object()) throw ProfileError("device profile " + where + ": must be a JSON object");
   const JsonFields r(j, "device profile " + where);
@@ -464,6 +501,12 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   // The device memory a launch's buffers must fit in (optional: no check without it).
   if (r.find("dram.bytes")) p.dram_bytes = r.count_in("dram.bytes", int64_t(1) << 20, int64_t(1) << 50, "bytes");
   p.mem_clock_mhz = r.number_in("dram.clock_mhz", kClockMhz);
+  // What cudaMemcpy device to device measured on the card (optional): the bandwidth a user can reach, which
+  // reports quote a kernel's bandwidth as a fraction of.
+  if (r.find("dram.memcpy")) {
+    p.memcpy_gbs = r.number_in("dram.memcpy.gbs", kBandwidth);
+    p.memcpy_measured = r.text("dram.memcpy.measured");
+  }
   if (r.find("dram.bus_width_bits")) r.count_in("dram.bus_width_bits", 8, 65536, "bits");  // read by people only
   p.partitions = read_partitions(r);
 
@@ -497,17 +540,31 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
     for (const char* key : {"driver_version", "runtime_version"})
       if (c->contains(key)) r.integer_literal(std::string("calibration.") + key, 0, INT32_MAX);
     if (c->contains("runs_left_out")) r.integer_literal("calibration.runs_left_out", 0, 1000000);
+    // How the fitted profile predicts kernels no fit saw (validate/figures.py checks it against the runs).
+    if (c->contains("heldout")) {
+      r.integer_literal("calibration.heldout.configurations", 1, 1000000);
+      r.number_in("calibration.heldout.mape_pct", NumberRange{0, 1e6, false, "%"});
+      r.number_in("calibration.heldout.worst_pct", NumberRange{-1e6, 1e6, false, "%"});
+      r.text("calibration.heldout.runs");
+    }
+    // The fingerprint of the cost constants the fit wrote: constants edited since no longer carry the fit's name.
+    if (c->contains("constants_hash")) {
+      const std::string hash = r.string("calibration.constants_hash");
+      if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos)
+        r.fail("calibration.constants_hash", "must be 16 lower-case hex digits (memsim-calibrate writes it)");
+      if (const json* cost = r.find("cost"); cost && cost_constants_hash(*cost) != hash) p.hand_edited = true;
+    }
     if (c->contains("rms_log_error")) r.number_in("calibration.rms_log_error", NumberRange{0, 1000, false, ""});
     for (const char* key : {"fitted", "held", "warnings"})
       if (c->contains(key))
         for (const json& item : r.array(std::string("calibration.") + key))
           if (!item.is_string()) r.fail(std::string("calibration.") + key, "must be an array of strings");
-    p.calibrated = true;
     p.calibration = *c;
-    p.cost_basis = "calibrated";
+    p.calibrated = !p.hand_edited;
+    p.cost_basis = p.hand_edited ? "hand_edited" : "calibrated";
   }
   if (r.find("cost_basis")) {
-    if (p.calibrated)
+    if (r.find("calibration"))
       r.fail("cost_basis", "describes constants no GPU calibrated, but the profile has a calibration block");
     p.cost_basis = r.text("cost_basis.kind");
     if (p.cost_basis != "published" && p.cost_basis != "data_sheet")
@@ -527,10 +584,21 @@ std::string calibration_text(const json& c) {
   os << " microbenchmark runs";
   if (c.contains("device") && c["device"].is_string()) os << " on " << c["device"].get<std::string>();
   if (c.contains("date") && c["date"].is_string()) os << " (" << c["date"].get<std::string>() << ")";
+  // Two figures, each named: how well the constants fit the runs they were fitted to, and how well the profile
+  // predicts kernels no fit saw (the figure a user's kernel should expect).
   if (c.contains("mape_pct") && c["mape_pct"].is_number()) {
-    os << "; fit error MAPE " << significant(c["mape_pct"].get<double>(), 2) << "%";
+    os << "; microbenchmark fit: MAPE " << significant(c["mape_pct"].get<double>(), 2) << "%";
     if (c.contains("max_error_pct") && c["max_error_pct"].is_number())
       os << ", worst " << significant(c["max_error_pct"].get<double>(), 2) << "%";
+  }
+  if (c.contains("heldout") && c["heldout"].is_object()) {
+    const json& h = c["heldout"];
+    char worst[32];
+    std::snprintf(worst, sizeof worst, "%+.1f", h["worst_pct"].get<double>());
+    os << "; on " << h["configurations"].get<int64_t>() << " held-out configurations: MAPE "
+       << significant(h["mape_pct"].get<double>(), 2) << "%, worst " << worst << "% (docs/validation.md)";
+  } else {
+    os << "; on held-out kernels: not measured for this profile (docs/validation.md)";
   }
   return os.str();
 }
@@ -539,6 +607,12 @@ std::string calibration_text(const json& c) {
 
 std::string cost_basis_text(const DeviceProfile& p) {
   if (p.calibrated) return "calibrated: " + calibration_text(p.calibration);
+  if (p.hand_edited) {
+    const json& c = p.calibration;
+    const std::string date = c.contains("date") && c["date"].is_string() ? c["date"].get<std::string>() : "?";
+    return "hand-edited after calibration (fit of " + date + " no longer applies): its cost constants differ "
+           "from those memsim-calibrate wrote; NOT CALIBRATED";
+  }
   std::string text = p.cost_basis == "published" ? "NOT CALIBRATED: constants derived from published measurements"
                                                  : "NOT CALIBRATED: data-sheet stand-ins";
   if (!p.cost_basis_summary.empty()) text += " (" + p.cost_basis_summary + ")";
@@ -564,6 +638,9 @@ nlohmann::ordered_json provenance_json(const DeviceProfile& p) {
       if (p.calibration.contains(key)) cal[key] = p.calibration[key];
   }
   j["calibration"] = cal;
+  const AttainableBandwidth a = attainable_bandwidth(p);
+  j["attainable_bandwidth"] = {{"gbs", a.gbs}, {"basis", a.basis}};
+  if (!p.memcpy_measured.empty()) j["attainable_bandwidth"]["measured"] = p.memcpy_measured;
   return j;
 }
 

@@ -124,6 +124,10 @@ struct DeviceProfile {
   int64_t l2_bytes = 0;
   double dram_peak_gbs = 0;
   int64_t dram_bytes = 0;  // the device memory (dram.bytes), 0 where the profile does not say
+  // cudaMemcpy device to device as measured on the card (dram.memcpy: gbs and where it was measured), 0 and ""
+  // where the profile holds no measurement: the bandwidth a user can reach (attainable_bandwidth).
+  double memcpy_gbs = 0;
+  std::string memcpy_measured;
   double sm_clock_mhz = 0, mem_clock_mhz = 0;
   PartitionSpec partitions;
 
@@ -132,6 +136,9 @@ struct DeviceProfile {
   // device ("kernel/dtype" -> registers, from cudaFuncGetAttributes): the occupancy's given registers.
   std::map<std::string, int> kernel_registers;
   bool calibrated = false;  // cost constants fitted to microbenchmarks (else stand-ins from the data sheet)
+  // A calibration block whose constants_hash the cost block no longer matches: constants edited after the fit,
+  // which then describes other numbers (calibrated false, cost_basis "hand_edited").
+  bool hand_edited = false;
   nlohmann::json calibration;  // the "calibration" block as written by memsim-calibrate (null when none)
   // Where the cost constants come from: "calibrated" (the calibration block above), else the optional
   // "cost_basis" block's kind: "published" (solved from published measurements of the device) or
@@ -140,10 +147,25 @@ struct DeviceProfile {
   std::string cost_basis_summary;
 };
 
+// The bandwidth a report quotes a kernel's as a fraction of: cudaMemcpy's as measured on the card where the
+// profile holds it, else the profile's DRAM peak (data sheet). `basis` names which, for the reader:
+// "cudaMemcpy-measured" or "data-sheet DRAM peak".
+struct AttainableBandwidth {
+  double gbs = 0;
+  std::string basis;
+};
+AttainableBandwidth attainable_bandwidth(const DeviceProfile& p);
+
+// The fingerprint memsim-calibrate writes as calibration.constants_hash: FNV-1a (64 bits, 16 hex digits) of
+// every number of the "cost" block as "path=%.17g" lines in path order (texts left out). A loaded profile whose
+// cost block no longer gives its hash was edited after the fit (DeviceProfile::hand_edited).
+std::string cost_constants_hash(const nlohmann::json& cost);
+
 // Where a profile's numbers come from, as every report says it. cost_basis_text: "calibrated: cost constants
 // fitted to N microbenchmark runs on DEVICE (DATE); fit error ..." or "NOT CALIBRATED: ...; no GPU has checked
 // them"; provenance_line: the same after "NAME (DISPLAY NAME, compute capability X.Y): ". provenance_json: the
-// profile's names, "calibrated", "cost_basis", the text as "provenance", and the calibration's run and error.
+// profile's names, "calibrated", "cost_basis", the text as "provenance", the calibration's run and error, and
+// "attainable_bandwidth": {"gbs", "basis"[, "measured"]} (attainable_bandwidth above).
 std::string cost_basis_text(const DeviceProfile& p);
 std::string provenance_line(const DeviceProfile& p);
 nlohmann::ordered_json provenance_json(const DeviceProfile& p);

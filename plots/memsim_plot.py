@@ -393,22 +393,34 @@ def run_command(command, argv):
     docs = [(p, read_json(p, "memsim writes it with --plot KIND --plot-out FILE.json")) for p in args.inputs]
     name, doc = docs[0]
     if command == "banks":
-        check_pixels(args.out, plot_maps.BANK_MAP_SIZE, args.dpi)
-        fig = plot_maps.draw_bank_map(doc, name, args.out, args.dpi, args.site, args.instruction)
+        launches = launches_of(name, doc)
+        if len(launches) > 1:
+            check_pixels(args.out, plot_maps.bank_maps_size(len(launches)), args.dpi)
+            fig = plot_maps.draw_bank_maps(launches, args.dpi, args.site, args.instruction)
+        else:
+            check_pixels(args.out, plot_maps.BANK_MAP_SIZE, args.dpi)
+            fig = plot_maps.draw_bank_map(doc, name, args.out, args.dpi, args.site, args.instruction)
     elif command == "sectors":
-        check_pixels(args.out, plot_maps.SECTOR_MAP_SIZE, args.dpi)
+        rows = plot_maps.sector_rows(docs)[0]
+        check_pixels(args.out, plot_maps.sector_map_size(len(rows)), args.dpi)
         fig = plot_maps.draw_sector_map(docs, args.dpi)
     else:
-        if not isinstance(doc, dict) or "sites" not in doc:
-            raise InputError(f"{name} is not a memsim JSON report (no 'sites')")
+        launches = launches_of(name, doc)
+        for n, d in launches:
+            if not isinstance(d, dict) or "sites" not in d:
+                raise InputError(f"{n} is not a memsim JSON report (no 'sites')")
+        columns = [(label, d) for label, (_, d) in zip(plot_maps.launch_labels(launches), launches)]
+        if len(launches) == 1:
+            columns = [(label_of(doc, name), doc)]
         try:
-            got = partition_figure([(label_of(doc, name), doc)])
+            got = partition_figure(columns)
+            missing = [n for n, d in launches if not partition_panels(d)]
         except Malformed as e:
             raise InputError(f"{name} is not a well-formed memsim JSON report: {e}")
-        if not got:
-            raise InputError(no_partitions(name))
+        if missing:
+            raise InputError(no_partitions(missing[0]))
         check_pixels(args.out, got[1], args.dpi)
-        draw_partitions([(label_of(doc, name), doc)], args.out, args.dpi)
+        draw_partitions(columns, args.out, args.dpi)
         print(args.out)
         return 0
     save(fig, args.out, args.dpi)
@@ -416,15 +428,28 @@ def run_command(command, argv):
     return 0
 
 
+def launches_of(name, doc):
+    """[(name, report)]: the launches a document holds, several under "reports" (memsim --plot with a list in
+    --kernel or --device), else the document itself."""
+    if isinstance(doc, dict) and "reports" in doc and "sites" not in doc:
+        reports = doc["reports"]
+        if not isinstance(reports, list) or not reports or not all(isinstance(r, dict) for r in reports):
+            raise InputError(f"{name}: 'reports' is not a list of memsim reports")
+        return [(f"{name}: reports[{i}]", r) for i, r in enumerate(reports)]
+    return [(name, doc)]
+
+
 COMMAND_HELP = {
     "validation": "Validation charts from memsim-validate run documents: OUT/validation_scatter (predicted against "
                   "measured time), OUT/validation_counters (Nsight Compute counters' errors) and "
                   "OUT/bandwidth_<dtype>_<matrix> (measured and predicted bandwidth per kernel and block).",
     "banks": "Bank map of one shared-memory warp instruction (lanes x banks, each cell the word it reads) from "
-             "memsim --plot banks --plot-out FILE.json.",
+             "memsim --plot banks --plot-out FILE.json; a document of several launches (a list in --kernel or "
+             "--device) draws them side by side on one colour scale.",
     "sectors": "Sector map: sectors per request against the ideal for every global site, kernels x sites, from "
                "memsim --plot sectors --plot-out FILE.json or memsim --format json reports.",
-    "partitions": "DRAM partition usage per window of resident blocks from a memsim report with partition results.",
+    "partitions": "DRAM partition usage per window of resident blocks from a memsim report with partition results; "
+                  "a document of several launches draws them side by side on one colour scale.",
 }
 
 

@@ -83,13 +83,34 @@ def check_bank_map(doc, name):
     return bm
 
 
+def conflicts_of(site):
+    """The most bank conflicts one warp instruction of the site takes in block 0 (wavefronts over the ideal)."""
+    return max((i["wavefronts"] - i["ideal_wavefronts"] for i in site["instructions"]), default=-1)
+
+
+def lane_spread(site):
+    """How far apart consecutive active lanes' addresses lie in the site's worst instruction, on average (bytes):
+    a tile's column read spreads its lanes a row apart, the access a pad or a swizzle exists for."""
+    ins = site["instructions"]
+    if not ins:
+        return 0
+    worst = max(ins, key=lambda i: i["wavefronts"])
+    addr = [lane["address"] for lane in worst["lanes"] if isinstance(lane, dict) and is_number(lane.get("address"))]
+    gaps = [abs(b - a) for a, b in zip(addr, addr[1:])]
+    return sum(gaps) / len(gaps) if gaps else 0
+
+
 def pick_site(bm, site):
     sites = bm["sites"]
     names = ", ".join(f"{s.get('site', i)} '{s['name']}'" for i, s in enumerate(sites))
     if not sites:
         raise InputError("the bank map holds no shared site")
-    if site is None:  # the worst: the most wavefronts any of its instructions takes (the first such site)
-        return max(sites, key=lambda s: max((ins["wavefronts"] for ins in s["instructions"]), default=-1)), True
+    if site is None:
+        # The most conflicts an instruction takes; among equals (a conflict-free kernel), the site whose lanes lie
+        # furthest apart: padded's and swizzle's column read 'ld tile', the access coalesced conflicts at, rather
+        # than the row store every tile kernel does alike. The first such site of equals.
+        best = max(range(len(sites)), key=lambda i: (conflicts_of(sites[i]), lane_spread(sites[i]), -i))
+        return sites[best], True
     for s in sites:
         if site == s["name"] or site == str(s.get("site")):
             return s, False
@@ -123,15 +144,10 @@ def bank_cmap(top):
     return mcolors.ListedColormap(colours), mcolors.BoundaryNorm(np.arange(-0.5, n + 1.5), len(colours))
 
 
-def draw_bank_map(doc, name, out, dpi, site_arg=None, instruction_arg=None):
-    bm = check_bank_map(doc, name)
-    site, site_default = pick_site(bm, site_arg)
-    k, ins_default = pick_instruction(site, instruction_arg)
-    ins = site["instructions"][k]
-    banks = bm["rules"]["banks"]
+def bank_cells(ins, banks):
+    """(value, text): per lane and bank, the distinct words the bank delivers in the lane's phase, and the word."""
     lanes = ins["lanes"]
-    nl = len(lanes)
-    value = np.zeros((nl, banks))
+    value = np.zeros((len(lanes), banks))
     text = {}
     for lane, rec in enumerate(lanes):
         if rec is None:
@@ -140,13 +156,16 @@ def draw_bank_map(doc, name, out, dpi, site_arg=None, instruction_arg=None):
         for word, bank in zip(rec["words"], rec["banks"]):
             value[lane, bank] = phase["bank_words"][bank] if phase else 1
             text[(lane, bank)] = str(word)
-    top = int(max(2, value.max(), max((max(p["bank_words"]) for p in ins["phases"]), default=0)))
-    cmap, norm = bank_cmap(top)
+    return value, text
 
-    fig = plt.figure(figsize=BANK_MAP_SIZE, layout="constrained")
-    nph = max(1, len(ins["phases"]))
-    grid = fig.add_gridspec(2, 2, width_ratios=[5, 1], height_ratios=[nl, 1.6 * nph + 1.5])
-    ax = fig.add_subplot(grid[0, 0])
+
+def top_words(ins, value):
+    """The largest count the instruction's picture holds: its colour scale's top (at least 2)."""
+    return int(max(2, value.max(), max((max(p["bank_words"]) for p in ins["phases"]), default=0)))
+
+
+def draw_lanes(ax, ins, value, text, banks, top, cmap, norm, bank_bytes, ylabel=True):
+    nl = len(ins["lanes"])
     ax.imshow(value, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
     for (lane, bank), t in text.items():
         dark = value[lane, bank] >= max(3, 0.6 * top)
@@ -155,19 +174,20 @@ def draw_bank_map(doc, name, out, dpi, site_arg=None, instruction_arg=None):
     ax.set_xticks(range(banks))
     ax.set_xticklabels([str(b) for b in range(banks)], fontsize=6)
     ax.set_yticks(range(nl))
-    ax.set_yticklabels([str(i) if rec is not None else f"{i} off" for i, rec in enumerate(lanes)], fontsize=6)
+    ax.set_yticklabels([str(i) if rec is not None else f"{i} off" for i, rec in enumerate(ins["lanes"])], fontsize=6)
     ax.set_xticks(np.arange(-0.5, banks), minor=True)
     ax.set_yticks(np.arange(-0.5, nl), minor=True)
     ax.grid(which="minor", color="#dddddd", linewidth=0.4)
     ax.tick_params(which="minor", length=0)
     for p in ins["phases"][1:]:
         ax.axhline(p["first_lane"] - 0.5, color="black", linewidth=1.2)
-    ax.set_ylabel("lane of the warp (a line between phases)", fontsize=8)
-    ax.set_xlabel(f"bank ({bm['rules'].get('bank_bytes', 4)}-byte banks); cell: the word (in "
-                  f"{bm['rules'].get('bank_bytes', 4)}-byte words of the block's shared memory) the lane accesses",
-                  fontsize=7)
+    if ylabel:
+        ax.set_ylabel("lane of the warp (a line between phases)", fontsize=8)
+    ax.set_xlabel(f"bank ({bank_bytes}-byte banks); cell: the word (in {bank_bytes}-byte words of the block's "
+                  "shared memory) the lane accesses", fontsize=7)
 
-    strip = fig.add_subplot(grid[1, 0])
+
+def draw_strip(strip, ins, banks, top, cmap, norm):
     rows = [p["bank_words"] for p in ins["phases"]] or [[0] * banks]
     strip.imshow(np.array(rows, dtype=float), cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
     for r, row in enumerate(rows):
@@ -180,6 +200,35 @@ def draw_bank_map(doc, name, out, dpi, site_arg=None, instruction_arg=None):
     strip.set_xticklabels([str(b) for b in range(banks)], fontsize=6)
     strip.set_xlabel("bank: distinct words it delivers in the phase (· idle, 1 conflict-free, more = that many "
                      "wavefronts)", fontsize=7)
+
+
+def verdict_of(ins):
+    conflicts = ins["wavefronts"] - ins["ideal_wavefronts"]
+    return "conflict-free" if conflicts <= 0 else f"{conflicts} bank conflict{'s' if conflicts != 1 else ''}"
+
+
+def picked(doc, name, site_arg, instruction_arg):
+    """(bank map, site, site by default, instruction index, instruction by default) of one document."""
+    bm = check_bank_map(doc, name)
+    site, site_default = pick_site(bm, site_arg)
+    k, ins_default = pick_instruction(site, instruction_arg)
+    return bm, site, site_default, k, ins_default
+
+
+def draw_bank_map(doc, name, out, dpi, site_arg=None, instruction_arg=None):
+    bm, site, site_default, k, ins_default = picked(doc, name, site_arg, instruction_arg)
+    ins = site["instructions"][k]
+    banks = bm["rules"]["banks"]
+    value, text = bank_cells(ins, banks)
+    top = top_words(ins, value)
+    cmap, norm = bank_cmap(top)
+
+    fig = plt.figure(figsize=BANK_MAP_SIZE, layout="constrained")
+    nph = max(1, len(ins["phases"]))
+    grid = fig.add_gridspec(2, 2, width_ratios=[5, 1], height_ratios=[len(ins["lanes"]), 1.6 * nph + 1.5])
+    draw_lanes(fig.add_subplot(grid[0, 0]), ins, value, text, banks, top, cmap, norm,
+               bm["rules"].get("bank_bytes", 4))
+    draw_strip(fig.add_subplot(grid[1, 0]), ins, banks, top, cmap, norm)
 
     side = fig.add_subplot(grid[:, 1])
     wf = [i["wavefronts"] for i in site["instructions"]]
@@ -194,13 +243,61 @@ def draw_bank_map(doc, name, out, dpi, site_arg=None, instruction_arg=None):
 
     kernel = doc.get("kernel", "")
     which = "the worst" if ins_default else "chosen"
-    conflicts = ins["wavefronts"] - ins["ideal_wavefronts"]
-    verdict = "conflict-free" if conflicts <= 0 else f"{conflicts} bank conflict{'s' if conflicts != 1 else ''}"
     fig.suptitle(plain(
         f"Shared-memory bank map: {kernel}, site '{site['name']}' {site.get('expr', '')}"
-        f"{' (the worst site)' if site_default else ''}\nblock 0, warp {ins['warp']}, instruction {k} of "
-        f"{len(wf)} ({which}): {ins['wavefronts']} wavefronts, ideal {ins['ideal_wavefronts']}: {verdict}\n"
+        f"{' (the most conflicted site)' if site_default else ''}\nblock 0, warp {ins['warp']}, instruction {k} of "
+        f"{len(wf)} ({which}): {ins['wavefronts']} wavefronts, ideal {ins['ideal_wavefronts']}: {verdict_of(ins)}\n"
         f"{device_of(doc)}, {config_text(doc.get('config'))}"), fontsize=9)
+    return fig
+
+
+def bank_maps_size(n):
+    """Several bank maps side by side (inches): a column of lanes x banks a launch."""
+    return (6.5 * n + 1.0, 9.0)
+
+
+def launch_labels(docs):
+    """A label per document: its kernel, with the device where the documents' devices differ."""
+    devices = {device_of(d) for _, d in docs}
+    labels = []
+    for name, d in docs:
+        label = d.get("kernel") if isinstance(d, dict) and isinstance(d.get("kernel"), str) else name
+        labels.append(label + (f" on {device_of(d)}" if len(devices) > 1 else ""))
+    return labels
+
+
+def draw_bank_maps(docs, dpi, site_arg=None, instruction_arg=None):
+    """Several launches' bank maps side by side on one colour scale: the same colour is the same count of words a
+    bank delivers in every panel. docs: [(name, document)]; each panel is its own site's worst instruction (or the
+    --site / --instruction given, which every launch must have)."""
+    panels = []
+    for name, doc in docs:
+        bm, site, site_default, k, _ = picked(doc, name, site_arg, instruction_arg)
+        ins = site["instructions"][k]
+        value, text = bank_cells(ins, bm["rules"]["banks"])
+        panels.append((bm, site, k, ins, value, text))
+    top = max(top_words(p[3], p[4]) for p in panels)
+    cmap, norm = bank_cmap(top)
+    fig = plt.figure(figsize=bank_maps_size(len(panels)), layout="constrained")
+    nph = max(max(1, len(p[3]["phases"])) for p in panels)
+    nl = max(len(p[3]["lanes"]) for p in panels)
+    grid = fig.add_gridspec(2, len(panels), height_ratios=[nl, 1.6 * nph + 1.5])
+    for c, ((bm, site, k, ins, value, text), label) in enumerate(zip(panels, launch_labels(docs))):
+        banks = bm["rules"]["banks"]
+        ax = fig.add_subplot(grid[0, c])
+        draw_lanes(ax, ins, value, text, banks, top, cmap, norm, bm["rules"].get("bank_bytes", 4), ylabel=c == 0)
+        ax.set_title(plain(f"{label}: '{site['name']}' {site.get('expr', '')}\nwarp {ins['warp']}, instruction {k} "
+                           f"of {len(site['instructions'])}: {ins['wavefronts']} wavefronts, ideal "
+                           f"{ins['ideal_wavefronts']}: {verdict_of(ins)}"), fontsize=8)
+        draw_strip(fig.add_subplot(grid[1, c]), ins, banks, top, cmap, norm)
+    first = docs[0][1]
+    devices = sorted({device_of(d) for _, d in docs})
+    fig.suptitle(plain(
+        "Shared-memory bank maps side by side, one colour scale (green 1 word a bank: conflict-free; orange to dark "
+        f"red: 2 to {top} words, that many wavefronts)\neach: its most conflicted site's worst warp instruction of "
+        f"block 0 unless --site/--instruction name one\n{' / '.join(devices)}, "
+        f"{config_text(first.get('config')).split(', tile')[0]}"),
+        fontsize=9)
     return fig
 
 
@@ -222,7 +319,6 @@ def sector_rows(docs):
                 reports = [doc]
             else:
                 raise InputError(f"{name} is not a memsim report (no 'sites') or sector document (no 'reports')")
-            device = device_of(doc)
             for i, r in enumerate(reports):
                 w = f"reports[{i}]" if reports is not None and r is not doc else "report"
                 _obj(r, w)
@@ -234,12 +330,19 @@ def sector_rows(docs):
                         continue
                     cells.append((str(s.get("name", j)), _num(s, "sectors_per_request", ws),
                                   _num(s, "ideal_sectors_per_request", ws), _num(s, "requests", ws)))
+                # Each report's own device where memsim --plot records it (several devices), else the document's.
+                device = device_of(r) if isinstance(r.get("plot"), dict) else device_of(doc)
                 rows.append((str(r.get("kernel", "?")), r.get("config"), device, cells))
         except Malformed as e:
             raise InputError(f"{name} is not a well-formed memsim report: {e}")
     if not any(cells for *_, cells in rows):
         raise InputError("nothing to draw: no global access site in the input")
     return rows, skipped, highlight
+
+
+def sector_map_size(nrows):
+    """The sector map's size in inches: a row a launch (a kernel asked, or the suite's fourteen)."""
+    return (SECTOR_MAP_SIZE[0], min(SECTOR_MAP_SIZE[1], 2.6 + 0.5 * nrows))
 
 
 def draw_sector_map(docs, dpi):
@@ -252,7 +355,7 @@ def draw_sector_map(docs, dpi):
     cmap = plt.get_cmap("Reds").copy()
     cmap.set_bad("#eeeeee")
     norm = mcolors.LogNorm(vmin=1, vmax=max(8.0, np.nanmax(ratio)))
-    fig, ax = plt.subplots(figsize=SECTOR_MAP_SIZE, layout="constrained")
+    fig, ax = plt.subplots(figsize=sector_map_size(len(rows)), layout="constrained")
     im = ax.imshow(np.where(np.isnan(ratio), np.nan, np.maximum(ratio, 1.0)), cmap=cmap, norm=norm,
                    aspect="auto", interpolation="nearest")
     for r, (*_, cells) in enumerate(rows):
@@ -262,10 +365,12 @@ def draw_sector_map(docs, dpi):
             ax.text(c, r, plain(f"{site}\n{note}"), ha="center", va="center", fontsize=7,
                     color="white" if dark else "black", fontweight="bold" if ratio[r, c] > 1.05 else "normal")
     labels = []
-    for kernel, cfg, _, _ in rows:
+    several = len({device for _, _, device, _ in rows}) > 1
+    for kernel, cfg, device, _ in rows:
         t = cfg.get("tile") if isinstance(cfg, dict) else None
         tile = f"  tile {t.get('x')}x{t.get('y')}" if isinstance(t, dict) else ""
-        labels.append(plain(f"{'> ' if kernel == highlight else ''}{kernel}{tile}"))
+        on = f"  on {device}" if several else ""
+        labels.append(plain(f"{'> ' if kernel == highlight and len(rows) > 1 else ''}{kernel}{tile}{on}"))
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(labels, fontsize=8)
     for lab, (kernel, *_) in zip(ax.get_yticklabels(), rows):
@@ -284,7 +389,8 @@ def draw_sector_map(docs, dpi):
     first = rows[0]
     same = all(config_text(r[1]).split(", tile")[0] == config_text(first[1]).split(", tile")[0] for r in rows)
     shape = config_text(first[1]).split(", tile")[0] if same else "configurations as labelled"
-    title = f"Global sectors per request against the ideal, per access site\n{first[2]}, {shape}"
+    devices = " / ".join(dict.fromkeys(device for _, _, device, _ in rows))
+    title = f"Global sectors per request against the ideal, per access site\n{devices}, {shape}"
     if skipped:
         title += "\nnot drawn, the launch refuses them: " + ", ".join(s.split(":")[0] for s in skipped)
     fig.suptitle(plain(title), fontsize=9)

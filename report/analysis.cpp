@@ -265,6 +265,17 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
     a.prediction.fraction_of_copy = predict_copy(user, device, options).time_us / a.prediction.time_us;
   }
   a.report["prediction"] = to_json(a.prediction, &device);
+  {
+    // Beside fraction_of_copy (the suite's copy kernel), the fraction of what the card reaches.
+    nlohmann::ordered_json pred;
+    const nlohmann::ordered_json f = fraction_of_attainable(a.prediction.effective_bandwidth_gbs, provenance_json(device));
+    for (auto& [key, value] : a.report["prediction"].items()) {
+      if (key == "fraction_of_copy" || (key == "bottleneck" && !pred.contains("fraction_of_attainable")))
+        if (!f.is_null() && !pred.contains("fraction_of_attainable")) pred["fraction_of_attainable"] = f;
+      pred[key] = std::move(value);
+    }
+    a.report["prediction"] = std::move(pred);
+  }
   // Where the prediction's constants come from, beside the configuration it is for.
   nlohmann::ordered_json report;
   for (auto& [key, value] : a.report.items()) {

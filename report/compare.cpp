@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "kernels/registry.hpp"
 #include "model/significant.hpp"
@@ -48,6 +49,7 @@ nlohmann::ordered_json row_of(const Analysis& a, const DeviceProfile& device, co
   const Prediction& p = a.prediction;
   row["time_us"] = p.time_us;
   row["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
+  row["fraction_of_attainable"] = fraction_of_attainable(p.effective_bandwidth_gbs, provenance_json(device));
   row["fraction_of_copy"] = copy ? nlohmann::ordered_json(copy->time_us / p.time_us) : nullptr;
   row["bottleneck"] = p.bottleneck;
   row["bottleneck_share"] = p.bottleneck_share();
@@ -154,7 +156,7 @@ void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
      << "shared wavef/inst" << "\n";
   os << std::left << std::setw(w) << "kernel" << std::right << std::setw(8) << "ld" << std::setw(8) << "st"
      << std::setw(9) << "ld" << std::setw(9) << "st" << std::setw(11) << "time us" << std::setw(9) << "GB/s"
-     << std::setw(9) << "of copy" << std::setw(12) << "instr" << "  bottleneck\n";
+     << std::setw(11) << "of attain" << std::setw(11) << "of copy k" << std::setw(12) << "instr" << "  bottleneck\n";
   for (const auto& k : r["kernels"]) {
     os << std::left << std::setw(w) << k["kernel"].get<std::string>() << std::right;
     if (!k["refused"].is_null()) {
@@ -162,15 +164,18 @@ void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
       continue;
     }
     const auto& f = k["fraction_of_copy"];
+    const auto& fa = k["fraction_of_attainable"];
     os << std::setw(8) << cell(k[kSectorsLd]) << std::setw(8) << cell(k[kSectorsSt]) << std::setw(9)
        << cell(k[kWavefrontsLd]) << std::setw(9) << cell(k[kWavefrontsSt]) << std::setw(11)
        << significant(k["time_us"].get<double>()) << std::setw(9)
        << significant(k["effective_bandwidth_gbs"].get<double>())
-       << std::setw(9) << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%")
+       << std::setw(11) << (fa.is_null() ? std::string("-") : significant(100.0 * fa.get<double>(), 3) + "%")
+       << std::setw(11) << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%")
        << std::setw(12) << short_basis(k["instructions_basis"].get<std::string>()) << "  " << k["bottleneck"].get<std::string>() << " (" << significant(100.0 * k["bottleneck_share"].get<double>(), 2)
        << "%)\n";
   }
-  os << "  sectors/request: l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{ld,st}.ratio\n"
+  os << "  " << attainable_legend(d) << "; of copy k: the suite's copy kernel's time over this one\n"
+     << "  sectors/request: l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{ld,st}.ratio\n"
 
      << "  shared wavef/inst: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / "
         "smsp__inst_executed_op_shared_{ld,st}.sum\n"
@@ -200,6 +205,8 @@ nlohmann::ordered_json compare_devices(const UserConfig& user, const std::vector
       const Prediction& p = a.prediction;
       row["time_us"] = p.time_us;
       row["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
+      row["fraction_of_attainable"] = fraction_of_attainable(p.effective_bandwidth_gbs, provenance);
+      row["attainable_bandwidth"] = provenance["attainable_bandwidth"];
       row["fraction_of_copy"] = p.fraction_of_copy ? nlohmann::ordered_json(*p.fraction_of_copy) : nullptr;
       row["bottleneck"] = p.bottleneck;
       row["bottleneck_share"] = p.bottleneck_share();
@@ -222,7 +229,8 @@ void print_device_comparison(std::ostream& os, const nlohmann::ordered_json& r) 
   size_t w = 8;
   for (const auto& d : r["devices"]) w = std::max(w, d["profile"].get<std::string>().size() + 2);
   os << std::left << std::setw(int(w)) << "device" << std::right << std::setw(11) << "time us" << std::setw(9)
-     << "GB/s" << std::setw(9) << "of copy" << std::setw(12) << "instr" << std::setw(13) << "calibrated"
+     << "GB/s" << std::setw(11) << "of attain" << std::setw(11) << "of copy k" << std::setw(12) << "instr"
+     << std::setw(13) << "calibrated"
      << "  bottleneck\n";
   for (const auto& d : r["devices"]) {
     os << std::left << std::setw(int(w)) << d["profile"].get<std::string>() << std::right;
@@ -231,15 +239,23 @@ void print_device_comparison(std::ostream& os, const nlohmann::ordered_json& r) 
       continue;
     }
     const auto& f = d["fraction_of_copy"];
+    const auto& fa = d["fraction_of_attainable"];
     os << std::setw(11) << significant(d["time_us"].get<double>()) << std::setw(9)
-       << significant(d["effective_bandwidth_gbs"].get<double>()) << std::setw(9)
+       << significant(d["effective_bandwidth_gbs"].get<double>()) << std::setw(11)
+       << (fa.is_null() ? std::string("-") : significant(100.0 * fa.get<double>(), 3) + "%") << std::setw(11)
        << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%") << std::setw(12)
        << short_basis(d["instructions_basis"].get<std::string>()) << std::setw(13)
        << (d["calibrated"].get<bool>() ? "yes" : "no") << "  " << d["bottleneck"].get<std::string>() << " ("
        << significant(100.0 * d["bottleneck_share"].get<double>(), 2) << "%)\n";
   }
-  os << "  of copy: the copy kernel's time on the same device over this one; calibrated: fitted to runs on that "
-        "GPU (else a data-sheet stand-in)\n";
+  os << "  of attain: the effective bandwidth over the device's attainable DRAM bandwidth:";
+  const char* sep = " ";
+  for (const auto& d : r["devices"])
+    if (d.contains("attainable_bandwidth"))
+      os << std::exchange(sep, ", ") << d["profile"].get<std::string>() << " " << significant(d["attainable_bandwidth"]["gbs"].get<double>())
+         << " GB/s (" << d["attainable_bandwidth"]["basis"].get<std::string>() << ")";
+  os << "\n  of copy k: the suite's copy kernel's time on the same device over this one; calibrated: fitted to runs on "
+        "that GPU (else a data-sheet stand-in)\n";
 }
 
 }  // namespace memsim

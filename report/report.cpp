@@ -60,6 +60,32 @@ void print_partitions(std::ostream& os, const nlohmann::ordered_json& p) {
 
 }  // namespace
 
+nlohmann::ordered_json fraction_of_attainable(double gbs, const nlohmann::ordered_json& device) {
+  if (!device.is_object() || !device.contains("attainable_bandwidth")) return nullptr;
+  const double attainable = device["attainable_bandwidth"]["gbs"].get<double>();
+  return attainable > 0 ? nlohmann::ordered_json(gbs / attainable) : nlohmann::ordered_json(nullptr);
+}
+
+namespace {
+
+std::string attainable_words(const nlohmann::ordered_json& device) {
+  const auto& a = device["attainable_bandwidth"];
+  const std::string gbs = significant(a["gbs"].get<double>()) + " GB/s";
+  if (a["basis"] == "cudaMemcpy-measured") return "attainable DRAM bandwidth (" + gbs + ", cudaMemcpy-measured)";
+  return "the data-sheet DRAM peak (" + gbs + "; no cudaMemcpy measured for this profile)";
+}
+
+}  // namespace
+
+std::string attainable_text(double fraction, const nlohmann::ordered_json& device) {
+  return significant(100.0 * fraction, 3) + "% of " + attainable_words(device);
+}
+
+std::string attainable_legend(const nlohmann::ordered_json& device) {
+  if (!device.is_object() || !device.contains("attainable_bandwidth")) return "";
+  return "of attain: the effective bandwidth over " + attainable_words(device);
+}
+
 std::string grouped(int64_t v) {
   std::string s = std::to_string(v < 0 ? -v : v);
   for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
@@ -192,8 +218,11 @@ void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
     // Significant digits, not fixed decimals: a 1x1 matrix's bandwidth is small, not "0.0 GB/s".
     os << "  time " << significant(p["time_us"].get<double>()) << " us, effective bandwidth "
        << significant(p["effective_bandwidth_gbs"].get<double>()) << " GB/s";
+    // Against what the card reaches (cudaMemcpy where the profile holds it), then the suite's copy kernel.
+    if (p.contains("fraction_of_attainable") && r.contains("device"))
+      os << ", " << attainable_text(p["fraction_of_attainable"].get<double>(), r["device"]);
     if (p.contains("fraction_of_copy"))
-      os << ", " << significant(100.0 * p["fraction_of_copy"].get<double>(), 3) << "% of copy";
+      os << "; " << significant(100.0 * p["fraction_of_copy"].get<double>(), 3) << "% of the suite's copy kernel";
     os << "\n  bottleneck: " << p["bottleneck"].get<std::string>();
     // Its own time and share of the whole: how much a change that relieves it alone can win at most.
     if (p.contains("bottleneck_us"))
@@ -408,8 +437,11 @@ void print_ncu_csv(std::ostream& os, const nlohmann::ordered_json& r) {
     row(section, "memsim__time_predicted", "usecond", significant(p["time_us"].get<double>(), 6));
     row(section, "memsim__effective_bandwidth_predicted", "Gbyte/second",
         significant(p["effective_bandwidth_gbs"].get<double>(), 6));
+    if (p.contains("fraction_of_attainable"))
+      row(section, "memsim__fraction_of_attainable_bandwidth_predicted", "",
+          significant(p["fraction_of_attainable"].get<double>(), 6));
     if (p.contains("fraction_of_copy"))
-      row(section, "memsim__fraction_of_copy_predicted", "", significant(p["fraction_of_copy"].get<double>(), 6));
+      row(section, "memsim__fraction_of_copy_kernel_predicted", "", significant(p["fraction_of_copy"].get<double>(), 6));
     // The warp instructions the issue term charges, under ncu's name, its basis in the section's name.
     if (p.contains("instructions") && p.contains("instructions_basis"))
       row(section + ", instructions " + p["instructions_basis"].get<std::string>(), "smsp__inst_executed.sum", "inst",

@@ -57,10 +57,12 @@ std::string percent(const std::optional<double>& f) {
   return f ? significant(100.0 * *f, 3) + "%" : std::string("-");
 }
 
-// "15.79 us, 2125 GB/s, 108% of copy"
-std::string figures(const SweepRow& r) {
+// "15.79 us, 2125 GB/s, 70.7% of attainable, 108% of the copy kernel"
+std::string figures(const SweepRow& r, const nlohmann::ordered_json& device) {
   std::string s = significant(r.time_us) + " us, " + significant(r.effective_bandwidth_gbs) + " GB/s";
-  if (r.fraction_of_copy) s += ", " + percent(r.fraction_of_copy) + " of copy";
+  const nlohmann::ordered_json fa = fraction_of_attainable(r.effective_bandwidth_gbs, device);
+  if (!fa.is_null()) s += ", " + percent(fa.get<double>()) + " of attainable";
+  if (r.fraction_of_copy) s += ", " + percent(r.fraction_of_copy) + " of the copy kernel";
   return s;
 }
 
@@ -75,7 +77,7 @@ nlohmann::ordered_json point_json(const UserConfig& u) {
   return j;
 }
 
-nlohmann::ordered_json row_json(const SweepRow& r) {
+nlohmann::ordered_json row_json(const SweepRow& r, const nlohmann::ordered_json& device) {
   nlohmann::ordered_json j;
   j["rank"] = r.rank;
   j["group_rank"] = r.group_rank;
@@ -88,6 +90,7 @@ nlohmann::ordered_json row_json(const SweepRow& r) {
   j["shared_bytes_per_block"] = r.launch.shared_bytes;
   j["time_us"] = r.time_us;
   j["effective_bandwidth_gbs"] = r.effective_bandwidth_gbs;
+  j["fraction_of_attainable"] = fraction_of_attainable(r.effective_bandwidth_gbs, device);
   j["fraction_of_copy"] = r.fraction_of_copy ? nlohmann::ordered_json(*r.fraction_of_copy) : nullptr;
   j["bottleneck"] = r.bottleneck;
   j["bottleneck_share"] = r.bottleneck_share;
@@ -361,7 +364,7 @@ nlohmann::ordered_json sweep_json(const SweepResult& r) {
   nlohmann::ordered_json out;
   out["sweep"] = sweep;
   out["rows"] = nlohmann::ordered_json::array();
-  for (const SweepRow& row : r.rows) out["rows"].push_back(row_json(row));
+  for (const SweepRow& row : r.rows) out["rows"].push_back(row_json(row, r.device));
   out["refused"] = nlohmann::ordered_json::array();
   for (const SweepRefusal& x : r.refused) {
     nlohmann::ordered_json j = point_json(x.point.user);
@@ -369,9 +372,9 @@ nlohmann::ordered_json sweep_json(const SweepResult& r) {
     out["refused"].push_back(j);
   }
   nlohmann::ordered_json best;
-  best["overall"] = r.rows.empty() ? nlohmann::ordered_json(nullptr) : row_json(r.rows.front());
+  best["overall"] = r.rows.empty() ? nlohmann::ordered_json(nullptr) : row_json(r.rows.front(), r.device);
   best["per_group"] = nlohmann::ordered_json::array();
-  for (const SweepRow* row : best_per_group(r)) best["per_group"].push_back(row_json(*row));
+  for (const SweepRow* row : best_per_group(r)) best["per_group"].push_back(row_json(*row, r.device));
   out["best"] = best;
   return out;
 }
@@ -405,7 +408,7 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   // The cells, then the widths they need.
   std::vector<std::string> header = {"rank"};
   if (!one_group) header.push_back("in group");
-  for (const char* h : {"kernel", "dtype", "matrix", "block", "tile", "pad", "time us", "GB/s", "of copy", "blk/SM",
+  for (const char* h : {"kernel", "dtype", "matrix", "block", "tile", "pad", "time us", "GB/s", "of attain", "of copy k", "blk/SM",
                         "warps/SM", "shared B", "instr", "bottleneck"})
     header.push_back(h);
   const size_t text_from = one_group ? 1 : 2;  // kernel .. pad are left-aligned, as is the bottleneck
@@ -421,6 +424,8 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
     c.push_back(row.launch.shared_bytes > 0 ? std::to_string(row.launch.shape.pad) : "-");
     c.push_back(significant(row.time_us));
     c.push_back(significant(row.effective_bandwidth_gbs));
+    const nlohmann::ordered_json fa = fraction_of_attainable(row.effective_bandwidth_gbs, r.device);
+    c.push_back(fa.is_null() ? std::string("-") : percent(fa.get<double>()));
     c.push_back(percent(row.fraction_of_copy));
     c.push_back(std::to_string(row.blocks_per_sm));
     c.push_back(std::to_string(row.warps_per_sm));
@@ -446,7 +451,8 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   os << "\n";
   print_row(header);
   for (const auto& c : cells) print_row(c);
-  os << "  of copy: the copy kernel's time at the same matrix, dtype and block over this one\n"
+  os << "  " << attainable_legend(r.device)
+     << "\n  of copy k: the suite's copy kernel's time at the same matrix, dtype and block over this one\n"
      << "  blk/SM, warps/SM: resident on an SM at once; instr: what the instruction count is based on (docs/cli.md)\n";
 
   if (!r.refused.empty()) {
@@ -455,20 +461,20 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   }
   if (!one_group) {
     os << "\nFastest in each group (kernel, dtype, matrix)\n";
-    for (const SweepRow* row : best_per_group(r)) os << "  " << row_text(*row) << ": " << figures(*row) << "\n";
+    for (const SweepRow* row : best_per_group(r)) os << "  " << row_text(*row) << ": " << figures(*row, r.device) << "\n";
   }
   os << "\n";
   if (r.rows.empty())
     os << "fastest: none (every configuration was refused)\n";
   else
-    os << "fastest: " << row_text(r.rows.front()) << ": " << figures(r.rows.front())
+    os << "fastest: " << row_text(r.rows.front()) << ": " << figures(r.rows.front(), r.device)
        << (same_bytes ? "" : " (the highest effective bandwidth)") << "\n";
 }
 
 void print_sweep_csv(std::ostream& os, const SweepResult& r) {
   csv_row(os, {"rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad", "shared_bytes_per_block",
-               "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "bottleneck_share",
-               "blocks_per_sm", "warps_per_sm", "occupancy_limiter", "instructions", "instructions_basis",
+               "time_us", "effective_bandwidth_gbs", "fraction_of_attainable", "fraction_of_copy", "bottleneck",
+               "bottleneck_share", "blocks_per_sm", "warps_per_sm", "occupancy_limiter", "instructions", "instructions_basis",
                "refused"});
   const auto number = [](double v) { return nlohmann::ordered_json(v).dump(); };
   for (const SweepRow& row : r.rows)
@@ -476,13 +482,17 @@ void print_sweep_csv(std::ostream& os, const SweepResult& r) {
                  dtype_name(row.launch.dtype), dims(row.point.user.matrix), dims(row.point.user.block),
                  dims({row.launch.shape.tile_x, row.launch.shape.tile_y}), std::to_string(row.launch.shape.pad),
                  std::to_string(row.launch.shared_bytes), number(row.time_us), number(row.effective_bandwidth_gbs),
+                 [&] {
+                   const nlohmann::ordered_json fa = fraction_of_attainable(row.effective_bandwidth_gbs, r.device);
+                   return fa.is_null() ? std::string() : number(fa.get<double>());
+                 }(),
                  row.fraction_of_copy ? number(*row.fraction_of_copy) : "", row.bottleneck,
                  number(row.bottleneck_share), std::to_string(row.blocks_per_sm), std::to_string(row.warps_per_sm),
                  row.occupancy_limiter, number(row.instructions), row.instructions_basis, ""});
   for (const SweepRefusal& x : r.refused) {
     const UserConfig& u = x.point.user;
     csv_row(os, {"", "", u.kernel, dtype_name(u.dtype), dims(u.matrix), dims(u.block), u.tile ? dims(*u.tile) : "",
-                 u.pad ? std::to_string(*u.pad) : "", "", "", "", "", "", "", "", "", "", "", "", x.reason});
+                 u.pad ? std::to_string(*u.pad) : "", "", "", "", "", "", "", "", "", "", "", "", "", x.reason});
   }
 }
 

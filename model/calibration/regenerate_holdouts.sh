@@ -21,3 +21,10 @@ for report in model/calibration/*holdout*.txt; do
   mv "$report.new" "$report"
   echo "regenerated $report"
 done
+# The held-out sweep's judged reports (validate/heldout/README.md): every run predicted again by this build; the
+# figures README.md and every report quote come from their "predicted here" lines (validate/figures.py).
+for dev in h100 h200; do
+  python3 validate/heldout/judge.py validate/heldout/results/$dev/*.json --memsim "$build/app/memsim" --device $dev \
+    --report validate/heldout/results/${dev}_judged.txt >/dev/null
+  echo "regenerated validate/heldout/results/${dev}_judged.txt"
+done

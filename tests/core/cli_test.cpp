@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "report/report.hpp"
@@ -433,7 +435,7 @@ TEST(Cli, ReportsSayWhereTheConstantsComeFrom) {
   const nlohmann::json d = nlohmann::json::parse(json.out)["device"];
   EXPECT_EQ(keys_of(nlohmann::ordered_json::parse(json.out)["device"]),
             (std::vector<std::string>{"profile", "name", "compute_capability", "calibrated", "cost_basis", "provenance",
-                                      "calibration"}));
+                                      "calibration", "attainable_bandwidth"}));
   EXPECT_EQ(d["profile"], "h100");
   EXPECT_EQ(d["calibrated"], true);
   EXPECT_EQ(d["cost_basis"], "calibrated");
@@ -593,8 +595,8 @@ TEST(Cli, CompareKernelsJsonRows) {
                               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
                               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
                               "shared_ld_wavefronts_per_instruction", "shared_st_wavefronts_per_instruction",
-                              "time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck",
-                              "bottleneck_share", "instructions", "instructions_basis", "advice",
+                              "time_us", "effective_bandwidth_gbs", "fraction_of_attainable", "fraction_of_copy",
+                              "bottleneck", "bottleneck_share", "instructions", "instructions_basis", "advice",
                               "metrics"}));
     EXPECT_EQ(k["kernel"], want.kernel);
     EXPECT_TRUE(k["refused"].is_null());
@@ -630,7 +632,7 @@ TEST(Cli, CompareKernelsTable) {
   const std::vector<std::string> ls = lines(r.out);
   EXPECT_EQ(ls[0], "memsim: 3 kernels  matrix 64x64 f32  block 32x8");
   // Each kernel's row: ld and st sectors per request, shared ld and st wavefronts per instruction, time, GB/s,
-  // fraction of copy, bottleneck; then its advice line.
+  // fractions of the attainable bandwidth and of the copy kernel, bottleneck; then its advice line.
   const std::map<std::string, std::vector<std::string>> cells = {{"naive", {"4.00", "32.0", "-", "-"}},
                                                                  {"coalesced", {"4.00", "4.00", "32.0", "1.00"}},
                                                                  {"padded", {"4.00", "4.00", "1.00", "1.00"}}};
@@ -646,7 +648,8 @@ TEST(Cli, CompareKernelsTable) {
       if (in_table && t.size() > 8 && t[0] == name) {
         row = true;
         EXPECT_EQ(std::vector<std::string>(t.begin() + 1, t.begin() + 5), cells.at(name)) << l;
-        EXPECT_EQ(t[7].back(), '%') << l;
+        EXPECT_EQ(t[7].back(), '%') << l;  // of the attainable bandwidth
+        EXPECT_EQ(t[8].back(), '%') << l;  // of the suite's copy kernel
       }
       const std::string column = name + std::string(10 - name.size(), ' ');  // "coalesced" and a space
       if (!in_table && l == "  " + column + rows[i]["advice"]["text"].get<std::string>()) advice = true;
@@ -942,8 +945,9 @@ TEST(Cli, SweepJsonShape) {
     const auto& row = j["rows"][i];
     EXPECT_EQ(keys_of(row), (std::vector<std::string>{
                                 "rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad",
-                                "shared_bytes_per_block", "time_us", "effective_bandwidth_gbs", "fraction_of_copy",
-                                "bottleneck", "bottleneck_share", "occupancy", "instructions", "instructions_basis"}));
+                                "shared_bytes_per_block", "time_us", "effective_bandwidth_gbs",
+                                "fraction_of_attainable", "fraction_of_copy", "bottleneck", "bottleneck_share",
+                                "occupancy", "instructions", "instructions_basis"}));
     EXPECT_EQ(row["rank"], i + 1);
     EXPECT_LE(row["effective_bandwidth_gbs"].get<double>(), last_bandwidth);
     last_bandwidth = row["effective_bandwidth_gbs"].get<double>();
@@ -995,19 +999,20 @@ TEST(Cli, SweepCsvHasARowAConfiguration) {
   const std::vector<std::string> ls = lines(r.out);
   ASSERT_EQ(ls.size(), 1u + 12u) << r.out;
   EXPECT_EQ(ls[0], "rank,group_rank,kernel,dtype,matrix,block,tile,pad,shared_bytes_per_block,time_us,"
-                   "effective_bandwidth_gbs,fraction_of_copy,bottleneck,bottleneck_share,blocks_per_sm,warps_per_sm,"
+                   "effective_bandwidth_gbs,fraction_of_attainable,fraction_of_copy,bottleneck,bottleneck_share,blocks_per_sm,warps_per_sm,"
                    "occupancy_limiter,instructions,instructions_basis,refused");
   for (size_t i = 1; i <= 8; ++i) {
     const std::vector<std::string> f = split(ls[i], ',');
-    ASSERT_EQ(f.size(), 20u) << ls[i];
+    ASSERT_EQ(f.size(), 21u) << ls[i];
     const auto& row = j["rows"][i - 1];
     EXPECT_EQ(f[0], std::to_string(i));
     EXPECT_EQ(f[2], row["kernel"]);
     EXPECT_EQ(f[4], "256x256");
     EXPECT_EQ(f[5], size_text(row["block"], "x", "y"));
     EXPECT_EQ(f[9], row["time_us"].dump());
-    EXPECT_EQ(f[18], row["instructions_basis"]);
-    EXPECT_EQ(f[19], "");
+    EXPECT_EQ(f[11], row["fraction_of_attainable"].dump());
+    EXPECT_EQ(f[19], row["instructions_basis"]);
+    EXPECT_EQ(f[20], "");
   }
   // The refused ones last: no rank, the reason in the last column.
   for (size_t i = 9; i <= 12; ++i) {
@@ -1032,7 +1037,8 @@ TEST(Cli, SweepTableRanksAndNamesTheFastest) {
   std::vector<std::string> columns;
   for (std::string w; h >> w;) columns.push_back(w);
   EXPECT_EQ(columns, (std::vector<std::string>{"rank", "in", "group", "kernel", "dtype", "matrix", "block", "tile",
-                                               "pad", "time", "us", "GB/s", "of", "copy", "blk/SM", "warps/SM",
+                                               "pad", "time", "us", "GB/s", "of", "attain", "of", "copy", "k",
+                                               "blk/SM", "warps/SM",
                                                "shared", "B", "instr", "bottleneck"}));
   for (size_t i = 0; i < 8; ++i) {
     std::istringstream is(ls[header + 1 + i]);
@@ -1185,6 +1191,44 @@ TEST(Cli, OptionsThatWouldBeIgnoredAreRefused) {
             std::string::npos)
       << list.err;
   EXPECT_EQ(run_cli({"--list-devices", "--format", "csv"}).code, 0);
+}
+
+// Issue 42: a profile whose fitted constants were edited by hand no longer says "calibrated"; its line says when
+// the fit it no longer matches was made.
+TEST(Cli, ProfileEditedAfterCalibrationSaysSo) {
+  std::ifstream in(std::string(MEMSIM_SOURCE_DIR) + "/model/devices/h100.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["cost"]["latency_us"] = 0.6;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("memsim_edited_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(path) << j.dump(2);
+  const Cli r = run_cli({"--matrix", "256x256", "--device", path});
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  hand-edited after calibration (fit of " + j["calibration"]["date"].get<std::string>() +
+                       " no longer applies)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("  calibrated: "), std::string::npos) << r.out;
+}
+
+// Issue 42: the fraction a report quotes is of what the card reaches: the effective bandwidth (2 x matrix bytes /
+// time) over cudaMemcpy's 3006 GB/s on the H100 profile, over the data-sheet 141.7 GB/s on the GTX 280's; the
+// suite's copy kernel keeps its own field and words.
+TEST(Cli, FractionIsOfTheAttainableBandwidth) {
+  for (const auto& [device, gbs, words] :
+       std::vector<std::tuple<std::string, double, std::string>>{
+           {"h100", 3006.0, "of attainable DRAM bandwidth (3006 GB/s, cudaMemcpy-measured)"},
+           {"gtx280", 141.7, "of the data-sheet DRAM peak (141.7 GB/s"}}) {
+    const Cli j = run_cli({"--matrix", "256x256", "--device", device, "--format", "json"});
+    ASSERT_EQ(j.code, 0) << j.err;
+    const nlohmann::json p = nlohmann::json::parse(j.out)["prediction"];
+    const double bandwidth = 2.0 * 256 * 256 * 4 / (p["time_us"].get<double>() * 1e-6) / 1e9;
+    EXPECT_NEAR(p["fraction_of_attainable"].get<double>(), bandwidth / gbs, 1e-9) << device;
+    const Cli t = run_cli({"--matrix", "256x256", "--device", device});
+    EXPECT_NE(t.out.find(words), std::string::npos) << t.out;
+    EXPECT_NE(t.out.find("% of the suite's copy kernel\n"), std::string::npos) << t.out;
+  }
 }
 
 }  // namespace

@@ -423,7 +423,8 @@ TEST_F(ScratchDir, ProvenanceNamesTheRunOrTheStandIns) {
   EXPECT_TRUE(cal.calibrated);
   EXPECT_EQ(cal.cost_basis, "calibrated");
   EXPECT_EQ(cost_basis_text(cal), "calibrated: cost constants fitted to 12 microbenchmark runs on Test GPU "
-                                  "(2026-01-02T03:04:05Z); fit error MAPE 4.3%, worst 19%");
+                                  "(2026-01-02T03:04:05Z); microbenchmark fit: MAPE 4.3%, worst 19%; on held-out "
+                                  "kernels: not measured for this profile (docs/validation.md)");
   EXPECT_EQ(provenance_line(cal).rfind("cal (NVIDIA H100 SXM5 80GB HBM3, compute capability 9.0): calibrated: ", 0),
             0u);
   const nlohmann::ordered_json pj = provenance_json(cal);
@@ -541,4 +542,60 @@ TEST(JsonFields, NamesTheFieldByItsPath) {
 }
 
 }  // namespace
+
+// Issue 42: the fingerprint of the fitted constants. Worked out here from its definition (every number of the cost
+// block as "path=%.17g" lines in path order, FNV-1a 64), not taken from the program.
+TEST(Profile, ConstantsHashIsFnv1aOfTheNumbersByPath) {
+  const std::string canonical = "a=1\nb.c=0.5\nd[0]=2\nd[1]=3.0000000000000001e-05\n";
+  uint64_t h = 1469598103934665603ull;
+  for (const char c : canonical) h = (h ^ uint64_t(static_cast<unsigned char>(c))) * 1099511628211ull;
+  char want[17];
+  std::snprintf(want, sizeof want, "%016llx", static_cast<unsigned long long>(h));
+  const nlohmann::json cost = {{"note", "texts are not constants"}, {"d", {2, 3e-5}}, {"a", 1}, {"b", {{"c", 0.5}}}};
+  EXPECT_EQ(cost_constants_hash(cost), want);
+}
+
+// The shipped profiles carry the hash of the constants they ship: calibrated. A constant edited by hand is no
+// longer the fit's: the profile says so and is not calibrated; a note edited changes nothing.
+TEST_F(ScratchDir, ProfileEditedAfterCalibrationIsNoLongerCalibrated) {
+  for (const char* name : {"h100", "h200"}) {
+    unsetenv("MEMSIM_DEVICE_DIR");
+    const DeviceProfile shipped = load_profile(name);
+    setenv("MEMSIM_DEVICE_DIR", dir_.c_str(), 1);
+    EXPECT_TRUE(shipped.calibrated) << name;
+    EXPECT_FALSE(shipped.hand_edited) << name;
+    EXPECT_EQ(shipped.calibration["constants_hash"].get<std::string>().size(), 16u) << name;
+  }
+  nlohmann::json j = shipped_h100();
+  const std::string date = j["calibration"]["date"];
+  j["cost"]["note"] = "a note rewritten";
+  write("note", j.dump());
+  EXPECT_TRUE(load_profile("note").calibrated);
+  j["cost"]["dram_gbs"] = 3000.0;
+  write("edited", j.dump());
+  const DeviceProfile edited = load_profile("edited");
+  EXPECT_FALSE(edited.calibrated);
+  EXPECT_TRUE(edited.hand_edited);
+  EXPECT_EQ(edited.cost_basis, "hand_edited");
+  EXPECT_EQ(cost_basis_text(edited).rfind("hand-edited after calibration (fit of " + date + " no longer applies)", 0),
+            0u)
+      << cost_basis_text(edited);
+  EXPECT_EQ(cost_basis_text(edited).find("calibrated: "), std::string::npos);
+  j["calibration"]["constants_hash"] = "not-a-hash";
+  write("bad_hash", j.dump());
+  EXPECT_THROW(load_profile("bad_hash"), ProfileError);
+}
+
+// The bandwidth a fraction is of: cudaMemcpy as measured where the profile holds it (H100: 3006 GB/s, the
+// committed 16384x16384 f32 run), else the data-sheet DRAM peak (GTX 280: 141.7 GB/s).
+TEST(Profile, AttainableBandwidthIsMemcpyOrTheDataSheetPeak) {
+  const AttainableBandwidth h100 = attainable_bandwidth(load_profile("h100"));
+  EXPECT_EQ(h100.gbs, 3006);
+  EXPECT_EQ(h100.basis, "cudaMemcpy-measured");
+  EXPECT_EQ(attainable_bandwidth(load_profile("h200")).gbs, 4254);
+  const AttainableBandwidth gt = attainable_bandwidth(load_profile("gtx280"));
+  EXPECT_EQ(gt.gbs, 141.7);
+  EXPECT_EQ(gt.basis, "data-sheet DRAM peak");
+}
+
 }  // namespace memsim

@@ -27,7 +27,11 @@ import numpy as np
 
 DPI = 110  # memsim --plot draws at the script's default resolution
 # Figure sizes in inches (plots/plot_maps.py, plots/memsim_plot.py, plots/plot_validation.py).
-BANKS, SECTORS, PARTITIONS = (13.0, 9.0), (12.0, 8.0), (7.8, 6.5)
+# The sector map: 2.6 in plus half an inch a kernel drawn, at most 8 (a kernel asked: 3.1 in).
+BANKS, PARTITIONS = (13.0, 9.0), (7.8, 6.5)
+SECTORS_ONE, SECTORS_TWO, SECTORS_SUITE = (12.0, 3.1), (12.0, 3.6), (12.0, 8.0)
+# Several launches side by side: a column of 6.5 in per bank map, two panels of 3.4 in per partition picture.
+BANKS_TWO, PARTITIONS_TWO = (14.0, 9.0), (14.6, 6.5)
 SCATTER, COUNTERS = (10.0, 8.0), (16.0, 14.0)
 
 failures = []
@@ -100,15 +104,21 @@ def check_pictures(memsim, script, run_doc, out):
         (["-k", "coalesced", "--plot", "banks"], "coalesced_banks.png", BANKS),
         (["-k", "padded", "--plot", "banks"], "padded_banks.png", BANKS),
         (["-k", "padded", "-d", "f64", "--plot", "banks", "--plot-site", "ld tile"], "padded_f64_banks.svg", BANKS),
-        (["-k", "naive", "--plot", "sectors"], "sectors.png", SECTORS),
-        (["-k", "naive", "--plot", "sectors"], "sectors.svg", SECTORS),
+        (["-k", "naive", "--plot", "sectors"], "sectors.png", SECTORS_ONE),
+        (["-k", "naive", "--plot", "sectors"], "sectors.svg", SECTORS_ONE),
+        (["-k", "padded", "--device", "h100,gtx280", "--plot", "sectors"], "sectors_devices.png", SECTORS_TWO),
+        (["-k", "all", "--plot", "sectors"], "sectors_suite.png", SECTORS_SUITE),
+        (["-k", "coalesced,padded", "--plot", "banks"], "banks_two.png", BANKS_TWO),
+        # 2048x2048: the whitepaper's size, where padded camps (at 256x256 one window holds every block).
+        (["-k", "padded,diagonal", "--device", "gtx280", "--matrix", "2048x2048", "--plot", "partitions"],
+         "partitions_two.png", PARTITIONS_TWO),
         (["-k", "padded", "--device", "gtx280", "--plot", "partitions"], "partitions.png", PARTITIONS),
         (["-k", "diagonal", "--plot", "partitions"], "partitions.svg", PARTITIONS),
     ]
     pixels = {}
     for args, name, size in jobs:
         path = os.path.join(out, name)
-        p = run([memsim] + m + args + ["--plot-out", path])
+        p = run([memsim] + (m if "--matrix" not in args else m[2:]) + args + ["--plot-out", path])
         if p.returncode != 0 or p.stdout.strip() != path:
             fail(f"memsim {' '.join(args)}: exit {p.returncode}, stdout {p.stdout!r}, stderr {p.stderr!r}")
             continue
@@ -123,6 +133,73 @@ def check_pictures(memsim, script, run_doc, out):
                  f"{cr} red / {cg} green px, padded {pr} red / {pg} green px")
         else:
             ok(f"bank maps: coalesced {cr} px conflict red, padded {pg} px conflict-free green")
+
+    # One colour scale for both: padded's camped stores (all of a window's bytes on one partition) reach the top
+    # (viridis' yellow) and diagonal's even spread, an eighth of them, stays dark; with a scale each, diagonal's
+    # busiest cells would be yellow too. The colour bar sits right of the last panel.
+    px = pixels.get("partitions_two.png")
+    if px is not None:
+        w, h = (round(x * DPI) for x in PARTITIONS_TWO)
+        img = px.reshape(h, w, 3)
+        yellow = (0xFD, 0xE7, 0x25)
+        left, right = near(img[:, int(0.05 * w):int(0.45 * w)].reshape(-1, 3), yellow, 40), \
+            near(img[:, int(0.50 * w):int(0.86 * w)].reshape(-1, 3), yellow, 40)
+        if left < 1000 or right > 50:
+            fail(f"partitions_two.png: want padded's camping yellow and diagonal dark on one scale, got {left} "
+                 f"yellow px left, {right} right")
+        else:
+            ok(f"partitions_two.png: one scale: padded {left} yellow px, diagonal {right}")
+    data = os.path.join(out, "two.json")
+    p = run([memsim] + m + ["-k", "padded,diagonal", "--device", "gtx280", "--plot", "partitions", "--plot-out", data])
+    if p.returncode != 0:
+        fail(f"memsim --plot partitions of two kernels as data: exit {p.returncode}: {p.stderr!r}")
+    else:
+        doc = json.load(open(data))
+        got = [(r["kernel"], r["plot"]["device_profile"]) for r in doc.get("reports", [])]
+        if got != [("padded", "gtx280"), ("diagonal", "gtx280")] or not all("partitions" in r for r in doc["reports"]):
+            fail(f"two kernels' partition data: want padded and diagonal on gtx280 with partitions, got {got}")
+        else:
+            ok("two kernels' partition data: one report each, with partitions")
+
+    # The sector map is of the kernels asked: one row for naive, the suite's fourteen for all.
+    for args, want in ((["-k", "naive"], ["naive"]), (["-k", "naive,padded"], ["naive", "padded"])):
+        data = os.path.join(out, "sectors.json")
+        p = run([memsim] + m + args + ["--plot", "sectors", "--plot-out", data])
+        got = [r["kernel"] for r in json.load(open(data))["reports"]] if p.returncode == 0 else p.stderr
+        if got != want:
+            fail(f"sector map of {args}: want rows {want}, got {got}")
+        else:
+            ok(f"sector map of {' '.join(args)}: rows {got}")
+
+    # The bank map's default site: the most conflicts an instruction takes, and among conflict-free sites the
+    # one whose lanes lie furthest apart, the tile's column read (padded: 'ld tile', where coalesced conflicts).
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    import plot_maps  # noqa: E402
+    for kernel in ("coalesced", "padded", "swizzle"):
+        data = os.path.join(out, f"{kernel}_banks.json")
+        p = run([memsim] + m + ["-k", kernel, "--plot", "banks", "--plot-out", data])
+        site = plot_maps.pick_site(json.load(open(data))["bank_map"], None)[0]["name"] if p.returncode == 0 else p.stderr
+        if site != "ld tile":
+            fail(f"bank map of {kernel}: want the default site 'ld tile', got {site!r}")
+        else:
+            ok(f"bank map of {kernel}: default site 'ld tile'")
+
+    # Python with matplotlib is found: a python3 first on PATH that lacks it is passed over for /usr/bin/python3.
+    stub_dir = os.path.join(out, "stub_bin")
+    os.makedirs(stub_dir, exist_ok=True)
+    stub = os.path.join(stub_dir, "python3")
+    with open(stub, "w") as f:
+        f.write("#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n")
+    os.chmod(stub, 0o755)
+    env = {k: v for k, v in os.environ.items() if k != "MEMSIM_PYTHON"}
+    env["PATH"] = stub_dir + os.pathsep + env.get("PATH", "")
+    path = os.path.join(out, "found_python.png")
+    p = run([memsim] + m + ["-k", "padded", "--plot", "banks", "--plot-out", path], env)
+    if p.returncode != 0:
+        fail(f"a python3 on PATH without matplotlib: want /usr/bin/python3 used, got exit {p.returncode}: "
+             f"{p.stderr!r}")
+    else:
+        ok("a python3 on PATH without matplotlib: /usr/bin/python3 drew it")
 
     # The bank map as data, against the report's own counts.
     data = os.path.join(out, "coalesced_banks.json")
@@ -229,7 +306,12 @@ def check_errors(memsim, script, run_doc, out):
         ("no Python", [memsim] + m + ["--plot", "banks", "--plot-out", o], {"MEMSIM_PYTHON": "/nonexistent/python3"},
          "install python3-matplotlib", "memsim"),
         ("no matplotlib", [memsim] + m + ["--plot", "banks", "--plot-out", o], {"MEMSIM_PYTHON": no_mpl},
-         "install python3-matplotlib", "memsim"),
+         f"{no_mpl} -m pip install matplotlib", "memsim"),
+        ("several kernels and devices", [memsim] + m + ["-k", "padded,diagonal", "--device", "h100,gtx280", "--plot",
+                                                        "partitions", "--plot-out", o], {}, "not both", "memsim"),
+        ("a kernel without shared memory among several", [memsim] + m + ["-k", "padded,naive", "--plot", "banks",
+                                                                         "--plot-out", o], {},
+         "kernel naive has no shared-memory access", "memsim"),
         ("run without predictions", [sys.executable, script, "validation", no_pred, "--out", d], {},
          "no predictions", "memsim_plot"),
         ("not a run document", [sys.executable, script, "validation", report, "--out", d], {},
