@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/plot.hpp"
+#include "codegen/kernel_file.hpp"
 #include "kernels/registry.hpp"
 #include "report/compare.hpp"
 
@@ -145,6 +146,8 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       ("help,h", "show this help and exit")
       ("version", "print memsim's version and git revision and exit")
       ("kernel,k", po::value<std::string>()->default_value("padded"), "kernel of the suite (see --list-kernels); several, comma-separated, or all: one comparison table")
+      ("kernel-file", po::value<std::vector<std::string>>()->composing(), "your own kernel: a header written against memsim's kernel interface (docs/kernel_interface.md), compiled now (cached); its kernel is reported, or compared with those --kernel names; repeatable")
+      ("define,D", po::value<std::vector<std::string>>()->composing(), "NAME or NAME=VALUE: a macro for the --kernel-file's compilation, as -D; repeatable")
       ("matrix,m", po::value<std::string>()->default_value("2048x2048"), "matrix WxH: W columns, H rows; several, comma-separated: a sweep")
       ("block,b", po::value<std::string>()->default_value("32x8"), "thread block BXxBY, as dim3(BX, BY); several, comma-separated, or all (the usual shapes a tuner tries, docs/cli.md): a sweep, one ranked table")
       ("tile,t", po::value<std::string>(), "input elements a block covers, TXxTY (default: the kernel's footprint, docs/hardware.md); several, comma-separated: a sweep")
@@ -217,6 +220,17 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
                       "NAME.json");
   if (std::find(kFormats.begin(), kFormats.end(), cmd.format) == kFormats.end())
     throw ConfigError("invalid --format '" + cmd.format + "': expected table, json, csv or ncu-csv");
+  // A kernel file joins the suite before anything looks a kernel up.
+  std::vector<std::string> file_kernels;
+  if (vm.count("kernel-file")) {
+    std::vector<std::string> defines;
+    if (vm.count("define"))
+      for (const std::string& d : vm["define"].as<std::vector<std::string>>()) defines.push_back(unescape_percent(d));
+    for (const std::string& f : vm["kernel-file"].as<std::vector<std::string>>())
+      file_kernels.push_back(load_kernel_file(unescape_percent(f), defines)->name);
+  } else if (vm.count("define")) {
+    throw ConfigError("--define goes with --kernel-file: it sets a macro for compiling the kernel's file");
+  }
   for (const char* list : {"list-kernels", "list-devices"})
     if (vm.count(list) && cmd.format == "ncu-csv")
       throw ConfigError(std::string("--") + list + " prints table, json or csv; ncu-csv is for a replay's counts");
@@ -224,7 +238,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   for (const char* list : {"list-kernels", "list-devices"})
     if (vm.count(list))
       for (const auto& [name, value] : vm)
-        if (name != list && name != "format" && !value.defaulted())
+        if (name != list && name != "format" && name != "kernel-file" && name != "define" && !value.defaulted())
           throw ConfigError(std::string("--") + list + " takes no other option than --format; --" + name +
                             " was given");
   if (vm.count("list-kernels")) {
@@ -237,6 +251,15 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
   }
   UserConfig& user = cmd.user;
   user.kernel = text(vm, "kernel");
+  // With a kernel file, its kernel is the one reported; --kernel names the ones it is compared with.
+  if (!file_kernels.empty() && user.kernel != "all") {
+    std::string named = vm["kernel"].defaulted() ? std::string() : user.kernel;
+    const std::vector<std::string> listed = named.empty() ? std::vector<std::string>{} : split_list(named, "--kernel");
+    std::string joined;
+    for (const std::string& k : file_kernels)
+      if (std::find(listed.begin(), listed.end(), k) == listed.end()) joined += (joined.empty() ? "" : ",") + k;
+    user.kernel = joined.empty() ? named : named.empty() ? joined : joined + "," + named;
+  }
   // A list in --block (or all), --tile, --dtype or --matrix makes a sweep: every axis parsed as a list.
   const std::string matrix = text(vm, "matrix"), block = text(vm, "block"), dtype = text(vm, "dtype");
   const std::string tile = vm.count("tile") ? text(vm, "tile") : "";

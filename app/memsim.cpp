@@ -11,6 +11,7 @@
 #include "app/cli.hpp"
 #include "app/plot.hpp"
 #include "app/progress.hpp"
+#include "codegen/kernel_file.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/profile.hpp"
@@ -46,7 +47,8 @@ int usage_error(const std::string& msg) {
 void list_kernels(std::ostream& os, const std::string& format) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   if (format == "csv") csv_row(os, {"name", "summary", "from"});
-  for (const KernelInfo& k : kernel_suite()) {
+  for (const KernelInfo* kp : all_kernels()) {
+    const KernelInfo& k = *kp;
     if (format == "table") {
       os << std::left << std::setw(13) << k.name << " " << k.summary << "  [" << k.seed << "]\n";
     } else if (format == "csv") {
@@ -183,6 +185,11 @@ int main(int argc, char** argv) {
       print_ncu_csv(std::cout, report);
     else
       print_table(std::cout, report);
+  } catch (const KernelFileError& e) {
+    // The compiler's own words for a kernel file that does not compile, then memsim's line.
+    progress().clear();
+    if (!e.detail.empty()) std::cerr << e.detail << "\n";
+    return usage_error(e.what());
   } catch (const ConfigError& e) {
     return usage_error(e.what());
   } catch (const ProfileError& e) {

@@ -21,16 +21,17 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/code_estimate.hpp"
-#include "codegen/install_paths.hpp"
+#include "codegen/kernel_file.hpp"
+#include "codegen/tools.hpp"
 #include "codegen/launch_instructions.hpp"
 #include "kernels/static_shape.hpp"
 #include "kernels/suite.hpp"
 
-extern char** environ;
-
 namespace memsim {
 namespace fs = std::filesystem;
 namespace {
+
+using namespace tools;
 
 // The flags of the GPU build's kernels (validate/CMakeLists.txt) and of the committed table
 // (model/calibration/sass_instruction_counts.py): the code counted is the code that runs.
@@ -50,79 +51,6 @@ const char* struct_name(const KernelInfo& k) {
 }
 
 const char* storage_type(Dtype d) { return d == Dtype::F16 ? "uint16_t" : d == Dtype::F32 ? "float" : "double"; }
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
-
-bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
-
-std::string on_path(const std::string& name) {
-  std::stringstream path(env("PATH"));
-  for (std::string dir; std::getline(path, dir, ':');)
-    if (!dir.empty() && executable(dir + "/" + name)) return dir + "/" + name;
-  return {};
-}
-
-std::string beside_or_on_path(const std::string& tool, const std::string& beside) {
-  if (!beside.empty()) {
-    const std::string p = (fs::path(beside).parent_path() / tool).string();
-    if (executable(p)) return p;
-  }
-  return on_path(tool);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs argv with stdout and stderr into files; the exit status (-1 when it could not start).
-int run(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// 64-bit FNV-1a: a stable content hash for the cache's keys (std::hash may differ between builds).
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// Where the kernel headers are: $MEMSIM_KERNEL_DIR, else an installed tree's copy, else the source tree memsim
-// was built from.
-std::string kernel_dir() {
-  const std::string e = env("MEMSIM_KERNEL_DIR");
-  if (!e.empty()) return e;
-  if (const std::optional<std::string> installed = installed_data_path("include")) return *installed;
-#ifdef MEMSIM_KERNEL_SOURCE_DIR
-  return MEMSIM_KERNEL_SOURCE_DIR;
-#else
-  return {};
-#endif
-}
 
 std::vector<std::string> suite_headers(const std::string& root) {
   std::vector<std::string> out;
@@ -150,9 +78,27 @@ const std::string& sources_hash() {
   return h;
 }
 
+// Whether memsim can generate cfg's kernel's code: a suite kernel, or one from a --kernel-file.
+bool compilable(const LaunchConfig& cfg) {
+  return cfg.kernel && (struct_name(*cfg.kernel) || kernel_file_source(*cfg.kernel));
+}
+
+// The kernel's struct as the generated source names it: the suite's, or the one the user's file names with
+// MEMSIM_KERNEL (found as the plugin's source finds it, codegen/kernel_file.cpp).
+std::string kernel_type(const KernelInfo& k) {
+  return struct_name(k) ? std::string("suite::") + struct_name(k) : std::string("memsim_file_kernel");
+}
+
+// A kernel file's configurations compile apart from the suite's, with its defines: "" for the suite.
+std::string source_group(const LaunchConfig& cfg) {
+  const KernelFileSource* f = kernel_file_source(*cfg.kernel);
+  return f ? f->path : std::string();
+}
+
 std::string wrapper_signature(const LaunchConfig& cfg) {
-  return std::string("suite::") + struct_name(*cfg.kernel) + ", " + storage_type(cfg.dtype) + ", " +
-         static_shape_type(cfg);
+  std::string s = kernel_type(*cfg.kernel) + ", " + storage_type(cfg.dtype) + ", " + static_shape_type(cfg);
+  if (const KernelFileSource* f = kernel_file_source(*cfg.kernel)) s += " from " + f->path + " " + f->hash;
+  return s;
 }
 
 std::string cache_key(const LaunchConfig& cfg, const CodegenOptions& o, const Toolkit& tk) {
@@ -242,6 +188,8 @@ void compile_chunk(const std::vector<std::pair<std::string, LaunchConfig>>& chun
   }
   std::vector<std::string> argv{tk.nvcc};
   argv.insert(argv.end(), nvcc_flags().begin(), nvcc_flags().end());
+  if (const KernelFileSource* f = kernel_file_source(*chunk.front().second.kernel))
+    for (const std::string& d : f->defines) argv.push_back("-D" + d);
   argv.insert(argv.end(), {"-arch=sm_" + o.arch, "-I" + root, "-I" + dir.string(), "-o", (dir / "code.cubin").string(),
                            (dir / "code.cu").string()});
   const std::string log = (dir / "nvcc.log").string(), sass = (dir / "code.sass").string();
@@ -330,6 +278,14 @@ std::string instantiation_source(const std::vector<LaunchConfig>& configs, const
      << ":\n// each configuration's body with its compile-time shape, as the GPU build instantiates it.\n"
         "#include <cstdint>\n#include \"kernels/device_memory.cuh\"\n#include \"kernels/static_shape.hpp\"\n"
         "#include \"kernels/suite.hpp\"\nusing namespace memsim;\n";
+  // A kernel file (one per source: compile_batch groups them) is found as its plugin finds it.
+  if (!configs.empty() && configs.front().kernel)
+    if (const KernelFileSource* f = kernel_file_source(*configs.front().kernel))
+      os << "#include \"kernels/plugin.hpp\"\nnamespace memsim { struct NoKernelInFile; }\n"
+            "memsim::NoKernelInFile* memsim_kernel_of_file(...);\n#include \""
+         << f->path
+         << "\"\nusing memsim_file_kernel = "
+            "std::remove_pointer_t<decltype(memsim_kernel_of_file(memsim::KernelFileTag{}))>;\n";
   for (size_t i = 0; i < configs.size(); ++i) {
     const LaunchConfig& c = configs[i];
     const char* t = storage_type(c.dtype);
@@ -337,7 +293,7 @@ std::string instantiation_source(const std::vector<LaunchConfig>& configs, const
        << static_shape_type(c) << " s) {\n"
        << "  const ThreadCoord t{int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), int(threadIdx.y)};\n"
        << "  const DeviceMemory<" << t << ">& m = mem;\n"
-       << "  suite::" << struct_name(*c.kernel) << "::body(m, s, t);\n}\n";
+       << "  " << kernel_type(*c.kernel) << "::body(m, s, t);\n}\n";
   }
   return os.str();
 }
@@ -351,7 +307,7 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
     std::lock_guard<std::mutex> lock(g_mutex);
     std::map<std::string, bool> seen;
     for (const LaunchConfig& c : configs) {
-      if (!c.kernel || !struct_name(*c.kernel)) continue;
+      if (!compilable(c)) continue;
       const std::string key = cache_key(c, o, tk);
       if (memory_cache().count(key) || seen[key]) continue;
       Entry e;
@@ -366,10 +322,21 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
   if (misses.empty() || !tk.usable()) return;
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = std::max(1, std::min(o.jobs > 0 ? o.jobs : cores, int(misses.size())));
-  // Contiguous chunks: nvcc's start-up (about a second) is paid once a chunk.
+  // Contiguous chunks: nvcc's start-up (about a second) is paid once a chunk. A chunk holds one source
+  // group (the suite, or one kernel file with its defines).
   using Chunk = std::vector<std::pair<std::string, LaunchConfig>>;
+  std::stable_sort(misses.begin(), misses.end(),
+                   [](const auto& a, const auto& b) { return source_group(a.second) < source_group(b.second); });
   std::vector<Chunk> chunks(static_cast<size_t>(jobs));
   for (size_t i = 0; i < misses.size(); ++i) chunks[i * size_t(jobs) / misses.size()].push_back(misses[i]);
+  for (size_t j = 0; j < chunks.size(); ++j)
+    for (size_t i = 1; i < chunks[j].size(); ++i)
+      if (source_group(chunks[j][i].second) != source_group(chunks[j][0].second)) {
+        Chunk rest(chunks[j].begin() + long(i), chunks[j].end());
+        chunks[j].resize(i);
+        chunks.push_back(std::move(rest));
+        break;
+      }
   std::atomic<int> done{0};
   const int total = int(misses.size());
   if (progress) progress(0, total);
@@ -398,7 +365,7 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
     why = "--no-compile";
   } else if (!tk.reads_cache()) {
     why = tk.missing;
-  } else if (!cfg.kernel || !struct_name(*cfg.kernel)) {
+  } else if (!compilable(cfg)) {
     why = "not a suite kernel";
   } else {
     compile_batch({cfg}, o);
@@ -426,6 +393,7 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
     }
   CompiledCode c = estimated_code(cfg);
   c.source = why;
+  if (kernel_file_source(*cfg.kernel)) c.source += "; a --kernel-file kernel: the rule fitted on the whole suite";
   return c;
 }
 

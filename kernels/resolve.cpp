@@ -54,7 +54,7 @@ std::string format_size2(Size2 s) { return std::to_string(s.x) + "x" + std::to_s
 Size2 default_tile(const KernelInfo& k, Size2 block, Dtype dtype) {
   // Blocks past an int's range are refused later (they exceed every device's threads a block).
   if (block.x > 65536 || block.y > 65536) return block;
-  const TileExtent t = default_tile_extent(k.footprint, int(block.x), int(block.y), dtype_bytes(dtype));
+  const TileExtent t = default_tile_extent(k, int(block.x), int(block.y), dtype_bytes(dtype));
   return {t.x, t.y};
 }
 
@@ -93,7 +93,7 @@ LaunchConfig resolve_launch(const UserConfig& user, const LaunchLimits& limits) 
   if (t.x > 65536 || t.y > 65536) fail("tile " + format_size2(t) + " is too large (at most 65536 a side)");
 
   // Each thread of the block covers the same number of footprints of the tile.
-  const TileExtent step = footprint_extent(k->footprint, dtype_bytes(user.dtype));
+  const TileExtent step = footprint_extent(*k, dtype_bytes(user.dtype));
   if (t.x % (step.x * b.x) != 0 || t.y % (step.y * b.y) != 0) {
     std::ostringstream os;
     os << tile_text << " is not a multiple of what block " << format_size2(b) << " covers in one step ("

@@ -63,7 +63,7 @@ MEMSIM_HD MEMSIM_INLINE constexpr StaticTileWalk<TX, TY / E, BX, BY> chunk_row_w
 // elements of ElemBytes bytes: what a user gets without --tile and --pad.
 template <class K, int BX, int BY, class Index, int ElemBytes>
 struct DefaultStaticShape {
-  static constexpr TileExtent kTile = default_tile_extent(K::info().footprint, BX, BY, ElemBytes);
+  static constexpr TileExtent kTile = default_tile_extent(K::info(), BX, BY, ElemBytes);
   static constexpr int kSmemRow = K::info().uses_shared_tile ? kTile.x + K::info().default_pad : 0;
   using type = StaticShape<BX, BY, kTile.x, kTile.y, kSmemRow, Index>;
 };
@@ -73,7 +73,7 @@ struct DefaultStaticShape {
 template <class K, int BX, int BY, int ElemBytes>
 constexpr bool default_tile_allowed() {
   constexpr KernelInfo k = K::info();
-  constexpr TileExtent t = default_tile_extent(k.footprint, BX, BY, ElemBytes);
+  constexpr TileExtent t = default_tile_extent(k, BX, BY, ElemBytes);
   if ((k.square_tile_only || k.square_tile) && t.x != t.y) return false;
   if (k.pow2_tile_x && !is_pow2(t.x)) return false;
   return true;

@@ -79,7 +79,7 @@ std::string cell(const nlohmann::ordered_json& v, int digits = 3) {
 std::vector<std::string> kernel_names(const std::string& spec) {
   std::vector<std::string> names;
   if (spec == "all") {
-    for (const KernelInfo& k : kernel_suite()) names.push_back(k.name);
+    for (const KernelInfo* k : all_kernels()) names.push_back(k->name);
     return names;
   }
   for (size_t start = 0;;) {

@@ -23,6 +23,7 @@ constexpr const char* kProvenKernels[] = {"copy",   "copy_shared", "naive",   "n
 
 bool proven(const KernelInfo& k) {
   if (k.diagonal_blocks) return false;
+  if (k.blocks_translate) return true;
   return std::any_of(std::begin(kProvenKernels), std::end(kProvenKernels),
                      [&](const char* name) { return std::strcmp(name, k.name) == 0; });
 }

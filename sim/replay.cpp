@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -14,91 +15,19 @@
 #include "sim/clones.hpp"
 #include "sim/l2_requests.hpp"
 #include "sim/partial_lines.hpp"
+#include "sim/plugin_abi.hpp"
+#include "sim/replay_kernel.hpp"
 #include "sim/warp_recorder.hpp"
 
 namespace memsim {
 namespace {
 
+using replay_detail::barriers_per_thread;
+using replay_detail::walk_blocks;
+
 using RangeFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, const MemoryRules&, Tally&);
 using WalkFn = void (*)(const LaunchShape&, const BufferLayout&, int64_t, int64_t, Recorders, const WarpVisitor&,
                         Tally&);
-
-// Restores this thread's division counters when it goes out of scope.
-struct RuntimeDivisionsSaved {
-  int64_t saved[2] = {runtime_divisions[0], runtime_divisions[1]};
-  ~RuntimeDivisionsSaved() { runtime_divisions[0] = saved[0], runtime_divisions[1] = saved[1]; }
-};
-
-// Runs every warp of blocks [first, last) through the kernel's body and hands each warp's accesses to
-// visit(block, warp, access). The counting path runs the body once per warp (WarpRecorder); a warp with an
-// access that needs a finding, every warp under Recorders::Grouping, and every warp of a kernel whose body
-// is not generic over its coordinates are run lane by lane with the grouping Recorder.
-// flatten: the body, its lambdas, the lane operators and the recorders' calls all inline into this loop;
-// without it GCC leaves the per-step lambdas as calls.
-template <class K, class T, class Visit>
-__attribute__((flatten)) MEMSIM_AVX2_CLONES void walk_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first,
-                                          int64_t last, Recorders recorders, Tally& findings, Visit&& visit) {
-  constexpr bool kPerWarp = runs_per_warp<K, T>;
-  WarpRecorder<T> fast(layout);
-  Recorder<T> grouping(layout, num_sites_of<K>(), findings);
-  const int threads = s.block_x * s.block_y;
-  const int warps = (threads + kWarpSize - 1) / kWarpSize;
-  // Thread coordinates of every warp's lanes, worked out once per launch, and the lanes each warp has.
-  std::vector<WarpCoord> warp_coords(warps);
-  std::vector<uint32_t> active(warps);
-  for (int w = 0; w < warps; ++w) {
-    for (int i = 0; i < kWarpSize; ++i) {
-      const int tid = w * kWarpSize + i;  // past the block's threads in a partial warp: inactive lanes
-      warp_coords[w].thread_x.v[i] = tid % s.block_x;
-      warp_coords[w].thread_y.v[i] = tid / s.block_x;
-    }
-    const int lanes = std::min(kWarpSize, threads - w * kWarpSize);
-    active[w] = lanes == kWarpSize ? ~0u : (1u << lanes) - 1;
-  }
-  for (int64_t b = first; b < last; ++b) {
-    const int block_x = int(b % s.grid_x);  // the hardware dispatches blocks by linear id, x fastest
-    const int block_y = int(b / s.grid_x);
-    for (int w = 0; w < warps; ++w) {
-      auto hand_over = [&](const WarpAccess& a) { visit(b, w, a); };
-      if constexpr (kPerWarp) {
-        if (recorders == Recorders::Counting) {
-          WarpCoord& t = warp_coords[w];
-          t.block_x = block_x;
-          t.block_y = block_y;
-          fast.start_warp(active[w]);
-          K::body(fast, s, t);
-          if (fast.flush(hand_over)) continue;
-        }
-      }
-      // Lane by lane, grouped by (site, occurrence): the definition, and the path that reports findings. Its
-      // uniform divisions would count once per lane: the instruction estimate reads the warp replay's only.
-      const RuntimeDivisionsSaved keep_divisions;
-      const WarpCoord& coords = warp_coords[w];
-      const int lanes = __builtin_popcount(active[w]);
-      ThreadCoord t;
-      t.block_x = block_x;
-      t.block_y = block_y;
-      for (int lane = 0; lane < lanes; ++lane) {
-        t.thread_x = coords.thread_x.v[lane];
-        t.thread_y = coords.thread_y.v[lane];
-        grouping.start_lane(lane, t);
-        K::body(grouping, s, t);
-      }
-      grouping.flush(hand_over);
-    }
-  }
-}
-
-// The barriers thread 0 of block 0 passes: every thread of a block passes the same ones (CUDA requires it).
-template <class K, class T>
-int barriers_per_thread(const LaunchShape& s, const BufferLayout& layout) {
-  Tally scratch(num_sites_of<K>());
-  Recorder<T> probe(layout, num_sites_of<K>(), scratch);
-  const ThreadCoord t{};
-  probe.start_lane(0, t);
-  K::body(probe, s, t);
-  return int(probe.barriers());
-}
 
 template <class K, class T>
 void replay_blocks(const LaunchShape& s, const BufferLayout& layout, int64_t first, int64_t last,
@@ -122,6 +51,7 @@ struct Entry {
   const char* name;
   RangeFn by_dtype[3];  // f16, f32, f64
   WalkFn walk[3];
+  const memsim_plugin_table_v1* plugin = nullptr;  // a kernel from a user's file: its table instead
 };
 
 // Storage types stand in for the dtypes: a transpose moves bits, so f16 travels as a 2-byte integer.
@@ -136,12 +66,82 @@ const std::vector<Entry>& entries() {
 }
 #undef MEMSIM_REPLAY_ENTRY
 
+std::deque<Entry>& plugin_entries() {
+  static std::deque<Entry> all;
+  return all;
+}
+
 const Entry& entry_for(const LaunchConfig& cfg) {
   for (const Entry& e : entries())
     if (std::strcmp(e.name, cfg.kernel->name) == 0) return e;
+  for (const Entry& e : plugin_entries())
+    if (std::strcmp(e.name, cfg.kernel->name) == 0) return e;
   throw std::logic_error(std::string("kernel without a replay entry: ") + cfg.kernel->name);
 }
-RangeFn find_range_fn(const LaunchConfig& cfg) { return entry_for(cfg).by_dtype[int(cfg.dtype)]; }
+
+// A plugin's findings, one per (kind, site), join the tally's as Tally::merge joins a later range's.
+void add_plugin_finding(void* tally, int kind, int site, const ThreadCoord* first, int64_t first_offset, int width,
+                        int64_t count) {
+  Tally& t = *static_cast<Tally*>(tally);
+  for (Finding& f : t.findings)
+    if (int(f.kind) == kind && f.site == site) {
+      f.count += count;
+      return;
+    }
+  t.findings.push_back({FindingKind(kind), site, count, *first, first_offset, width});
+}
+
+// A plugin's walk through the sink of sim/plugin_abi.hpp: what replay_blocks and walk_for_visitor do for the
+// suite, with the tally's sector counting on this side of the boundary.
+void plugin_range(const memsim_plugin_table_v1& p, int d, const LaunchShape& s, const BufferLayout& layout,
+                  int64_t first, int64_t last, const MemoryRules& rules, Tally& tally) {
+  if (first == 0 && last > 0) tally.barriers_per_thread = p.barriers_per_thread[d](&s, &layout);
+  struct Context {
+    Tally& tally;
+    const MemoryRules& rules;
+  } context{tally, rules};
+  memsim_access_sink_v1 sink{&context,
+                             [](void* c, int64_t block, int, const WarpAccess* a) {
+                               Context& x = *static_cast<Context*>(c);
+                               x.tally.add(*a, block, x.rules);
+                             },
+                             [](void* c, int kind, int site, const ThreadCoord* t, int64_t offset, int width,
+                                int64_t count) {
+                               add_plugin_finding(&static_cast<Context*>(c)->tally, kind, site, t, offset, width,
+                                                  count);
+                             }};
+  int64_t counters[3] = {0, 0, 0};
+  p.walk[d](&s, &layout, first, last, 0, &sink, counters);
+  tally.lane_operations += counters[0];
+  tally.runtime_divisions[0] += counters[1];
+  tally.runtime_divisions[1] += counters[2];
+}
+
+void plugin_walk(const memsim_plugin_table_v1& p, int d, const LaunchShape& s, const BufferLayout& layout,
+                 int64_t first, int64_t last, Recorders recorders, const WarpVisitor& visit, Tally& findings) {
+  struct Context {
+    const WarpVisitor& visit;
+    Tally& findings;
+  } context{visit, findings};
+  memsim_access_sink_v1 sink{&context,
+                             [](void* c, int64_t block, int warp, const WarpAccess* a) {
+                               static_cast<Context*>(c)->visit(block, warp, *a);
+                             },
+                             [](void* c, int kind, int site, const ThreadCoord* t, int64_t offset, int width,
+                                int64_t count) {
+                               add_plugin_finding(&static_cast<Context*>(c)->findings, kind, site, t, offset, width,
+                                                  count);
+                             }};
+  int64_t counters[3] = {0, 0, 0};
+  p.walk[d](&s, &layout, first, last, recorders == Recorders::Grouping, &sink, counters);
+}
+
+// Replays blocks [first, last) of cfg's kernel into `tally`, a suite kernel or a plugin's.
+void run_range(const Entry& e, const LaunchConfig& cfg, const BufferLayout& layout, int64_t first, int64_t last,
+               const MemoryRules& rules, Tally& tally) {
+  if (e.plugin) plugin_range(*e.plugin, int(cfg.dtype), cfg.shape, layout, first, last, rules, tally);
+  else e.by_dtype[int(cfg.dtype)](cfg.shape, layout, first, last, rules, tally);
+}
 
 }  // namespace
 
@@ -160,19 +160,28 @@ BufferLayout default_layout(const LaunchConfig& cfg) {
 
 void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t first, int64_t last,
                   const MemoryRules& rules, Tally& tally) {
-  find_range_fn(cfg)(cfg.shape, layout, first, last, rules, tally);
+  run_range(entry_for(cfg), cfg, layout, first, last, rules, tally);
 }
 
 void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, Recorders recorders,
                           const WarpVisitor& visit, Tally& findings) {
-  entry_for(cfg).walk[int(cfg.dtype)](cfg.shape, default_layout(cfg), first, last, recorders, visit, findings);
+  const Entry& e = entry_for(cfg);
+  if (e.plugin)
+    plugin_walk(*e.plugin, int(cfg.dtype), cfg.shape, default_layout(cfg), first, last, recorders, visit, findings);
+  else
+    e.walk[int(cfg.dtype)](cfg.shape, default_layout(cfg), first, last, recorders, visit, findings);
+}
+
+void register_plugin_replay(const KernelInfo* info, const memsim_plugin_table_v1* table) {
+  Entry e{info->name, {}, {}, table};
+  plugin_entries().push_back(e);
 }
 
 namespace {
 
 // Every block, split among worker threads; their tallies merged in launch order.
 Tally replay_every_block(const LaunchConfig& cfg, const BufferLayout& layout, const ReplayOptions& options) {
-  const RangeFn fn = find_range_fn(cfg);
+  const Entry& entry = entry_for(cfg);
   const int64_t blocks = cfg.blocks();
   int workers = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   // A worker per few hundred blocks at least: small launches are not worth a thread.
@@ -193,7 +202,7 @@ Tally replay_every_block(const LaunchConfig& cfg, const BufferLayout& layout, co
     const int64_t chunk = options.progress ? std::max<int64_t>(1024, (last - first) / 256) : last - first;
     for (int64_t b = first; b < last; b += chunk) {
       const int64_t end = std::min(last, b + chunk);
-      fn(cfg.shape, layout, b, end, options.rules, tallies[i]);
+      run_range(entry, cfg, layout, b, end, options.rules, tallies[i]);
       if (options.progress) options.progress(done += end - b, blocks);
     }
   };
@@ -237,7 +246,7 @@ Tally replay_tally(const LaunchConfig& cfg, const BufferLayout& layout, const Re
 }  // namespace
 
 ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
-  find_range_fn(cfg);  // a kernel without a replay entry fails here, before any work
+  entry_for(cfg);  // a kernel without a replay entry fails here, before any work
   ReplayResult result;
   result.config = cfg;
   result.layout = default_layout(cfg);

@@ -9,7 +9,10 @@
 #include "kernels/resolve.hpp"
 #include "sim/partial_lines.hpp"
 #include "sim/recorder.hpp"
+#include "sim/replay_kernel.hpp"
 #include "sim/tally.hpp"
+
+struct memsim_plugin_table_v1;  // sim/plugin_abi.hpp
 
 namespace memsim {
 
@@ -80,10 +83,13 @@ void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t f
 // uses (the body run once per warp on Lanes, the grouping Recorder for warps with findings and for bodies
 // that are not generic over their coordinates); `Recorders::Grouping` uses the
 // grouping Recorder, which defines the (site, occurrence) rule, for every warp. Findings go to `findings`.
-enum class Recorders { Counting, Grouping };
 using WarpVisitor = std::function<void(int64_t block, int warp, const WarpAccess& access)>;
 void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, Recorders recorders,
                           const WarpVisitor& visit, Tally& findings);
+
+// Replays kernel `info` (a register_kernel copy, kernels/registry.hpp) through a plugin's table: what
+// memsim --kernel-file does after loading a user's kernel (codegen/kernel_file.hpp). Before any replay.
+void register_plugin_replay(const KernelInfo* info, const memsim_plugin_table_v1* table);
 
 // Totals under Nsight Compute's metric names (docs/hardware.md, "Conventions"), in a fixed order.
 struct Metric {

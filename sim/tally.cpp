@@ -82,16 +82,6 @@ void Tally::add(const WarpAccess& w, int64_t block_linear, const MemoryRules& ru
   }
 }
 
-void Tally::note_finding(FindingKind kind, int site, const ThreadCoord& t, int64_t offset, int width) {
-  for (Finding& f : findings) {
-    if (f.kind == kind && f.site == site) {
-      ++f.count;
-      return;
-    }
-  }
-  findings.push_back({kind, site, 1, t, offset, width});
-}
-
 void Tally::merge(const Tally& later) {
   for (size_t i = 0; i < sites.size(); ++i) sites[i].add(later.sites[i]);
   for (const Finding& f : later.findings) {

@@ -85,7 +85,16 @@ struct Tally {
 
   explicit Tally(int num_sites) : sites(num_sites) {}
   void add(const WarpAccess& w, int64_t block_linear, const MemoryRules& rules);
-  void note_finding(FindingKind kind, int site, const ThreadCoord& t, int64_t offset, int width);
+  // Inline: a kernel compiled at run time (sim/plugin_entry.hpp) reports its findings through it too.
+  void note_finding(FindingKind kind, int site, const ThreadCoord& t, int64_t offset, int width) {
+    for (Finding& f : findings) {
+      if (f.kind == kind && f.site == site) {
+        ++f.count;
+        return;
+      }
+    }
+    findings.push_back({kind, site, 1, t, offset, width});
+  }
   // Adds `later`, a tally of blocks that come after this one's in launch order.
   void merge(const Tally& later);
 };

@@ -92,8 +92,11 @@ TEST(BlockClasses, EqualToFullReplayOverTheSuite) {
           if (compare(cfg, MemoryRules{}, describe(u))) by_classes.insert(k.name);
         }
   EXPECT_GE(compared, 14 * 3 * 3);
-  // Every kernel but diagonal ran by classes somewhere.
-  EXPECT_EQ(by_classes.size(), kernel_suite().size() - 1);
+  // Every kernel of the proof's list ran by classes somewhere (a kernel added to the suite runs in full until
+  // its body is checked and it joins the list, sim/block_classes.cpp).
+  for (const char* k : {"copy", "copy_shared", "naive", "naive_read", "coalesced", "padded", "coarse", "fine",
+                        "swizzle", "vec4", "vec4_shared", "reg4x4", "best"})
+    EXPECT_EQ(by_classes.count(k), 1u) << k;
   EXPECT_EQ(by_classes.count("diagonal"), 0u);
 }
 

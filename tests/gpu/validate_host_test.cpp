@@ -15,6 +15,7 @@
 #include <sstream>
 #include <vector>
 
+#include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "sim/replay.hpp"
 #include "tests/support/run_command.hpp"
@@ -128,7 +129,7 @@ TEST(Sweep, ListsExpandInGroupOrderAndSkipUnsupported) {
   EXPECT_NE(r.skipped[0].reason.find("whole tiles"), std::string::npos);
   EXPECT_THROW(parse_sweep("nope", "32x8", "64x64", "f32", std::nullopt, std::nullopt), ConfigError);
   EXPECT_THROW(resolve_sweep({users[5]}, LaunchLimits{}), ConfigError);  // a sweep of one rethrows
-  EXPECT_EQ(parse_sweep("all", "32x8", "64x64", "f32", std::nullopt, std::nullopt).kernels.size(), 14u);
+  EXPECT_EQ(parse_sweep("all", "32x8", "64x64", "f32", std::nullopt, std::nullopt).kernels.size(), kernel_suite().size());
 }
 
 // A value listed twice would run the same configurations twice: refused, naming it.

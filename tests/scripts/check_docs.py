@@ -116,6 +116,8 @@ def check_commands(root, doc, inside, memsim, work, with_plots, shown, failures)
         if command in SKIP:
             continue
         args = shlex.split(command)
+        # A kernel file a doc names is the source tree's (examples/): the commands run elsewhere.
+        args = [os.path.join(root, a) if i and args[i - 1] == "--kernel-file" else a for i, a in enumerate(args)]
         if "--plot" in args and not with_plots:
             continue
         start = time.monotonic()

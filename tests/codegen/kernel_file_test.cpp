@@ -1,0 +1,171 @@
+// memsim --kernel-file end to end: the examples/ kernels compiled at run time and replayed, their counts
+// against closed forms worked out here from each body's access pattern (never copied from memsim's output),
+// and a user's mistakes, each one line and exit status 2. Every plugin is compiled once into a cache shared
+// by the tests of this file (MEMSIM_CACHE_DIR), so each costs one compile (a few seconds) per build tree.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run_command.hpp"
+
+namespace memsim::test {
+namespace {
+
+const std::string kExamples = std::string(MEMSIM_SOURCE_DIR) + "/examples/";
+const std::string kFiles = std::string(MEMSIM_SOURCE_DIR) + "/tests/codegen/kernel_files/";
+
+CommandResult memsim(std::vector<std::string> args) {
+  setenv("MEMSIM_CACHE_DIR", MEMSIM_TEST_CACHE_DIR, 1);
+  args.push_back("--no-compile");  // the instruction estimate: nvcc's code is not what these tests check
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  return run_command(MEMSIM_BIN, args, std::string(MEMSIM_TEST_CACHE_DIR) + "-" + t->name());
+}
+
+nlohmann::json report(const std::vector<std::string>& args) {
+  std::vector<std::string> a = args;
+  a.insert(a.end(), {"--format", "json"});
+  const CommandResult r = memsim(a);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+int64_t metric(const nlohmann::json& r, const std::string& name) { return r["metrics"][name].get<int64_t>(); }
+const char* kLdReq = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+const char* kStReq = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+const char* kLdSec = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+const char* kStSec = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+const char* kShLd = "smsp__inst_executed_op_shared_ld.sum";
+const char* kShSt = "smsp__inst_executed_op_shared_st.sum";
+const char* kWaveLd = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+const char* kWaveSt = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+const char* kConfLd = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+const char* kConfSt = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+
+// docs/kernels.md's example. 256x256 f32, block 32x1, tile 32x32: 8x8 blocks of one warp, 32 column steps
+// each, so 64 x 32 = 2048 warp instructions per site. A load's 32 lanes read 32 different rows: one sector
+// each; a store's lanes write 32 consecutive floats of an output row, 128 aligned bytes: 4 sectors.
+TEST(KernelFile, DocsExampleRowPerThread) {
+  const auto r = report({"--kernel-file", kExamples + "row_per_thread.hpp", "--matrix", "256x256", "--block", "32x1",
+                         "--tile", "32x32"});
+  EXPECT_EQ(r["kernel"], "row_per_thread");
+  EXPECT_EQ(metric(r, kLdReq), 2048);
+  EXPECT_EQ(metric(r, kStReq), 2048);
+  EXPECT_EQ(metric(r, kLdSec), 2048 * 32);
+  EXPECT_EQ(metric(r, kStSec), 2048 * 4);
+}
+
+// The float2 transpose. Its footprint (2x1, looping to a square tile) sets the default tile: 32x8 covers
+// 64x64, so 256x256 is 4x4 blocks of 8 warps; each warp makes 8 steps per phase. Global: 16 x 8 x 8 = 1024
+// requests a side, 32 lanes x 8 bytes = 256 aligned bytes each: 8 sectors. Shared: two scalar stores and two
+// scalar loads a step, 2048 instructions each. A store's lane tx writes word (2 tx + i) * (64 + pad) + r; with
+// pad 1 that is 2 tx + i + r + 128 tx, so bank (2 tx + i + r) mod 32: lanes tx and tx + 16 share a bank with
+// different words, 2 wavefronts where 1 is ideal. A load's lane reads word r * 65 + 2 tx + i: bank
+// (r + 2 tx + i) mod 32, the same 2-way. With pad 2 the store's word is 132 tx + ...: bank 4 tx + ..., four
+// lanes a bank, 4 wavefronts; the load's r * 66 + 2 tx + i keeps 2.
+TEST(KernelFile, Float2PaddedTransposeClosedForms) {
+  const auto r = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "256x256"});
+  EXPECT_EQ(r["config"]["tile"]["x"], 64);
+  EXPECT_EQ(r["config"]["tile"]["y"], 64);
+  EXPECT_EQ(metric(r, kLdReq), 1024);
+  EXPECT_EQ(metric(r, kStReq), 1024);
+  EXPECT_EQ(metric(r, kLdSec), 1024 * 8);
+  EXPECT_EQ(metric(r, kStSec), 1024 * 8);
+  EXPECT_EQ(metric(r, kShSt), 2048);
+  EXPECT_EQ(metric(r, kShLd), 2048);
+  EXPECT_EQ(metric(r, kWaveSt), 2048 * 2);
+  EXPECT_EQ(metric(r, kConfSt), 2048);
+  EXPECT_EQ(metric(r, kWaveLd), 2048 * 2);
+  EXPECT_EQ(metric(r, kConfLd), 2048);
+  EXPECT_TRUE(r["findings"].empty());
+
+  const auto p2 = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "256x256", "--pad", "2"});
+  EXPECT_EQ(metric(p2, kWaveSt), 2048 * 4);
+  EXPECT_EQ(metric(p2, kConfSt), 2048 * 3);
+  EXPECT_EQ(metric(p2, kWaveLd), 2048 * 2);
+}
+
+// 16-byte copies, tile 128x8 under 32x8. f32: 256x256 / 4 elements a thread = 16384 thread steps, 512 warp
+// instructions a side, 32 x 16 = 512 bytes each: 16 sectors. f64: four elements are 32 bytes, two 16-byte
+// pieces, so 1024 instructions a side, and a piece's lanes lie 32 bytes apart: 32 sectors each, every sector
+// touched twice (twice the ideal 65536 x 8 / 32).
+TEST(KernelFile, CopyVec4ClosedForms) {
+  const auto r = report({"--kernel-file", kExamples + "copy_vec4.hpp", "--matrix", "256x256"});
+  EXPECT_EQ(r["config"]["tile"]["x"], 128);
+  EXPECT_EQ(r["config"]["tile"]["y"], 8);
+  EXPECT_EQ(metric(r, kLdReq), 512);
+  EXPECT_EQ(metric(r, kLdSec), 512 * 16);
+  EXPECT_EQ(metric(r, kStSec), 512 * 16);
+  const auto d = report({"--kernel-file", kExamples + "copy_vec4.hpp", "--matrix", "256x256", "--dtype", "f64"});
+  EXPECT_EQ(metric(d, kLdReq), 1024);
+  EXPECT_EQ(metric(d, kStReq), 1024);
+  EXPECT_EQ(metric(d, kLdSec), 1024 * 32);
+  EXPECT_EQ(metric(d, kLdSec), 2 * 65536 * 8 / 32);
+}
+
+// A kernel file's kernel is compared with the suite's by --kernel, reported first; the block classes it
+// claims (blocks_translate) give what the replay of every block gives.
+TEST(KernelFile, ComparedWithTheSuiteAndExactReplayAgrees) {
+  const auto c = report({"--kernel-file", kExamples + "float2_padded.hpp", "--kernel", "padded", "--matrix", "512x512"});
+  ASSERT_EQ(c["kernels"].size(), 2u);
+  EXPECT_EQ(c["kernels"][0]["kernel"], "float2_padded");
+  EXPECT_EQ(c["kernels"][1]["kernel"], "padded");
+  const auto classes = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "1000x520"});
+  const auto exact = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "1000x520", "--exact"});
+  EXPECT_EQ(classes["metrics"], exact["metrics"]);
+}
+
+// Findings hold for plugins: --define MISALIGN shifts every float2 load by one float. Lanes then start at odd
+// element offsets (4 bytes past an 8-byte boundary): every load is misaligned; the last lane of the last row
+// reads one element past the matrix. Without the define: none (a separate plugin, by the define).
+TEST(KernelFile, FindingsAndDefines) {
+  const std::string file = kFiles + "findings.hpp";
+  const auto clean = report({"--kernel-file", file, "--matrix", "64x64"});
+  EXPECT_TRUE(clean["findings"].empty());
+  const auto bad = report({"--kernel-file", file, "--define", "MISALIGN", "--matrix", "64x64"});
+  ASSERT_EQ(bad["findings"].size(), 2u) << bad["findings"].dump();
+  std::vector<std::string> kinds;
+  for (const auto& f : bad["findings"]) kinds.push_back(f["kind"]);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "misaligned"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "out_of_bounds"), kinds.end());
+  for (const auto& f : bad["findings"])
+    if (f["kind"] == "misaligned") EXPECT_EQ(f["count"], 64 * 64 / 2);  // every lane access
+    else EXPECT_EQ(f["count"], 1);                                        // the last one
+}
+
+// One line, exit status 2, for each mistake.
+void expect_refused(const std::vector<std::string>& args, const std::string& words) {
+  const CommandResult r = memsim(args);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(KernelFile, MistakesAreOneLine) {
+  expect_refused({"--kernel-file", kFiles + "missing.hpp"}, "missing.hpp: no such file");
+  expect_refused({"--kernel-file", kFiles + "findings.hpp", "--define", "1X=2"}, "invalid --define '1X=2'");
+  expect_refused({"--define", "X=1"}, "--define goes with --kernel-file");
+  expect_refused({"--kernel-file", kFiles + "no_kernel.hpp"}, "defines no kernel: name its struct once with MEMSIM_KERNEL");
+  expect_refused({"--kernel-file", kFiles + "two_kernels.hpp"}, "defines more than one kernel");
+  expect_refused({"--kernel-file", kFiles + "other_version.hpp"}, "written for another kernel interface");
+  expect_refused({"--kernel-file", kFiles + "suite_name.hpp"}, "names its kernel 'padded', which a suite kernel has");
+  for (const std::string& mistake : {"no_kernel", "two_kernels", "other_version", "suite_name"}) {
+    const CommandResult r = memsim({"--kernel-file", kFiles + mistake + ".hpp"});
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+// A file that does not compile: the compiler's first error (file, line, message), then memsim's summary.
+TEST(KernelFile, CompileErrorShowsTheFirstError) {
+  const CommandResult r = memsim({"--kernel-file", kFiles + "does_not_compile.hpp"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("does_not_compile.hpp:11"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("load_globl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("memsim: cannot compile kernel file"), std::string::npos) << r.err;
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 6) << r.err;
+}
+
+}  // namespace
+}  // namespace memsim::test
