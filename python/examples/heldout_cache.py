@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the held-out sweep's H100 measurements of `padded` (f32, 8192x8192: validate/heldout/results/h100, 15
 block shapes and tiles nobody fitted the model on) in Kernel Tuner 1.5's cache layout, as a tuning run over
-block_size_x, block_size_y, tile_size_x and tile_size_y would have written them: h100_padded_heldout.cache.json,
-the cache docs/python.md compares memsim's predictions with. "time" is the median of 50 timed launches (CUDA
+block_size_x, block_size_y, tile_size_x and tile_size_y (Kernel Tuner's convention: the elements a thread covers
+along x and y, so that a block covers block_size x tile_size) would have written them:
+h100_padded_heldout.cache.json, the cache docs/python.md compares memsim's predictions with. "time" is the median of 50 timed launches (CUDA
 events, ms), "times" the minimum, median and maximum. Standard library only.
 
     python3 python/examples/heldout_cache.py [RESULTS_DIR] [OUT]
@@ -27,7 +28,8 @@ def main(results, out):
                 continue
             device = run["context"]["device"]["name"]
             t = r["measured"]["time_us"]
-            values = [c["block"]["x"], c["block"]["y"], c["tile"]["x"], c["tile"]["y"]]
+            b, tile = c["block"], c["tile"]
+            values = [b["x"], b["y"], tile["x"] // b["x"], tile["y"] // b["y"]]
             entry = dict(zip(KEYS, values))
             entry.update({"time": t["median"] / 1000, "times": [t["min"] / 1000, t["median"] / 1000, t["max"] / 1000],
                           "compile_time": 0, "verification_time": 0, "benchmark_time": 0,

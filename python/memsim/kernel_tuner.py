@@ -4,10 +4,13 @@ Tuner cache file of memsim's predicted space (for ``tune_kernel(..., simulation_
 cache compared with memsim's predictions (docs/python.md). Nothing here imports kernel_tuner: the cache layout is
 Kernel Tuner 1.5's (kernel_tuner/util.py: process_cache, store_cache, read_cache).
 
-Tunable parameters map onto memsim's launch by name: ``names`` says which parameter is which part of it; the
-defaults are Kernel Tuner's block_size_x and block_size_y, then tile_size_x, tile_size_y (the input elements a
-block covers, memsim's --tile), dtype and pad. A part with no parameter takes the keyword argument's value (the
-command's default when None); parameters memsim does not model (an unroll factor) do not change its prediction.
+Tunable parameters map onto memsim's launch by name, ``names`` saying which parameter is which part of it. The
+defaults follow Kernel Tuner's conventions: block_size_x and block_size_y the block, tile_size_x and tile_size_y
+the elements each thread covers along x and y (its grid divisors: memsim's tile is the block times them), dtype
+and pad. memsim's own tile (the input elements a block covers, --tile) is the parts tile_x and tile_y, which no
+name sets by default (names={"tile_x": "TILE_W", "tile_y": "TILE_H"}). A part with no parameter takes the keyword
+argument's value (block, tile, dtype, pad; the command's default when None); parameters memsim does not model (an
+unroll factor) do not change its prediction.
 """
 import datetime
 import itertools
@@ -16,8 +19,8 @@ import math
 
 import memsim
 
-DEFAULT_NAMES = {"block_x": "block_size_x", "block_y": "block_size_y", "tile_x": "tile_size_x",
-                 "tile_y": "tile_size_y", "dtype": "dtype", "pad": "pad"}
+DEFAULT_NAMES = {"block_x": "block_size_x", "block_y": "block_size_y", "tile_x": None, "tile_y": None,
+                 "thread_tile_x": "tile_size_x", "thread_tile_y": "tile_size_y", "dtype": "dtype", "pad": "pad"}
 _ROLES = list(DEFAULT_NAMES)
 _MOST_A_SWEEP = 2000  # report/sweep.hpp: kMaxSweepConfigurations
 
@@ -42,58 +45,64 @@ class Predictions:
         # The parts a tunable parameter sets, in a fixed order.
         self.names = {r: given[r] for r in _ROLES if given[r] is not None and given[r] in self.tune_params}
         self.roles = list(self.names)
-        for a, b in (("block_x", "block_y"), ("tile_x", "tile_y")):
+        for a, b in (("block_x", "block_y"), ("tile_x", "tile_y"), ("thread_tile_x", "thread_tile_y")):
             if (a in self.names) != (b in self.names):
                 raise memsim.Error(f"{self.names.get(a, self.names.get(b))} names one side of the "
                                    f"{a[:-2]}; give both ({a}, {b}) or neither (names=...)")
+        if "tile_x" in self.names and "thread_tile_x" in self.names:
+            raise memsim.Error("names: the tile is set either per block (tile_x, tile_y) or per thread "
+                               "(thread_tile_x, thread_tile_y), not both")
         self.time_us, self.refused, self.rows = {}, {}, {}
         fixed = dict(kernel=kernel, matrix=matrix, device=device, **more)
         self.document = None
-        for blocks, tiles, dtypes, p in self._sweeps(block, tile, dtype, pad, only):
-            step = max(1, _MOST_A_SWEEP // (len(tiles) * len(dtypes)))  # a sweep holds at most 2000
-            for i in range(0, len(blocks), step):
-                doc = memsim.sweep(block=_or_none(blocks[i:i + step]), tile=_or_none(tiles), dtype=_or_none(dtypes), pad=p,
-                                   refused=True, **fixed)
+        # One memsim sweep for each tile, dtype and pad, over the blocks that go with them.
+        groups = {}
+        for key, (b, t, d, p) in self._launches(block, tile, dtype, pad, only):
+            groups.setdefault((t, d, p), {}).setdefault(b, []).append(key)
+        for (t, d, p), by_block in groups.items():
+            blocks = list(by_block)
+            for i in range(0, len(blocks), _MOST_A_SWEEP):
+                chunk = blocks[i:i + _MOST_A_SWEEP]
+                doc = memsim.sweep(block=_or_none(chunk), tile=t, dtype=d, pad=p, refused=True, **fixed)
                 self.document = self.document or doc
+
+                def keys_of(record):
+                    b = (record["block"]["x"], record["block"]["y"])
+                    return by_block.get(b, by_block.get(None, []))
+
                 for row in doc["rows"]:
-                    key = self._row_key(row, p)
-                    self.rows[key] = row
-                    self.time_us[key] = row["time_us"]
+                    for key in keys_of(row):
+                        self.rows[key] = row
+                        self.time_us[key] = row["time_us"]
                 for r in doc["refused"]:
-                    self.refused[self._row_key(r, p)] = r["reason"]
+                    for key in keys_of(r):
+                        self.refused[key] = r["reason"]
         if self.document is None:
             raise memsim.Error("no configuration to predict")
         self.device = self.document["sweep"]["device"]
         m = self.document["sweep"]["matrices"][0]
         self.matrix = (m["width"], m["height"])
 
-    def _sweeps(self, block, tile, dtype, pad, only):
-        """memsim sweeps that cover the space: (blocks, tiles, dtypes, pad) each. The cross product of the
-        parameters' values; or, given `only` (configurations as dicts), those alone, a sweep for each tile,
-        dtype and pad they hold."""
-        value = lambda role, p: _plain(p[self.names[role]]) if role in self.names else None  # noqa: E731
-        if only is not None:
-            groups = {}
-            for p in only:
-                t = (value("tile_x", p), value("tile_y", p)) if "tile_x" in self.names else tile
-                b = (value("block_x", p), value("block_y", p)) if "block_x" in self.names else block
-                d = value("dtype", p) if "dtype" in self.names else dtype
-                pp = value("pad", p) if "pad" in self.names else pad
-                blocks = groups.setdefault((t, d, pp), [])
-                if b not in blocks:
-                    blocks.append(b)
-            return [(blocks, [t], [d], pp) for (t, d, pp), blocks in groups.items()]
-        values = {r: [_plain(v) for v in self.tune_params[self.names[r]]] for r in self.roles}
-        blocks = list(itertools.product(values["block_x"], values["block_y"])) if "block_x" in values else [block]
-        tiles = list(itertools.product(values["tile_x"], values["tile_y"])) if "tile_x" in values else [tile]
-        dtypes = values.get("dtype", [dtype])
-        return [(blocks, tiles, dtypes, p) for p in values.get("pad", [pad])]
-
-    def _row_key(self, row, pad):
-        part = {"block_x": lambda: row["block"]["x"], "block_y": lambda: row["block"]["y"],
-                "tile_x": lambda: row["tile"]["x"], "tile_y": lambda: row["tile"]["y"],
-                "dtype": lambda: row["dtype"], "pad": lambda: pad}
-        return tuple(part[r]() for r in self.roles)
+    def _launches(self, block, tile, dtype, pad, only):
+        """(key, (block, tile, dtype, pad)) for each configuration to predict: the cross product of the modelled
+        parameters' values, or those of `only`; a part no parameter sets is the argument given (None: memsim's
+        default)."""
+        if only is None:
+            values = [[_plain(v) for v in self.tune_params[self.names[r]]] for r in self.roles]
+            keys = dict.fromkeys(itertools.product(*values))
+        else:
+            keys = dict.fromkeys(self.key(p) for p in only)
+        for key in keys:
+            v = dict(zip(self.roles, key))
+            b = (v["block_x"], v["block_y"]) if "block_x" in v else _pair(block)
+            if "tile_x" in v:
+                t = (v["tile_x"], v["tile_y"])
+            elif "thread_tile_x" in v:
+                bx, by = b if b is not None else (32, 8)  # memsim's default block
+                t = (bx * v["thread_tile_x"], by * v["thread_tile_y"])
+            else:
+                t = _pair(tile)
+            yield key, (b, t, v.get("dtype", dtype), v.get("pad", pad))
 
     def key(self, params):
         """The key of a configuration given as Kernel Tuner's dict of parameter values."""
@@ -151,6 +160,17 @@ def _or_none(values):
     return None if values == [None] else values
 
 
+def _pair(size):
+    """(X, Y) from (X, Y) or "XxY"; None stays None."""
+    try:
+        if isinstance(size, str):
+            x, _, y = size.partition("x")
+            return (int(x), int(y))
+        return None if size is None else (int(size[0]), int(size[1]))
+    except (ValueError, TypeError, IndexError):
+        raise memsim.Error(f"expected (X, Y) or 'XxY', got {size!r}") from None
+
+
 def _plain(v):
     """A numpy scalar as the Python value it holds (a key must compare equal to memsim's)."""
     return v.item() if hasattr(v, "item") else v
@@ -175,8 +195,9 @@ def write_cache(path, tune_params, kernel="padded", kernel_name=None, problem_si
     pred = Predictions(tune_params, kernel, **memsim_args)
     extra = [k for k in pred.tune_params if k not in pred.names.values()]
     if extra:
-        raise memsim.Error(f"tunable parameter {extra[0]!r} is none memsim models ({', '.join(DEFAULT_NAMES.values())}"
-                           "; names= maps others): a simulation needs a time for every configuration")
+        known = ", ".join(n for n in DEFAULT_NAMES.values() if n)
+        raise memsim.Error(f"tunable parameter {extra[0]!r} is none memsim models ({known}; names= maps others): "
+                           "a simulation needs a time for every configuration")
     keys = list(pred.tune_params)
     now = str(datetime.datetime.now(datetime.timezone.utc))
     header = {

@@ -1,4 +1,4 @@
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas
 
@@ -29,6 +29,7 @@ class Predictions:
         tile: Size | None = None,
         pad: int | None = None,
         names: Mapping[str, str | None] | None = None,
+        only: Iterable[Mapping[str, Any]] | None = None,
         **more: object,
     ) -> None: ...
     def key(self, params: Mapping[str, Any]) -> tuple[Any, ...]: ...

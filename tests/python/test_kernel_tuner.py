@@ -3,6 +3,7 @@ cache memsim writes finds memsim's best configuration; memsim's restrictions dro
 refuses and what it predicts far from its best, in each of the ways Kernel Tuner calls a restriction; and a cache
 that Kernel Tuner itself wrote while tuning a C transpose on the CPU (lang="C", g++) reads back beside memsim's
 predictions."""
+import itertools
 import os
 import shutil
 import tempfile
@@ -106,6 +107,23 @@ def test_compare_reads_a_cache_kernel_tuner_wrote():
     assert all(r["predicted_us"] > 0 for r in records)
     frame = mkt.compare_cache(path, kernel="padded", as_frame=True)
     assert list(frame["block_size_x"]) == [r["block_size_x"] for r in records]
+
+
+def test_tile_size_is_per_thread_and_tile_x_per_block():
+    # Kernel Tuner's convention: a block covers block_size x tile_size elements.
+    tune = {"block_size_x": [32, 64], "block_size_y": [4, 8], "tile_size_x": [1, 2], "tile_size_y": [1, 4, 8]}
+    pred = mkt.Predictions(tune, kernel="padded", matrix=(1024, 1024))
+    assert len(pred.time_us) + len(pred.refused) == 24 and pred.time_us
+    for key, t in pred.time_us.items():
+        bx, by, tx, ty = key
+        assert t == memsim.predict(kernel="padded", block=(bx, by), tile=(bx * tx, by * ty),
+                                   matrix=(1024, 1024))["time_us"], key
+    keep = mkt.restrictions(tune, kernel="padded", matrix=(1024, 1024))
+    assert all(keep(dict(zip(tune, k))) == (k in pred.time_us) for k in itertools.product(*tune.values()))
+    # memsim's own tile, named.
+    own = mkt.Predictions({"block_size_x": [32], "block_size_y": [8], "TW": [32, 64], "TH": [32, 64]},
+                          kernel="padded", matrix=(1024, 1024), names={"tile_x": "TW", "tile_y": "TH"})
+    assert own.time_us[(32, 8, 64, 32)] == pred.time_us[(32, 8, 2, 4)]
 
 
 def test_write_cache_refuses_what_it_cannot_predict():
