@@ -1,7 +1,7 @@
 """memsim's predictions where Kernel Tuner (pip kernel-tuner) works: restrictions that drop what memsim predicts
 impossible or slow before anything compiles, metrics that put memsim's figures beside a tuning run's, a Kernel
-Tuner cache file of memsim's predicted space (for ``tune_kernel(..., simulation_mode=True)``), and a real run's
-cache compared with memsim's predictions (docs/python.md). Nothing here imports kernel_tuner: the cache layout is
+Tuner cache file of memsim's predicted space (for ``tune_kernel(..., simulation_mode=True)``) or the same in the
+T4 results schema, and a real run's cache compared with memsim's predictions (docs/python.md). Nothing here imports kernel_tuner: the cache layout is
 Kernel Tuner 1.5's (kernel_tuner/util.py: process_cache, store_cache, read_cache).
 
 Tunable parameters map onto memsim's launch by name, ``names`` saying which parameter is which part of it. The
@@ -112,7 +112,7 @@ class Predictions:
         """The fastest configuration predicted: {parameter: value} over the modelled parameters."""
         if not self.time_us:
             raise memsim.Error("memsim refuses every configuration of this search space")
-        key = min(self.time_us, key=self.time_us.get)  # the first of equals: the sweep's rank
+        key = min(self.time_us, key=self.time_us.get)  # the first of equals in the order predicted
         return {self.names[r]: v for r, v in zip(self.roles, key)}
 
     def best_time_us(self):
@@ -182,6 +182,32 @@ def restrictions(tune_params, kernel="padded", keep_within=None, **memsim_args):
     return Predictions(tune_params, kernel, **memsim_args).restriction(keep_within)
 
 
+def _cache_entries(pred, now):
+    """Each configuration of the cross product of pred.tune_params as a Kernel Tuner cache entry: (key, entry)."""
+    extra = [k for k in pred.tune_params if k not in pred.names.values()]
+    if extra:
+        known = ", ".join(n for n in DEFAULT_NAMES.values() if n)
+        raise memsim.Error(f"tunable parameter {extra[0]!r} is none memsim models ({known}; names= maps others): "
+                           "a simulation needs a time for every configuration")
+    keys = list(pred.tune_params)
+    for values in itertools.product(*([_plain(v) for v in pred.tune_params[k]] for k in keys)):
+        params = dict(zip(keys, values))
+        key = pred.key(params)
+        row = pred.rows.get(key)
+        entry = dict(params)
+        if row:
+            entry.update({"time": row["time_us"] / 1000, "times": [row["time_us"] / 1000]})
+        else:
+            entry["__error__"] = "InvalidConfig"
+        entry.update({"compile_time": 0, "verification_time": 0, "benchmark_time": 0, "timestamp": now})
+        if row:
+            entry.update({"memsim_time_us": row["time_us"], "memsim_GB/s": row["effective_bandwidth_gbs"],
+                          "memsim_bottleneck": row["bottleneck"], "memsim_basis": row["instructions_basis"]})
+        else:
+            entry["memsim_refused"] = pred.refused.get(key, "not predicted")
+        yield ",".join(str(v) for v in values), entry
+
+
 def write_cache(path, tune_params, kernel="padded", kernel_name=None, problem_size=None, objective="time",
                 **memsim_args):
     """Writes memsim's predictions over ``tune_params`` as a Kernel Tuner cache file (kernel_tuner 1.5's layout,
@@ -193,45 +219,47 @@ def write_cache(path, tune_params, kernel="padded", kernel_name=None, problem_si
     device_name is memsim's device profile. Every parameter of tune_params must be one memsim models (names=).
     Returns the Predictions written (``.best()``: the configuration memsim predicts fastest)."""
     pred = Predictions(tune_params, kernel, **memsim_args)
-    extra = [k for k in pred.tune_params if k not in pred.names.values()]
-    if extra:
-        known = ", ".join(n for n in DEFAULT_NAMES.values() if n)
-        raise memsim.Error(f"tunable parameter {extra[0]!r} is none memsim models ({known}; names= maps others): "
-                           "a simulation needs a time for every configuration")
-    keys = list(pred.tune_params)
-    now = str(datetime.datetime.now(datetime.timezone.utc))
     header = {
         "device_name": f"{pred.device['name']} (memsim {pred.device['profile']})",
         "kernel_name": kernel_name or kernel,
         "problem_size": list(problem_size) if problem_size is not None else list(pred.matrix),
-        "tune_params_keys": keys,
+        "tune_params_keys": list(pred.tune_params),
         "tune_params": {k: [_plain(v) for v in vs] for k, vs in pred.tune_params.items()},
         "objective": [objective],  # a list, as tune_kernel writes it
         "cache": {},
     }
     # Kernel Tuner's own layout: the header without its last "}\n}", one entry a line, then closed.
     text = json.dumps(header, indent="")[:-3]
-    for values in itertools.product(*(header["tune_params"][k] for k in keys)):
-        params = dict(zip(keys, values))
-        key = pred.key(params)
-        entry = dict(params)
-        if key in pred.rows:
-            row = pred.rows[key]
-            entry.update({"time": row["time_us"] / 1000, "times": [row["time_us"] / 1000]})
-        else:
-            entry["__error__"] = "InvalidConfig"
-        entry.update({"compile_time": 0, "verification_time": 0, "benchmark_time": 0, "timestamp": now})
-        if key in pred.rows:
-            row = pred.rows[key]
-            entry.update({"memsim_time_us": row["time_us"], "memsim_GB/s": row["effective_bandwidth_gbs"],
-                          "memsim_bottleneck": row["bottleneck"], "memsim_basis": row["instructions_basis"]})
-        else:
-            entry["memsim_refused"] = pred.refused.get(key, "not predicted")
-        name = ",".join(str(v) for v in values)
+    for name, entry in _cache_entries(pred, str(datetime.datetime.now(datetime.timezone.utc))):
         text += "\n" + json.dumps({name: entry})[1:-1] + ","
-    text = text[:-1] + "}\n}"
     with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write(text[:-1] + "}\n}")
+    return pred
+
+
+def write_t4(path, tune_params, kernel="padded", objective="time", **memsim_args):
+    """Writes memsim's predictions over ``tune_params`` in the community's T4 results schema (1.0.0), as Kernel
+    Tuner's store_output_file writes a run's results (kernel_tuner/file_utils.py: get_t4_results): one result a
+    configuration with its configuration, times (runtimes: the predicted time in ms; the others 0), invalidity
+    ("correct", or "constraints" where memsim refuses it), correctness 1, measurements (time in ms, memsim's
+    figures) and objectives. Returns the Predictions written."""
+    pred = Predictions(tune_params, kernel, **memsim_args)
+    timing = ("compile_time", "verification_time", "benchmark_time", "timestamp", "times", "__error__")
+    results = []
+    for _, entry in _cache_entries(pred, str(datetime.datetime.now(datetime.timezone.utc))):
+        results.append({
+            "timestamp": entry["timestamp"],
+            "configuration": {k: entry[k] for k in pred.tune_params},
+            "times": {"compilation": 0, "benchmark": 0, "framework": 0, "search_algorithm": 0, "validation": 0,
+                      "runtimes": entry.get("times", [])},
+            "invalidity": "constraints" if "__error__" in entry else "correct",
+            "correctness": 1,
+            "measurements": [{"name": k, "value": v, "unit": "ms" if k.startswith("time") else ""}
+                             for k, v in entry.items() if k not in pred.tune_params and k not in timing],
+            "objectives": [objective],
+        })
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"results": results, "schema_version": "1.0.0", "metadata": {"timeunit": "milliseconds"}}, f)
     return pred
 
 

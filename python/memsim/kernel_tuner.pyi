@@ -50,6 +50,10 @@ def write_cache(
     objective: str = "time",
     **memsim_args: Any,
 ) -> Predictions: ...
+def write_t4(
+    path: str, tune_params: Mapping[str, Sequence[Any]], kernel: str = "padded", objective: str = "time",
+    **memsim_args: Any
+) -> Predictions: ...
 def read_cache(path: str) -> dict[str, Any]: ...
 def compare_cache(
     path: str, kernel: str = "padded", names: Mapping[str, str | None] | None = None, as_frame: bool = False,

@@ -126,6 +126,31 @@ def test_tile_size_is_per_thread_and_tile_x_per_block():
     assert own.time_us[(32, 8, 64, 32)] == pred.time_us[(32, 8, 2, 4)]
 
 
+def test_t4_results_are_kernel_tuners_and_valid():
+    import json
+    import jsonschema
+    from kernel_tuner.file_utils import get_t4_results
+
+    cache_path, t4_path = os.path.join(WORK, "t4_cache.json"), os.path.join(WORK, "t4.json")
+    mkt.write_cache(cache_path, TUNE, kernel="padded", matrix=MATRIX)
+    mkt.write_t4(t4_path, TUNE, kernel="padded", matrix=MATRIX)
+    with open(t4_path, encoding="utf-8") as f:
+        ours = json.load(f)
+    schema_dir = os.path.join(os.path.dirname(kernel_tuner.__file__), "schema", "T4", "1.0.0")
+    with open(os.path.join(schema_dir, "results-schema.json"), encoding="utf-8") as f:
+        jsonschema.validate(ours, json.load(f))
+    # Kernel Tuner's own T4 writer, on the same configurations as its reader gives them.
+    entries = list(kernel_tuner.util.read_cache(cache_path, open_cache=False)["cache"].values())
+    theirs = json.loads(json.dumps(get_t4_results([{**e, "framework_time": 0, "strategy_time": 0} for e in entries],
+                                                  TUNE), cls=kernel_tuner.util.NpEncoder))
+    for r in theirs["results"]:  # Kernel Tuner lists its error object as a measurement too ("", no unit)
+        r["measurements"] = [m for m in r["measurements"] if m["name"] != "__error__"]
+    for r in ours["results"] + theirs["results"]:
+        del r["timestamp"]
+    assert ours == theirs
+    assert sum(r["invalidity"] == "constraints" for r in ours["results"]) == 3
+
+
 def test_write_cache_refuses_what_it_cannot_predict():
     try:
         mkt.write_cache(os.path.join(WORK, "x.json"), {**TUNE, "unroll": [1, 2]}, matrix=MATRIX)
