@@ -151,7 +151,7 @@ TEST(KernelFile, MistakesAreOneLine) {
   expect_refused({"--kernel-file", kFiles + "two_kernels.hpp"}, "defines more than one kernel");
   expect_refused({"--kernel-file", kFiles + "other_version.hpp"}, "written for another kernel interface");
   expect_refused({"--kernel-file", kFiles + "suite_name.hpp"}, "names its kernel 'padded', which a suite kernel has");
-  for (const std::string& mistake : {"no_kernel", "two_kernels", "other_version", "suite_name"}) {
+  for (const char* mistake : {"no_kernel", "two_kernels", "other_version", "suite_name"}) {
     const CommandResult r = memsim({"--kernel-file", kFiles + mistake + ".hpp"});
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }

@@ -711,7 +711,9 @@ TEST(Cli, CompareAllKeepsRefusedKernelsAsRows) {
     const bool refused = name == "coarse" || name == "fine" || name == "vec4" || name == "vec4_shared" ||
                          name == "reg4x4" || name == "best";
     EXPECT_EQ(!rows[i]["refused"].is_null(), refused) << name << ": " << rows[i].dump();
-    if (refused) EXPECT_EQ(keys_of(rows[i]), (std::vector<std::string>{"kernel", "refused"})) << name;
+    if (refused) {
+      EXPECT_EQ(keys_of(rows[i]), (std::vector<std::string>{"kernel", "refused"})) << name;
+    }
   }
   const Cli table = run_cli({"--kernel", "all", "--matrix", "102x64"});
   ASSERT_EQ(table.code, 0) << table.err;
