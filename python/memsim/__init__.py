@@ -17,7 +17,7 @@ from memsim import _memsim  # noqa: E402
 Error = _memsim.Error
 __version__ = _memsim.__version__
 
-__all__ = ["Error", "__version__", "run", "predict", "sweep", "to_frame", "kernels", "devices"]
+__all__ = ["Error", "__version__", "run", "predict", "kernel_file", "sweep", "to_frame", "kernels", "devices"]
 
 # Options that shape the command's output rather than the prediction: the functions choose it themselves.
 _NOT_HERE = {"format", "plot", "plot_out", "plot_site", "plot_instruction", "list_kernels", "list_devices", "help",
@@ -87,6 +87,15 @@ def _arguments(kernel, block, matrix, dtype, device, tile, pad, more, many):
     return args
 
 
+def _with_shortcuts(report):
+    """The report with the prediction's main figures copied to its top level."""
+    p = report["prediction"]
+    for key in ("time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "bottleneck_share",
+                "instructions", "instructions_basis", "occupancy"):
+        report[key] = p.get(key)
+    return report
+
+
 def predict(kernel="padded", block=None, matrix=None, dtype=None, device=None, tile=None, pad=None, **more):
     """One launch analysed as ``memsim --format json`` does: the command's report (config, device, metrics under
     Nsight Compute's names, sites, findings, prediction, advice) with the prediction's main figures copied to the top
@@ -100,11 +109,24 @@ def predict(kernel="padded", block=None, matrix=None, dtype=None, device=None, t
     report = _memsim.run(_arguments(kernel, block, matrix, dtype, device, tile, pad, more, many=False))
     if "prediction" not in report:
         raise Error("predict() analyses one configuration on one device; sweep() takes lists")
-    p = report["prediction"]
-    for key in ("time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck", "bottleneck_share",
-                "instructions", "instructions_basis", "occupancy"):
-        report[key] = p.get(key)
-    return report
+    return _with_shortcuts(report)
+
+
+def kernel_file(path, defines=None, block=None, matrix=None, dtype=None, device=None, tile=None, pad=None, **more):
+    """A kernel of your own, from one header written against memsim's kernel interface (docs/kernel_interface.md),
+    analysed as ``memsim --kernel-file PATH [--define NAME=VALUE ...]`` does: the same report as predict().
+    defines: {"NAME": value} or ["NAME=VALUE", ...]; the file is compiled into a plugin once and cached."""
+    if isinstance(defines, dict):
+        defines = [f"{k}={v}" for k, v in defines.items()]
+    args = ["--kernel-file", _os.fspath(path)]
+    for d in defines or []:
+        args += ["--define", str(d)]
+    # _arguments' first two words name a suite kernel: the file names its own.
+    args += _arguments("", block, matrix, dtype, device, tile, pad, more, many=False)[2:]
+    report = _memsim.run(args)
+    if "prediction" not in report:
+        raise Error("kernel_file() analyses one configuration on one device; run() takes the rest")
+    return _with_shortcuts(report)
 
 
 def sweep(kernel="padded", block=None, matrix=None, dtype=None, device=None, tile=None, pad=None, as_frame=False,

@@ -1,4 +1,5 @@
-from typing import Any, Literal, Sequence, Union, overload
+import os
+from typing import Any, Literal, Mapping, Sequence, Union, overload
 
 import pandas
 
@@ -15,6 +16,17 @@ __version__: str
 def run(*args: object) -> Any: ...
 def predict(
     kernel: str = "padded",
+    block: Size | None = None,
+    matrix: Size | None = None,
+    dtype: str | None = None,
+    device: str | None = None,
+    tile: Size | None = None,
+    pad: int | None = None,
+    **more: object,
+) -> Record: ...
+def kernel_file(
+    path: str | os.PathLike[str],
+    defines: Mapping[str, object] | Sequence[str] | None = None,
     block: Size | None = None,
     matrix: Size | None = None,
     dtype: str | None = None,

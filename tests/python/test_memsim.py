@@ -36,6 +36,30 @@ def test_predict_is_the_command_lines_json():
     assert list(got) == list(want) and got == want
 
 
+def test_kernel_file_is_the_command_lines_json():
+    # examples/float2_padded.hpp: a float2 padded transpose; the report is the command line's.
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "float2_padded.hpp")
+    got = memsim.kernel_file(path, matrix=(256, 256), no_compile=True)
+    want = cli("--kernel-file", path, "--matrix", "256x256", "--no-compile")
+    for key in SHORTCUTS:
+        assert got.pop(key) == want["prediction"][key], key
+    assert got == want
+    assert got["config"]["kernel"] == "float2_padded"
+    try:
+        memsim.kernel_file(path + ".missing")
+    except memsim.Error as e:
+        assert str(e) == cli_error("--kernel-file", path + ".missing"), e
+    else:
+        raise AssertionError("a missing kernel file was accepted")
+    # Defines reach the command line as --define NAME=VALUE (a bad name is refused before anything compiles).
+    try:
+        memsim.kernel_file(path, {"1X": 2})
+    except memsim.Error as e:
+        assert str(e) == cli_error("--kernel-file", path, "--define", "1X=2"), e
+    else:
+        raise AssertionError("a bad define was accepted")
+
+
 def test_predict_defaults_are_the_command_lines():
     got = memsim.predict(kernel="padded", block=(32, 8))
     assert got["time_us"] == cli("--kernel", "padded", "--block", "32x8")["prediction"]["time_us"]
