@@ -271,7 +271,7 @@ def write_inc(rows, path, version):
                 "// and the waits for them (loads in flight a warp: loads / waits). Do not edit: regenerate.\n"
                 % version)
         for name, dtype, bx, by, c in rows:
-            f.write('{"%s", Dtype::%s, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},\n' %
+            f.write('{"%s", Dtype::%s, %d, %d, {%d, %d, %d, %d, %d, %d, %d, %d}},\n' %
                     (name, dtype.upper(), bx, by, c["inner"], c["exit"], c["square"], c["square_exit"], c["edge"],
                      c["edge_square"], c["loads"], c["load_waits"]))
     os.replace(tmp, path)
