@@ -16,6 +16,7 @@
 
 #include "model/atomic_file.hpp"
 #include "codegen/install_paths.hpp"
+#include "codegen/tools.hpp"
 #include "sim/replay.hpp"
 #include "sim/shared_banks.hpp"
 
@@ -81,24 +82,6 @@ nlohmann::ordered_json instruction_json(const WarpAccess& w, int warp, const Ban
           {"lanes", lanes}};
 }
 
-// Runs `argv` with standard input and output closed off; its exit status, or -1 when it cannot run.
-int run_quietly(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 // python3 on PATH, or "" when there is none.
 std::string python_on_path() {
   const char* path = std::getenv("PATH");
@@ -138,7 +121,7 @@ PythonChoice find_python() {
   }
   std::vector<std::string> runnable;
   for (const std::string& python : candidates) {
-    const int rc = run_quietly({python, "-c", "import matplotlib"});
+    const int rc = tools::run({python, "-c", "import matplotlib"}, "/dev/null", "/dev/null");
     if (rc == 0) {
       choice.python = python;
       return choice;
