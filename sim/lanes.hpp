@@ -109,14 +109,14 @@ MEMSIM_LANE_BINARY(!=)
 #undef MEMSIM_LANE_BINARY
 
 // Logical and/or evaluate both sides (there is nothing to short-circuit: operands have no side effects),
-// lane by lane, without branches.
+// lane by lane, without branches (bitwise on 0/1 ints: clang warns of `&` on bools as of a mistaken `&&`).
 #define MEMSIM_LANE_LOGICAL(OP, BITWISE)                                                                 \
   template <class A, class B, std::enable_if_t<kLaneOperands<A, B>, int> = 0>                           \
   inline __attribute__((always_inline)) Lanes<bool> operator OP(const A& a, const B& b) {               \
     Lanes<bool> r;                                                                                       \
     r.per_column = varies_per_column(a) || varies_per_column(b);                                         \
     count_operation(1, r.per_column);                                                                    \
-    for (int i = 0; i < kWarpSize; ++i) r.v[i] = bool(lane_of(a, i)) BITWISE bool(lane_of(b, i));      \
+    for (int i = 0; i < kWarpSize; ++i) r.v[i] = int(bool(lane_of(a, i))) BITWISE int(bool(lane_of(b, i))); \
     return r;                                                                                            \
   }
 MEMSIM_LANE_LOGICAL(&&, &)

@@ -24,6 +24,9 @@ CommandResult memsim(std::vector<std::string> args) {
   return run_command(MEMSIM_BIN, args, std::string(MEMSIM_TEST_CACHE_DIR) + "-" + t->name());
 }
 
+// A failed run fails the test and gives an empty report; the tests hold it non-const so that reading a key
+// it lacks yields null (a failed comparison), not nlohmann's assertion, which would abort before the run's
+// error is shown.
 nlohmann::json report(const std::vector<std::string>& args) {
   std::vector<std::string> a = args;
   a.insert(a.end(), {"--format", "json"});
@@ -32,7 +35,15 @@ nlohmann::json report(const std::vector<std::string>& args) {
   return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
 }
 
-int64_t metric(const nlohmann::json& r, const std::string& name) { return r["metrics"][name].get<int64_t>(); }
+// -1 (and a failure) where the report has no such metric, e.g. after a failed run: never an abort that hides
+// the run's own error.
+int64_t metric(const nlohmann::json& r, const std::string& name) {
+  if (!r.contains("metrics") || !r["metrics"].contains(name)) {
+    ADD_FAILURE() << "the report has no metric " << name;
+    return -1;
+  }
+  return r["metrics"][name].get<int64_t>();
+}
 const char* kLdReq = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 const char* kStReq = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
 const char* kLdSec = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
@@ -48,7 +59,7 @@ const char* kConfSt = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 // each, so 64 x 32 = 2048 warp instructions per site. A load's 32 lanes read 32 different rows: one sector
 // each; a store's lanes write 32 consecutive floats of an output row, 128 aligned bytes: 4 sectors.
 TEST(KernelFile, DocsExampleRowPerThread) {
-  const auto r = report({"--kernel-file", kExamples + "row_per_thread.hpp", "--matrix", "256x256", "--block", "32x1",
+  auto r = report({"--kernel-file", kExamples + "row_per_thread.hpp", "--matrix", "256x256", "--block", "32x1",
                          "--tile", "32x32"});
   EXPECT_EQ(r["kernel"], "row_per_thread");
   EXPECT_EQ(metric(r, kLdReq), 2048);
@@ -66,7 +77,7 @@ TEST(KernelFile, DocsExampleRowPerThread) {
 // (r + 2 tx + i) mod 32, the same 2-way. With pad 2 the store's word is 132 tx + ...: bank 4 tx + ..., four
 // lanes a bank, 4 wavefronts; the load's r * 66 + 2 tx + i keeps 2.
 TEST(KernelFile, Float2PaddedTransposeClosedForms) {
-  const auto r = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "256x256"});
+  auto r = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "256x256"});
   EXPECT_EQ(r["config"]["tile"]["x"], 64);
   EXPECT_EQ(r["config"]["tile"]["y"], 64);
   EXPECT_EQ(metric(r, kLdReq), 1024);
@@ -92,13 +103,13 @@ TEST(KernelFile, Float2PaddedTransposeClosedForms) {
 // pieces, so 1024 instructions a side, and a piece's lanes lie 32 bytes apart: 32 sectors each, every sector
 // touched twice (twice the ideal 65536 x 8 / 32).
 TEST(KernelFile, CopyVec4ClosedForms) {
-  const auto r = report({"--kernel-file", kExamples + "copy_vec4.hpp", "--matrix", "256x256"});
+  auto r = report({"--kernel-file", kExamples + "copy_vec4.hpp", "--matrix", "256x256"});
   EXPECT_EQ(r["config"]["tile"]["x"], 128);
   EXPECT_EQ(r["config"]["tile"]["y"], 8);
   EXPECT_EQ(metric(r, kLdReq), 512);
   EXPECT_EQ(metric(r, kLdSec), 512 * 16);
   EXPECT_EQ(metric(r, kStSec), 512 * 16);
-  const auto d = report({"--kernel-file", kExamples + "copy_vec4.hpp", "--matrix", "256x256", "--dtype", "f64"});
+  auto d = report({"--kernel-file", kExamples + "copy_vec4.hpp", "--matrix", "256x256", "--dtype", "f64"});
   EXPECT_EQ(metric(d, kLdReq), 1024);
   EXPECT_EQ(metric(d, kStReq), 1024);
   EXPECT_EQ(metric(d, kLdSec), 1024 * 32);
@@ -108,12 +119,12 @@ TEST(KernelFile, CopyVec4ClosedForms) {
 // A kernel file's kernel is compared with the suite's by --kernel, reported first; the block classes it
 // claims (blocks_translate) give what the replay of every block gives.
 TEST(KernelFile, ComparedWithTheSuiteAndExactReplayAgrees) {
-  const auto c = report({"--kernel-file", kExamples + "float2_padded.hpp", "--kernel", "padded", "--matrix", "512x512"});
+  auto c = report({"--kernel-file", kExamples + "float2_padded.hpp", "--kernel", "padded", "--matrix", "512x512"});
   ASSERT_EQ(c["kernels"].size(), 2u);
   EXPECT_EQ(c["kernels"][0]["kernel"], "float2_padded");
   EXPECT_EQ(c["kernels"][1]["kernel"], "padded");
-  const auto classes = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "1000x520"});
-  const auto exact = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "1000x520", "--exact"});
+  auto classes = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "1000x520"});
+  auto exact = report({"--kernel-file", kExamples + "float2_padded.hpp", "--matrix", "1000x520", "--exact"});
   EXPECT_EQ(classes["metrics"], exact["metrics"]);
 }
 
@@ -122,9 +133,9 @@ TEST(KernelFile, ComparedWithTheSuiteAndExactReplayAgrees) {
 // reads one element past the matrix. Without the define: none (a separate plugin, by the define).
 TEST(KernelFile, FindingsAndDefines) {
   const std::string file = kFiles + "findings.hpp";
-  const auto clean = report({"--kernel-file", file, "--matrix", "64x64"});
+  auto clean = report({"--kernel-file", file, "--matrix", "64x64"});
   EXPECT_TRUE(clean["findings"].empty());
-  const auto bad = report({"--kernel-file", file, "--define", "MISALIGN", "--matrix", "64x64"});
+  auto bad = report({"--kernel-file", file, "--define", "MISALIGN", "--matrix", "64x64"});
   ASSERT_EQ(bad["findings"].size(), 2u) << bad["findings"].dump();
   std::vector<std::string> kinds;
   for (const auto& f : bad["findings"]) kinds.push_back(f["kind"]);
