@@ -72,17 +72,25 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     }
 }
 
+// The block completes every sector it writes into the line (its part of the line: all of it, or the sectors
+// another block leaves to it), and its pieces come in two rounds or more.
 bool PartialPieces::held_over_rounds(const Line& l) const {
   const uint64_t full = full_sector();
   return l.last_round > l.first_round && std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) {
-           return w == full;
+           return w == 0 || w == full;
          });
 }
 
+// A line counts by the share of its sectors the block writes: two blocks each holding half of a line open
+// hold about one line's partial sectors between them, as the calibration's lines, written whole by one block,
+// hold one.
 std::array<double, 2> PartialPieces::lines_open_at_once() const {
   std::array<double, 2> rounds_open{};
   for (const Line& l : lines_)
-    if (held_over_rounds(l)) rounds_open[l.largest_piece >= 16] += l.last_round - l.first_round + 1;
+    if (held_over_rounds(l)) {
+      const double sectors = double(std::count_if(l.written.begin(), l.written.end(), [](uint64_t w) { return w != 0; }));
+      rounds_open[l.largest_piece >= 16] += (l.last_round - l.first_round + 1) * sectors / double(l.written.size());
+    }
   if (rounds_ > 0)
     for (double& r : rounds_open) r /= double(rounds_);
   return rounds_open;

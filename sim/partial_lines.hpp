@@ -60,11 +60,13 @@ class PartialPieces {
   // stores: all its stores in one round). 0 when none is held open, or each closes in the round it opens.
   double mean_open_rounds() const;
   // Lines held open over rounds: their partial pieces come in two or more rounds (from one warp or several),
-  // and the block completes them (a line it leaves part written for other blocks is a split line, counted with
-  // the others). The L2 evicts such lines by how many are open at once (validate/calibration/held_open.cu), so
-  // each counts for the share of the block's rounds it is open: (last - first + 1) / the block's rounds,
-  // summed, apart by their pieces: under 16 bytes a sector ([0]), or 16 bytes and more ([1]: half sectors,
-  // read back less). They are left out of sectors_by_writing_warps, whose lines close in the round they open.
+  // and the block completes every sector it writes there (the whole line, or its part of a line other blocks
+  // write the rest of; a sector it leaves part written is a split sector, counted with the others). The L2
+  // evicts partial sectors by how many lines hold them at once (validate/calibration/held_open.cu), so each
+  // counts for the share of the block's rounds it is open, (last - first + 1) / the block's rounds, times the
+  // share of the line's sectors the block writes, summed, apart by their pieces: under 16 bytes a sector
+  // ([0]), or 16 bytes and more ([1]: half sectors, read back less). They are left out of
+  // sectors_by_writing_warps, whose lines close in the round they open.
   std::array<double, 2> lines_open_at_once() const;
   int64_t lines_held_over_rounds() const;
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps

@@ -134,15 +134,16 @@ int64_t suite_lines_completed_by_one_warp(const char* kernel, const char* dtype,
 // lines; reg4x4 f64 writes each sector whole from one thread: index 1. Two whose
 // blocks write only part of each line: vec4 f32 32x8 (tile 128x8) writes output rows 4tx + k, columns 8 by ..
 // 8 by + 7, one sector of each of 128 lines, 4 bytes from each of the 8 warps (warp = ty): 128 x 1/4 = 32
-// at index 8; naive f16 32x8 (tile 32x32) writes 32 elements (64 bytes, 2 of the 4 sectors of a line) of 32
-// rows, elements ty + 8j, so a sector (16 f16: j = 0, 1 or 2, 3) from the 8 warps: 32 x 2/4 = 16 at index 8.
+// at index 8. naive f16 32x8 (tile 32x32) writes 32 elements (64 bytes, 2 of the 4 sectors of a line) of 32
+// rows, elements ty + 8j, a step j each: it completes its two sectors over 4 rounds, so they are held open
+// over rounds (SuiteLinesOpenAtOnce below), not counted here: 0.
 TEST(PartialPieces, SuiteKernelsByHand) {
   EXPECT_EQ(suite_sectors("naive", "f32", {8, 32}), at(2, 8));
   EXPECT_EQ(suite_sectors("vec4", "f32", {8, 32}), at(2, 32));
   EXPECT_EQ(suite_sectors("naive", "f32", {32, 8}), PartialSectorLines{});  // held open over rounds: below
   EXPECT_EQ(suite_sectors("reg4x4", "f64", {16, 16}), at(1, 64));
   EXPECT_EQ(suite_sectors("vec4", "f32", {32, 8}), at(8, 32));
-  EXPECT_EQ(suite_sectors("naive", "f16", {32, 8}), at(8, 16));
+  EXPECT_EQ(suite_sectors("naive", "f16", {32, 8}), PartialSectorLines{});  // held open over rounds
   EXPECT_EQ(suite_lines("naive", "f32", {8, 32}), 8);
   EXPECT_EQ(suite_lines("vec4", "f32", {8, 32}), 32);
   EXPECT_EQ(suite_lines("naive", "f32", {32, 8}), 0);
@@ -237,8 +238,11 @@ TEST(PartialPieces, LinesOpenAtOnce) {
 // The suite's naive, by its index math: f64 32x2 (tile 32x32): a block's 32 output rows get 2 lines each (32 y,
 // 16 a line), each written 2 y a round (8-byte pieces) over 8 of the block's 16 rounds: 64 lines, 64 x 8 / 16 =
 // 32 at once. f64 16x4 (tile 16x16): 16 rows, one line each, 2 y a warp (a 16-byte piece) over the 4 rounds: 16
-// in half sectors. f32 16x4 (tile 16x16): 16 y of a 32-y line, the rest from the block below: none completed,
-// none held open (they count as partly written lines instead). f64 32x16: 16 y a round, closed in it: none.
+// in half sectors. f32 16x4 (tile 16x16): 16 y of a 32-y line (2 of its 4 sectors; the rest from the block
+// below), 4 y a round in 8-byte pieces: the block completes its sectors over all 4 rounds, 16 lines x 1/2 of
+// their sectors = 8. f16 16x4: 16 y of a 64-y line (1 sector of 4), 4-byte pieces: 16 x 1/4 = 4. f16 32x8
+// (tile 32x32): 32 rows, 32 y of a 64-y line (2 sectors of 4) over the block's 4 rounds, 2-byte pieces: 32 x
+// 2/4 = 16. f64 32x16: 16 y a round, closed in it: none.
 TEST(PartialPieces, SuiteLinesOpenAtOnce) {
   auto at_once = [](const char* dtype, Size2 block) {
     const LaunchConfig cfg = test::suite_launch_1024("naive", dtype, block);
@@ -246,7 +250,9 @@ TEST(PartialPieces, SuiteLinesOpenAtOnce) {
   };
   EXPECT_EQ(at_once("f64", {32, 2}), (std::array<double, 2>{32.0, 0.0}));
   EXPECT_EQ(at_once("f64", {16, 4}), (std::array<double, 2>{0.0, 16.0}));
-  EXPECT_EQ(at_once("f32", {16, 4}), (std::array<double, 2>{0.0, 0.0}));
+  EXPECT_EQ(at_once("f32", {16, 4}), (std::array<double, 2>{8.0, 0.0}));
+  EXPECT_EQ(at_once("f16", {16, 4}), (std::array<double, 2>{4.0, 0.0}));
+  EXPECT_EQ(at_once("f16", {32, 8}), (std::array<double, 2>{16.0, 0.0}));
   EXPECT_EQ(at_once("f64", {32, 16}), (std::array<double, 2>{0.0, 0.0}));
 }
 
