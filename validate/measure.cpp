@@ -83,6 +83,26 @@ TimingStats time_launches(cudaStream_t stream, const TimingSettings& settings, i
   t.median_us = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]);
   t.min_us = us.front();
   t.max_us = us.back();
+  t.round_medians = {t.median_us};
+  return t;
+}
+
+TimingStats combine_rounds(const std::vector<TimingStats>& rounds) {
+  if (rounds.empty()) return {};
+  TimingStats t = rounds.front();
+  t.round_medians.clear();
+  for (const TimingStats& r : rounds) {
+    if (r.round_medians.empty())
+      t.round_medians.push_back(r.median_us);
+    else
+      t.round_medians.insert(t.round_medians.end(), r.round_medians.begin(), r.round_medians.end());
+    t.min_us = std::min(t.min_us, r.min_us);
+    t.max_us = std::max(t.max_us, r.max_us);
+  }
+  std::vector<double> sorted = t.round_medians;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  t.median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   return t;
 }
 

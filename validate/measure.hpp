@@ -51,15 +51,21 @@ struct TimingSettings {
   int reps = 50;
 };
 struct TimingStats {
-  int reps = 0;
-  int buffers = 0;
+  int reps = 0;     // timed launches per round
+  int buffers = 0;  // buffer pairs rotated (the first round's)
   double median_us = 0, min_us = 0, max_us = 0;
+  // Each round's median (one round: {median_us}); a round times the cell again on freshly allocated buffers.
+  std::vector<double> round_medians;
 };
 
 // Times launch(i), i the buffer pair to use (launch number mod `buffers`): warm-ups, then `reps` launches
 // enqueued back to back, each between its own pair of events, so host overhead stays out of the numbers.
 TimingStats time_launches(cudaStream_t stream, const TimingSettings& settings, int buffers,
                           const std::function<void(int)>& launch);
+
+// Several rounds of one cell as one timing: the median of the rounds' medians (of an even count, the mean of
+// the middle two), min and max over every launch of every round, the rounds' medians in order.
+TimingStats combine_rounds(const std::vector<TimingStats>& rounds);
 
 // 2 x matrix bytes / time (read once, write once), in GB/s = 1e9 bytes/s.
 double effective_bandwidth_gbs(int64_t matrix_bytes, double time_us);

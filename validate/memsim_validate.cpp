@@ -11,8 +11,9 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "model/profile.hpp"
 #include "sim/replay.hpp"
 #include "validate/address_check.hpp"
+#include "validate/cute_transpose.hpp"
 #include "validate/cuda_check.hpp"
 #include "validate/device_info.hpp"
 #include "validate/measure.hpp"
@@ -56,6 +58,9 @@ constexpr int kExitFailed = 1;  // a check failed (wrong output, differing addre
                                 // or a run's reports could not be written
 constexpr int kExitUsage = 2;   // bad options, an unusable --out-dir or --render file, or no GPU
 
+// Round r's buffers are allocated behind a spacer of r times this (validate/measure.hpp combine_rounds).
+constexpr size_t kRoundSpacerBytes = size_t(64) << 20;
+
 int usage_error(const std::string& msg) {
   std::cerr << "memsim-validate: " << msg << "\n";
   return kExitUsage;
@@ -64,6 +69,7 @@ int usage_error(const std::string& msg) {
 struct Settings {
   SweepSpec spec;
   TimingSettings timing;
+  int rounds = 3;  // each cell timed this many times, each round on freshly allocated buffers
   double l2_multiple = 4.0;
   uint64_t seed = 1;
   int threads = 0;
@@ -178,7 +184,8 @@ std::vector<ReferenceKernel> group_references(const std::vector<LaunchConfig>& g
 
 std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev, const std::vector<LaunchConfig>& group,
                                         const BufferRing& ring, std::vector<unsigned char>& host_out,
-                                        const std::vector<unsigned char>& host_in, cudaStream_t stream, Cublas& cublas) {
+                                        const std::vector<unsigned char>& host_in, cudaStream_t stream, Cublas& cublas,
+                                        bool check) {
   const LaunchConfig& any = group.front();
   const Size2 m{any.shape.width, any.shape.height};
   const int eb = dtype_bytes(any.dtype);
@@ -196,8 +203,9 @@ std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev
   Baseline kb;
   kb.name = "copy_kernel";
   kb.detail = "suite kernel copy, block 32x8, tile " + format_size2({copy.shape.tile_x, copy.shape.tile_y});
-  kb.check = run_and_check([&] { launch_suite_kernel(copy, ring.in[0].get(), ring.out[0].get(), stream); },
-                           ring.out[0].get(), bytes, host_out, host_in, OutputKind::Copy, copy.shape, eb, s.threads);
+  if (check)
+    kb.check = run_and_check([&] { launch_suite_kernel(copy, ring.in[0].get(), ring.out[0].get(), stream); },
+                             ring.out[0].get(), bytes, host_out, host_in, OutputKind::Copy, copy.shape, eb, s.threads);
   kb.timing = time_launches(stream, s.timing, ring.size(),
                             [&](int i) { launch_suite_kernel(copy, ring.in[i].get(), ring.out[i].get(), stream); });
   out.push_back(kb);
@@ -208,8 +216,9 @@ std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev
   auto copy_bytes = [&](int i) {
     MEMSIM_CUDA_CHECK(cudaMemcpyAsync(ring.out[i].get(), ring.in[i].get(), bytes, cudaMemcpyDeviceToDevice, stream));
   };
-  mb.check = run_and_check([&] { copy_bytes(0); }, ring.out[0].get(), bytes, host_out, host_in, OutputKind::Copy,
-                           plain_shape(m), eb, s.threads);
+  if (check)
+    mb.check = run_and_check([&] { copy_bytes(0); }, ring.out[0].get(), bytes, host_out, host_in, OutputKind::Copy,
+                             plain_shape(m), eb, s.threads);
   mb.timing = time_launches(stream, s.timing, ring.size(), copy_bytes);
   out.push_back(mb);
 
@@ -223,11 +232,35 @@ std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev
     gb.note = "cuBLAS has no half-precision geam (no cublasHgeam)";
   } else {
     auto geam = [&](int i) { cublas.transpose(any.dtype, plain_shape(m), ring.in[i].get(), ring.out[i].get()); };
-    gb.check = run_and_check([&] { geam(0); }, ring.out[0].get(), bytes, host_out, host_in, OutputKind::Transpose,
-                             plain_shape(m), eb, s.threads);
+    if (check)
+      gb.check = run_and_check([&] { geam(0); }, ring.out[0].get(), bytes, host_out, host_in, OutputKind::Transpose,
+                               plain_shape(m), eb, s.threads);
     gb.timing = time_launches(stream, s.timing, ring.size(), geam);
   }
   out.push_back(gb);
+
+  // The CuTe transpose (validate/cute_transpose.hpp), where this build has it; unavailable with a note where the
+  // matrix is not whole tiles.
+  if (cute_transpose_built()) {
+    Baseline cb;
+    cb.name = kCuteBaselineName;
+    cb.output = OutputKind::Transpose;
+    cb.detail = cute_transpose_detail(any.dtype);
+    cb.ncu_kernel = kCuteKernelName;
+    if (const std::optional<std::string> why = cute_transpose_unavailable(any.dtype, m.x, m.y)) {
+      cb.available = false;
+      cb.note = *why;
+    } else {
+      auto cute = [&](int i) {
+        launch_cute_transpose(any.dtype, ring.in[i].get(), ring.out[i].get(), int(m.x), int(m.y), stream);
+      };
+      if (check)
+        cb.check = run_and_check([&] { cute(0); }, ring.out[0].get(), bytes, host_out, host_in,
+                                 OutputKind::Transpose, plain_shape(m), eb, s.threads);
+      cb.timing = time_launches(stream, s.timing, ring.size(), cute);
+    }
+    out.push_back(cb);
+  }
 
   // The hand-written references of the group's configurations (f32 only, as the articles write them).
   for (const ReferenceKernel& ref : group_references(group)) {
@@ -238,12 +271,14 @@ std::vector<Baseline> measure_baselines(const Settings& s, const DeviceInfo& dev
     rb.output = ref.output;
     rb.block_x = ref.block_x;
     rb.block_y = ref.block_y;
+    rb.ncu_kernel = kReferenceKernelPrefix;
     auto run_ref = [&](int i) {
       ref.launch(static_cast<const float*>(ring.in[i].get()), static_cast<float*>(ring.out[i].get()), int(m.x), int(m.y),
                  stream);
     };
-    rb.check = run_and_check([&] { run_ref(0); }, ring.out[0].get(), bytes, host_out, host_in, ref.output,
-                             plain_shape(m), eb, s.threads);
+    if (check)
+      rb.check = run_and_check([&] { run_ref(0); }, ring.out[0].get(), bytes, host_out, host_in, ref.output,
+                               plain_shape(m), eb, s.threads);
     rb.timing = time_launches(stream, s.timing, ring.size(), run_ref);
     out.push_back(rb);
   }
@@ -295,36 +330,70 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
     const size_t bytes = size_t(matrix_bytes(any));
     const int eb = dtype_bytes(any.dtype);
 
-    size_t free_bytes = 0, total_bytes = 0;
-    MEMSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const int pairs = s.check_only ? 1 : ring_size(bytes, dev.l2_bytes, s.l2_multiple, int64_t(0.6 * double(free_bytes)));
-    BufferRing ring = make_buffer_ring(bytes, pairs);
     std::vector<unsigned char> host_in(bytes), host_out(bytes);
     // The input depends on the seed and the group alone, so a configuration sees the same data in every run.
     fill_random_input(host_in.data(), any.elements(), eb,
                       s.seed ^ (uint64_t(any.shape.width) << 32) ^ (uint64_t(any.shape.height) << 8) ^ uint64_t(eb));
-    upload_input(ring, host_in.data());
 
     GroupResult g;
     g.matrix = {any.shape.width, any.shape.height};
     g.dtype = any.dtype;
     g.matrix_bytes = int64_t(bytes);
-    g.buffer_pairs = pairs;
     const std::vector<LaunchConfig> group(cfgs.begin() + first, cfgs.begin() + last);
-    if (!s.check_only) g.baselines = measure_baselines(s, dev, group, ring, host_out, host_in, stream, cublas);
+    std::vector<ConfigResult> results(last - first);
+    std::vector<std::vector<TimingStats>> config_rounds(last - first), baseline_rounds;
+
+    // Each round times every cell of the group on buffers of its own: the previous round's are freed and the
+    // new ring allocated behind a spacer of round x kRoundSpacerBytes, so that it does not simply get the same
+    // pages back. Outputs are checked in the first round only; the replay runs once, after the last.
+    const int rounds = s.check_only ? 1 : s.rounds;
+    for (int round = 0; round < rounds; ++round) {
+      std::optional<DeviceBuffer> spacer;
+      if (round > 0) spacer.emplace(size_t(round) * kRoundSpacerBytes);
+      size_t free_bytes = 0, total_bytes = 0;
+      MEMSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      const int pairs =
+          s.check_only ? 1 : ring_size(bytes, dev.l2_bytes, s.l2_multiple, int64_t(0.6 * double(free_bytes)));
+      BufferRing ring = make_buffer_ring(bytes, pairs);
+      upload_input(ring, host_in.data());
+      if (round == 0) g.buffer_pairs = pairs;
+      const bool check = round == 0;
+
+      if (!s.check_only) {
+        const std::vector<Baseline> b =
+            measure_baselines(s, dev, group, ring, host_out, host_in, stream, cublas, check);
+        if (round == 0) {
+          g.baselines = b;
+          baseline_rounds.assign(b.size(), {});
+        }
+        for (size_t k = 0; k < b.size() && k < baseline_rounds.size(); ++k)
+          if (b[k].timing) baseline_rounds[k].push_back(*b[k].timing);
+      }
+
+      for (size_t i = first; i < last; ++i) {
+        ConfigResult& r = results[i - first];
+        if (check) {
+          r.cfg = cfgs[i];
+          r.shape_kind = suite_kernel_shape_kind(r.cfg);
+        }
+        prepare_suite_kernel(r.cfg);
+        if (check)
+          r.check = run_and_check([&] { launch_suite_kernel(r.cfg, ring.in[0].get(), ring.out[0].get(), stream); },
+                                  ring.out[0].get(), bytes, host_out, host_in, r.cfg.kernel->output, r.cfg.shape, eb,
+                                  s.threads);
+        if (!s.check_only)
+          config_rounds[i - first].push_back(time_launches(stream, s.timing, ring.size(), [&](int k) {
+            launch_suite_kernel(r.cfg, ring.in[k].get(), ring.out[k].get(), stream);
+          }));
+      }
+    }
+    for (size_t k = 0; k < baseline_rounds.size(); ++k)
+      if (!baseline_rounds[k].empty()) g.baselines[k].timing = combine_rounds(baseline_rounds[k]);
 
     for (size_t i = first; i < last; ++i) {
-      ConfigResult r;
-      r.cfg = cfgs[i];
-      r.shape_kind = suite_kernel_shape_kind(r.cfg);
-      prepare_suite_kernel(r.cfg);
-      r.check = run_and_check([&] { launch_suite_kernel(r.cfg, ring.in[0].get(), ring.out[0].get(), stream); },
-                              ring.out[0].get(), bytes, host_out, host_in, r.cfg.kernel->output, r.cfg.shape, eb,
-                              s.threads);
+      ConfigResult& r = results[i - first];
       if (!s.check_only) {
-        r.timing = time_launches(stream, s.timing, ring.size(), [&](int k) {
-          launch_suite_kernel(r.cfg, ring.in[k].get(), ring.out[k].get(), stream);
-        });
+        r.timing = combine_rounds(config_rounds[i - first]);
         ReplayOptions ro;
         ro.threads = s.threads;
         const ReplayResult replayed = replay(r.cfg, ro);
@@ -368,6 +437,11 @@ int ncu_child(const ResolvedSweep& sweep) {
       MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
     }
     const std::vector<LaunchConfig> group(cfgs.begin() + first, cfgs.begin() + last);
+    const LaunchConfig& any = group.front();
+    if (cute_transpose_built() && !cute_transpose_unavailable(any.dtype, any.shape.width, any.shape.height)) {
+      launch_cute_transpose(any.dtype, in.get(), out.get(), int(any.shape.width), int(any.shape.height), nullptr);
+      MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
     for (const ReferenceKernel& ref : group_references(group)) {
       ref.launch(static_cast<const float*>(in.get()), static_cast<float*>(out.get()), int(group.front().shape.width),
                  int(group.front().shape.height), nullptr);
@@ -409,7 +483,7 @@ void profile(const Settings& s, const char* argv0, RunResult& run) {
   NcuInvocation inv;
   inv.ncu = s.ncu_path;
   inv.log_file = s.out_dir + "/" + s.name + ".ncu.csv";
-  inv.kernel_regex = std::string(kSuiteKernelName) + "|" + kReferenceKernelPrefix;
+  inv.kernel_regex = std::string(kSuiteKernelName) + "|" + kReferenceKernelPrefix + "|" + kCuteKernelName;
   inv.metrics = ncu_metric_list();
   inv.program.push_back(self_path(argv0));
   for (const std::string& a : child_arguments(s)) inv.program.push_back(a);
@@ -421,23 +495,34 @@ void profile(const Settings& s, const char* argv0, RunResult& run) {
   const int rc = std::system((cmd + " >&2").c_str());
   std::ifstream log(inv.log_file);
   const std::vector<NcuRow> rows = parse_ncu_csv(log);
-  // The child's launches in order: each group's configurations, then the group's references.
-  std::vector<Baseline*> references;
+  // The child's launches in order: each group's configurations, then the group's CuTe transpose and
+  // references. Baselines are matched to rows by their kernel's name, in order within each name.
+  std::map<std::string, std::vector<Baseline*>> profiled;  // ncu kernel name -> baselines in launch order
+  size_t baseline_launches = 0;
   for (GroupResult& g : run.groups)
     for (Baseline& b : g.baselines)
-      if (!b.reference_of.empty()) references.push_back(&b);
-  if (rc != 0 || rows.size() != run.configs.size() + references.size()) {
+      if (!b.ncu_kernel.empty() && b.available) {
+        profiled[b.ncu_kernel].push_back(&b);
+        ++baseline_launches;
+      }
+  if (rc != 0 || rows.size() != run.configs.size() + baseline_launches) {
     run.ncu["status"] = "ncu exited with status " + std::to_string(rc) + " and reported " +
                         std::to_string(rows.size()) + " launches for " + std::to_string(run.configs.size()) +
-                        " configurations and " + std::to_string(references.size()) + " references (see " +
-                        inv.log_file + ")";
+                        " configurations and " + std::to_string(baseline_launches) +
+                        " references and CuTe transposes (see " + inv.log_file + ")";
     return;
   }
-  size_t next_config = 0, next_reference = 0;
+  size_t next_config = 0;
+  std::map<std::string, size_t> next_baseline;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const bool is_reference = rows[i].kernel_name.find(kReferenceKernelPrefix) != std::string::npos;
-    if (is_reference && next_reference < references.size()) {
-      Baseline& b = *references[next_reference++];
+    // The CuTe kernel first: its template arguments are plain words, the references' names hold no "cute_".
+    const char* const kinds[] = {kCuteKernelName, kReferenceKernelPrefix};
+    const char* kind = nullptr;
+    for (const char* k : kinds)
+      if (!kind && rows[i].kernel_name.find(k) != std::string::npos) kind = k;
+    const bool is_reference = kind != nullptr;
+    if (kind && next_baseline[kind] < profiled[kind].size()) {
+      Baseline& b = *profiled[kind][next_baseline[kind]++];
       b.measured = rows[i].metrics;
       b.ncu_kernel_name = rows[i].kernel_name;
       continue;
@@ -478,10 +563,13 @@ Json context_json(const Settings& s, const DeviceInfo& dev, int argc, char** arg
           {"settings",
            {{"warmup", s.timing.warmup},
             {"reps", s.timing.reps},
+            {"rounds", s.rounds},
+            {"round_spacer_bytes", kRoundSpacerBytes},
             {"l2_multiple", s.l2_multiple},
             {"seed", s.seed},
             {"host_threads", s.threads},
-            {"timing", "CUDA events around each launch, launches back to back, buffers rotated"},
+            {"timing", "CUDA events around each launch, launches back to back, buffers rotated; each cell timed in "
+                       "every round, each round on freshly allocated buffers; median = median of the rounds' medians"},
             {"effective_bandwidth", "2 x matrix bytes / median time, GB/s = 1e9 B/s"}}},
           {"sweep", sweep}};
 }
@@ -667,6 +755,7 @@ int main(int argc, char** argv) {
       ("pad,p", po::value<int>(), "shared-tile padding for every shared-tile configuration (default per kernel)")
       ("reps", po::value<int>()->default_value(50), "timed launches per configuration")
       ("warmup", po::value<int>()->default_value(5), "untimed launches before timing")
+      ("rounds", po::value<int>()->default_value(3), "time every cell this many times, each round on fresh buffers (reports each round's median and their spread)")
       ("l2-multiple", po::value<double>()->default_value(4.0), "rotate buffers totalling this many times the L2")
       ("seed", po::value<std::string>()->default_value("1"), "random input seed (0 .. 2^64 - 1)")
       ("threads", po::value<int>()->default_value(0), "host threads for the replay and the reference check (0: all)")
@@ -735,6 +824,7 @@ int main(int argc, char** argv) {
                          pick("dtypes", "dtype"), tile, pad);
     s.timing.reps = vm["reps"].as<int>();
     s.timing.warmup = vm["warmup"].as<int>();
+    s.rounds = vm["rounds"].as<int>();
     s.l2_multiple = vm["l2-multiple"].as<double>();
     s.seed = parse_seed(vm["seed"].as<std::string>());
     s.threads = vm["threads"].as<int>();
@@ -748,6 +838,7 @@ int main(int argc, char** argv) {
     s.counts_gate = vm.count("counts-informational") == 0;
     if (s.timing.reps < 1 || s.timing.reps > 100000) throw ConfigError("--reps must be between 1 and 100000");
     if (s.timing.warmup < 0 || s.timing.warmup > 10000) throw ConfigError("--warmup must be between 0 and 10000");
+    if (s.rounds < 1 || s.rounds > 100) throw ConfigError("--rounds must be between 1 and 100");
     if (!(s.l2_multiple > 0 && s.l2_multiple <= 1000)) throw ConfigError("--l2-multiple must be in (0, 1000]");
     if (s.threads < 0 || s.threads > 1024) throw ConfigError("--threads must be between 0 and 1024");
     if (s.device < 0) throw ConfigError("--device must be a CUDA device ordinal (0 or more), got " + std::to_string(s.device));

@@ -103,12 +103,19 @@ const Baseline* baseline(const GroupResult* g, const std::string& name) {
   return nullptr;
 }
 
+// median: of the rounds' medians; min and max: over every launch of every round; round_medians: each round's
+// median, and round_median_min/max their spread (validate/measure.hpp combine_rounds).
 Json timing_json(const TimingStats& t, int64_t matrix_bytes) {
+  const std::vector<double> rounds = t.round_medians.empty() ? std::vector<double>{t.median_us} : t.round_medians;
   return {{"median", t.median_us},
           {"min", t.min_us},
           {"max", t.max_us},
           {"reps", t.reps},
           {"buffer_pairs", t.buffers},
+          {"rounds", rounds.size()},
+          {"round_medians", rounds},
+          {"round_median_min", *std::min_element(rounds.begin(), rounds.end())},
+          {"round_median_max", *std::max_element(rounds.begin(), rounds.end())},
           {"effective_bandwidth_gbs", effective_bandwidth_gbs(matrix_bytes, t.median_us)},
           {"effective_bandwidth_gbs_best", effective_bandwidth_gbs(matrix_bytes, t.min_us)}};
 }
@@ -276,17 +283,26 @@ Json record_json(const RunResult& run, const ConfigResult& r) {
   return j;
 }
 
-Json baseline_json(const Baseline& b, int64_t matrix_bytes) {
+// `memcpy`: the group's cudaMemcpy baseline (null where it did not run), every baseline's yardstick as in
+// docs/validation.md's table of peers.
+Json baseline_json(const Baseline& b, int64_t matrix_bytes, const Baseline* memcpy_b) {
   Json j{{"name", b.name}, {"detail", b.detail}, {"available", b.available}};
   j["note"] = b.note.empty() ? Json(nullptr) : Json(b.note);
   j["time_us"] = b.timing ? timing_json(*b.timing, matrix_bytes) : Json(nullptr);
-  j["effective_bandwidth_gbs"] = b.timing ? Json(effective_bandwidth_gbs(matrix_bytes, b.timing->median_us)) : Json(nullptr);
+  const double bw = b.timing ? effective_bandwidth_gbs(matrix_bytes, b.timing->median_us) : 0.0;
+  j["effective_bandwidth_gbs"] = b.timing ? Json(bw) : Json(nullptr);
+  j["fraction_of_memcpy"] = b.timing ? ratio(bw, memcpy_b, matrix_bytes) : Json(nullptr);
   j["output_check"] = b.check ? check_json(*b.check, b.output) : Json(nullptr);
-  if (!b.reference_of.empty()) {
+  if (!b.reference_of.empty())
     j["reference_of"] = {{"kernel", b.reference_of}, {"block", {{"x", b.block_x}, {"y", b.block_y}}}};
+  if (!b.ncu_kernel.empty()) {
     const auto inst = b.measured.find(kInstructions);
     j["instructions"] = inst != b.measured.end() ? Json(inst->second) : Json(nullptr);
     j["ncu_kernel_name"] = b.ncu_kernel_name.empty() ? Json(nullptr) : Json(b.ncu_kernel_name);
+    // Its Nsight Compute counters under their own names (nothing predicted: the replay never sees it).
+    Json counters = Json::object();
+    for (const auto& [name, value] : b.measured) counters[name] = value;
+    j["counters"] = b.measured.empty() ? Json(nullptr) : counters;
   }
   return j;
 }
@@ -433,7 +449,7 @@ Json run_json(const RunResult& run) {
             {"buffer_pairs", g.buffer_pairs},
             {"rotated_bytes", 2 * g.matrix_bytes * g.buffer_pairs}};
     Json bl = Json::object();
-    for (const Baseline& b : g.baselines) bl[b.name] = baseline_json(b, g.matrix_bytes);
+    for (const Baseline& b : g.baselines) bl[b.name] = baseline_json(b, g.matrix_bytes, baseline(&g, "cudaMemcpy_d2d"));
     gj["baselines"] = bl;
     gj["clocks_after_timing"] = g.clocks_after_timing;
     groups.push_back(gj);
@@ -495,6 +511,14 @@ void check_times(const Fields& t) {
   t.positive("median");
   t.positive("min");
   t.positive("max");
+  // Runs before --rounds have no round fields; where there are, the Markdown reads them.
+  if (t.find("round_medians")) {
+    const Json& rounds = t.array("round_medians");
+    if (rounds.empty()) t.fail("round_medians", "is empty");
+    for (size_t i = 0; i < rounds.size(); ++i)
+      if (!rounds[i].is_number() || !(rounds[i].get<double>() > 0) || !std::isfinite(rounds[i].get<double>()))
+        t.fail("round_medians[" + std::to_string(i) + "]", "must be a positive number, got " + Fields::type_of(rounds[i]));
+  }
 }
 
 void check_device(const Fields& d) {
@@ -714,6 +738,13 @@ void write_csv(std::ostream& os, const Json& run) {
         row("baseline", name, m, d, "", "", nullptr, "time_us_median", nullptr, b["time_us"]["median"], nullptr, nullptr);
         row("baseline", name, m, d, "", "", nullptr, "effective_bandwidth_gbs", nullptr, b["effective_bandwidth_gbs"],
             nullptr, nullptr);
+        for (const char* key : {"round_median_min", "round_median_max"})
+          if (b["time_us"].contains(key))
+            row("baseline", name, m, d, "", "", nullptr, std::string("time_us_") + key, nullptr, b["time_us"][key],
+                nullptr, nullptr);
+        if (b.contains("fraction_of_memcpy"))
+          row("baseline", name, m, d, "", "", nullptr, "fraction_of_memcpy", nullptr, b["fraction_of_memcpy"], nullptr,
+              nullptr);
       }
       if (b["output_check"].is_object())
         row("baseline", name, m, d, "", "", nullptr, "output_check_passed", nullptr, b["output_check"]["passed"], nullptr,
@@ -737,9 +768,12 @@ void write_csv(std::ostream& os, const Json& run) {
       q("time_us_median", pred["time_us"], meas["time_us"]["median"], nullptr, nullptr);
       q("time_us_min", nullptr, meas["time_us"]["min"], nullptr, nullptr);
       q("time_us_max", nullptr, meas["time_us"]["max"], nullptr, nullptr);
+      for (const char* key : {"round_median_min", "round_median_max"})
+        if (meas["time_us"].contains(key)) q(std::string("time_us_") + key, nullptr, meas["time_us"][key], nullptr, nullptr);
       q("effective_bandwidth_gbs", pred["effective_bandwidth_gbs"], meas["effective_bandwidth_gbs"], nullptr, nullptr);
       q("fraction_of_copy_kernel", pred["fraction_of_copy_kernel"], meas["fraction_of_copy_kernel"], nullptr, nullptr);
       q("fraction_of_cublas", pred["fraction_of_cublas"], meas["fraction_of_cublas"], nullptr, nullptr);
+      if (meas.contains("fraction_of_memcpy")) q("fraction_of_memcpy", nullptr, meas["fraction_of_memcpy"], nullptr, nullptr);
     }
     for (const auto& [name, mv] : r["metrics"].items())
       q(name, mv["predicted"], mv["measured"], mv.contains("rel_error") ? mv["rel_error"] : Json(nullptr),
@@ -798,22 +832,39 @@ const Json& metric(const Json& r, const char* name) {
   return r["metrics"].contains(name) ? r["metrics"][name] : none;
 }
 
+// "183.2 / 184.0 / 183.5 (0.4%)": each round's median and (max - min) / median over them; empty for a run
+// timed before rounds.
+std::string rounds_cell(const Json& t) {
+  if (!t.contains("round_medians") || !t["round_medians"].is_array() || t["round_medians"].empty()) return "";
+  std::string cell;
+  double lo = 0, hi = 0;
+  for (const Json& v : t["round_medians"]) {
+    const double m = v.get<double>();
+    lo = cell.empty() ? m : std::min(lo, m);
+    hi = cell.empty() ? m : std::max(hi, m);
+    cell += (cell.empty() ? "" : " / ") + num(m, 1);
+  }
+  const double median = t["median"].get<double>();
+  return cell + " (" + num(median > 0 ? 100.0 * (hi - lo) / median : 0.0, 1) + "%)";
+}
+
 void markdown_bandwidth(std::ostream& os, const Json& run, const Json& g) {
   const std::string m = g["matrix"].get<std::string>(), d = g["dtype"].get<std::string>();
   os << "### " << d << " " << m << " (" << num(g["matrix_bytes"].get<double>() / 1e6, 1) << " MB; "
      << g["buffer_pairs"] << " buffer pairs, " << num(g["rotated_bytes"].get<double>() / 1e6, 0) << " MB rotated)\n\n";
-  os << "| kernel | block | tile | output | verified | median µs (min–max) | GB/s | % of copy kernel | % of cuBLAS | "
-        "% of reference | instructions / reference |\n";
-  os << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  os << "| kernel | block | tile | output | verified | median µs (min–max) | rounds' medians µs (spread) | GB/s | "
+        "% of cudaMemcpy | % of copy kernel | % of cuBLAS | % of reference | instructions / reference |\n";
+  os << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& [name, b] : g["baselines"].items()) {
     os << "| *" << name << "* | | | " << b["detail"].get<std::string>() << " | ";
     os << (b["output_check"].is_object() ? (b["output_check"]["passed"].get<bool>() ? "yes" : "**NO**") : "—") << " | ";
     if (b["time_us"].is_object())
       os << num(b["time_us"]["median"].get<double>(), 1) << " (" << num(b["time_us"]["min"].get<double>(), 1) << "–"
-         << num(b["time_us"]["max"].get<double>(), 1) << ") | " << num(b["effective_bandwidth_gbs"].get<double>(), 0)
-         << " | | | | |\n";
+         << num(b["time_us"]["max"].get<double>(), 1) << ") | " << rounds_cell(b["time_us"]) << " | "
+         << num(b["effective_bandwidth_gbs"].get<double>(), 0) << " | "
+         << pct(b.value("fraction_of_memcpy", Json())) << " | | | | |\n";
     else
-      os << (b["note"].is_string() ? b["note"].get<std::string>() : "n/a") << " | | | | | |\n";
+      os << (b["note"].is_string() ? b["note"].get<std::string>() : "n/a") << " | | | | | | | |\n";
   }
   std::string best;
   double best_bw = 0;
@@ -831,7 +882,9 @@ void markdown_bandwidth(std::ostream& os, const Json& run, const Json& g) {
     if (t.is_object()) {
       const double bw = r["measured"]["effective_bandwidth_gbs"].get<double>();
       os << num(t["median"].get<double>(), 1) << " (" << num(t["min"].get<double>(), 1) << "–" << num(t["max"].get<double>(), 1)
-         << ") | " << num(bw, 0) << " | " << pct(r["measured"]["fraction_of_copy_kernel"]) << " | "
+         << ") | " << rounds_cell(t) << " | " << num(bw, 0) << " | "
+         << pct(r["measured"].value("fraction_of_memcpy", Json())) << " | " << pct(r["measured"]["fraction_of_copy_kernel"])
+         << " | "
          << pct(r["measured"]["fraction_of_cublas"]) << " | "
          << (r["measured"].value("fraction_of_reference", Json()).is_number() ? pct(r["measured"]["fraction_of_reference"])
                                                                                : std::string(""))
@@ -845,13 +898,14 @@ void markdown_bandwidth(std::ostream& os, const Json& run, const Json& g) {
         best_rec = r;
       }
     } else {
-      os << "— | — | — | — | | |\n";
+      os << "— | — | — | — | — | — | | |\n";
     }
   }
   if (!best.empty())
     os << "\nBest transpose: **" << best << "**, " << num(best_bw, 0) << " GB/s = "
        << pct(best_rec["measured"]["fraction_of_copy_kernel"]) << " of the copy kernel, "
-       << pct(best_rec["measured"]["fraction_of_cublas"]) << " of cuBLAS geam.\n";
+       << pct(best_rec["measured"]["fraction_of_cublas"]) << " of cuBLAS geam, "
+       << pct(best_rec["measured"].value("fraction_of_memcpy", Json())) << " of cudaMemcpy.\n";
   os << "\n";
 }
 

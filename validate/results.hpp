@@ -42,7 +42,7 @@ struct ConfigResult {
 };
 
 struct Baseline {
-  std::string name;    // "copy_kernel", "cudaMemcpy_d2d", "cublas_geam"
+  std::string name;    // "copy_kernel", "cudaMemcpy_d2d", "cublas_geam", "cute_transpose", "reference ..."
   std::string detail;  // what exactly ran, e.g. "suite kernel copy, block 32x8, tile 32x32"
   bool available = true;
   std::string note;    // why it is unavailable
@@ -53,6 +53,9 @@ struct Baseline {
   // and its Nsight Compute counters (empty without --ncu). Empty kernel for the library baselines.
   std::string reference_of;
   int block_x = 0, block_y = 0;
+  // What the ncu child launches of it, as part of its __global__ function's name (kReferenceKernelPrefix,
+  // kCuteKernelName); empty for cudaMemcpy, cuBLAS and the copy kernel, which are not profiled.
+  std::string ncu_kernel;
   std::map<std::string, double> measured;
   std::string ncu_kernel_name;
 };

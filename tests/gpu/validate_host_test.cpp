@@ -19,6 +19,7 @@
 #include "kernels/resolve.hpp"
 #include "sim/replay.hpp"
 #include "tests/support/run_command.hpp"
+#include "validate/cute_transpose.hpp"
 #include "validate/device_info.hpp"
 #include "validate/ncu.hpp"
 #include "validate/reached.hpp"
@@ -303,6 +304,34 @@ TEST(Report, ExactCountsFailOnAnyDifferenceWavefrontsWithinTheirBand) {
 }
 
 
+// ---- rounds: every cell timed again on fresh buffers ------------------------------------------------------
+
+TEST(Timing, RoundsCombineToTheMedianOfTheirMediansAndTheWholeRange) {
+  auto round = [](double median, double lo, double hi) {
+    TimingStats t;
+    t.reps = 50;
+    t.buffers = 4;
+    t.median_us = median;
+    t.min_us = lo;
+    t.max_us = hi;
+    t.round_medians = {median};
+    return t;
+  };
+  const TimingStats three = combine_rounds({round(10.0, 9.5, 12.0), round(11.0, 9.0, 11.5), round(10.4, 10.0, 13.0)});
+  EXPECT_EQ(three.median_us, 10.4);
+  EXPECT_EQ(three.min_us, 9.0);
+  EXPECT_EQ(three.max_us, 13.0);
+  EXPECT_EQ(three.round_medians, (std::vector<double>{10.0, 11.0, 10.4}));
+  EXPECT_EQ(three.reps, 50);
+  EXPECT_EQ(three.buffers, 4);
+  const TimingStats two = combine_rounds({round(10.0, 9.5, 12.0), round(11.0, 9.0, 11.5)});
+  EXPECT_EQ(two.median_us, 10.5);
+  const TimingStats one = combine_rounds({round(10.0, 9.5, 12.0)});
+  EXPECT_EQ(one.median_us, 10.0);
+  EXPECT_EQ(one.round_medians, (std::vector<double>{10.0}));
+  EXPECT_EQ(combine_rounds({}).reps, 0);
+}
+
 // ---- a saved run: the document check, and memsim-validate --render as a user runs it ---------------------
 
 using Json = nlohmann::ordered_json;
@@ -320,7 +349,8 @@ TimingStats timing(double median) {
 
 OutputCheck passed_check(int64_t elements) { return OutputCheck{elements, 0, 0, -1, -1, 0, 0}; }
 
-// A small run as memsim-validate writes it: one 64x64 f32 group with its three baselines, copy and padded
+// A small run as memsim-validate writes it: one 64x64 f32 group with its four baselines (the CuTe transpose
+// timed in three rounds and counted), copy and padded
 // timed, predicted and counted (the counts as predicted, the traffic as compulsory), one skipped
 // configuration, and a device in the context.
 Json small_run() {
@@ -351,6 +381,16 @@ Json small_run() {
     b.check = passed_check(64 * 64);
     g.baselines.push_back(b);
   }
+  Baseline cute;
+  cute.name = kCuteBaselineName;
+  cute.detail = "CuTe transpose as run";
+  cute.output = OutputKind::Transpose;
+  cute.ncu_kernel = kCuteKernelName;
+  cute.timing = combine_rounds({timing(2.2), timing(2.1), timing(2.4)});
+  cute.check = passed_check(64 * 64);
+  cute.measured = {{"smsp__inst_executed.sum", 1000}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 64}};
+  cute.ncu_kernel_name = "void cute_transpose_kernel<float>(const float *, float *, int, int)";
+  g.baselines.push_back(cute);
   run.groups.push_back(g);
   double median = 2.5;
   for (const char* kernel : {"copy", "padded"}) {
@@ -486,6 +526,11 @@ TEST(RunDocument, NamesTheFieldThatIsWrong) {
       {[](Json& j) { j["groups"][0]["rotated_bytes"] = -1; }, "run.json: groups[0].rotated_bytes must not be negative, got -1"},
       {[](Json& j) { j["records"][0]["measured"]["time_us"]["max"] = std::numeric_limits<double>::infinity(); },
        "run.json: records[0].measured.time_us.max must be finite, got inf"},
+      {[](Json& j) { j["records"][0]["measured"]["time_us"]["round_medians"] = Json::array(); },
+       "run.json: records[0].measured.time_us.round_medians is empty"},
+      {[](Json& j) { j["groups"][0]["baselines"]["cute_transpose"]["time_us"]["round_medians"][1] = "x"; },
+       "run.json: groups[0].baselines[\"cute_transpose\"].time_us.round_medians[1] must be a positive number, got "
+       "string \"x\""},
   };
   for (const Case& c : cases) {
     Json doc = small_run();
@@ -623,6 +668,34 @@ TEST(Render, SmallRunRendersAsTheLibraryDoes) {
   EXPECT_EQ(test::slurp(dir + "/out/r.md"), md.str());
   EXPECT_EQ(entries(dir + "/out"), (std::vector<std::string>{"r.csv", "r.json", "r.md"}));
   fs::remove_all(dir);
+}
+
+// Every baseline carries its fraction of cudaMemcpy; the CuTe transpose its counters; every timing its rounds.
+TEST(Report, BaselinesShowRoundsFractionOfMemcpyAndCounters) {
+  const Json doc = small_run();
+  const Json& cute = doc["groups"][0]["baselines"]["cute_transpose"];
+  EXPECT_EQ(cute["time_us"]["median"], 2.2);
+  EXPECT_EQ(cute["time_us"]["rounds"], 3);
+  EXPECT_EQ(cute["time_us"]["round_medians"], Json::array({2.2, 2.1, 2.4}));
+  EXPECT_EQ(cute["time_us"]["round_median_min"], 2.1);
+  EXPECT_EQ(cute["time_us"]["round_median_max"], 2.4);
+  EXPECT_DOUBLE_EQ(cute["fraction_of_memcpy"].get<double>(), 2.0 / 2.2);
+  EXPECT_EQ(doc["groups"][0]["baselines"]["cudaMemcpy_d2d"]["fraction_of_memcpy"], 1.0);
+  EXPECT_EQ(cute["counters"]["smsp__inst_executed.sum"], 1000.0);
+  EXPECT_EQ(cute["instructions"], 1000.0);
+  EXPECT_FALSE(doc["groups"][0]["baselines"]["cublas_geam"].contains("counters"));
+  EXPECT_EQ(doc["records"][0]["measured"]["time_us"]["rounds"], 1);
+  EXPECT_DOUBLE_EQ(doc["records"][0]["measured"]["fraction_of_memcpy"].get<double>(), 2.0 / 2.5);
+  std::ostringstream md, csv;
+  write_markdown(md, doc);
+  write_csv(csv, doc);
+  EXPECT_NE(md.str().find("| *cute_transpose* | | | CuTe transpose as run | yes | 2.2 (1.9–2.9) | 2.2 / 2.1 / 2.4 (13.6%) | "),
+            std::string::npos)
+      << md.str();
+  EXPECT_NE(md.str().find("% of cudaMemcpy"), std::string::npos);
+  EXPECT_NE(csv.str().find("baseline,cute_transpose,64x64,f32,,,,fraction_of_memcpy,,0.9090909091"), std::string::npos)
+      << csv.str();
+  EXPECT_NE(csv.str().find("baseline,cute_transpose,64x64,f32,,,,time_us_round_median_max,,2.4"), std::string::npos);
 }
 
 // A document that cannot be rendered: exit 2, one line naming the file and the field, the old reports kept.
@@ -788,6 +861,7 @@ TEST(ValidateOptions, BadInputsExitTwoWithOneLine) {
       {{"--kernels", "all,all,naive"}, "--kernels lists copy more than once (all is every kernel of the suite)"},
       {{"--blocks", "32x8,32x8"}, "--blocks lists 32x8 more than once"},
       {{"--device", "-1"}, "--device must be a CUDA device ordinal (0 or more), got -1"},
+      {{"--rounds", "0"}, "--rounds must be between 1 and 100"},
       {{"--ncu", "--ncu-path", dir + "/no-ncu"},
        "--ncu-path " + dir + "/no-ncu: no such executable (Nsight Compute's ncu; --ncu needs it)"},
       {{"--name", ""}, "--name is empty (it names the reports NAME.json, NAME.csv, NAME.md)"},

@@ -341,6 +341,22 @@ def check_shell_scripts(c):
     if os.path.exists(calib_out):
         c.failures.append("run_calibration.sh created OUT_DIR %s while refusing its input" % calib_out)
 
+    # validate/run_peers.sh and scripts/install-cutlass.sh: refusals before anything is built, fetched or written.
+    peers = [bash, os.path.join(c.validate, "run_peers.sh")]
+    peers_out = c.path("peers_out")
+    c.expect_ok("run_peers.sh --help", peers + ["--help"], ["OUT_DIR", "CuTe"], env)
+    c.expect_error("run_peers.sh no arguments", peers, "no OUT_DIR", env)
+    c.expect_error("run_peers.sh an unknown option", peers + ["--bogus"], "unknown option --bogus", env)
+    c.expect_error("run_peers.sh two arguments", peers + [peers_out, "more"], "one OUT_DIR only", env)
+    c.expect_error("run_peers.sh no GPU", peers + [peers_out], "no GPU", env)
+    if os.path.exists(peers_out):
+        c.failures.append("run_peers.sh created OUT_DIR %s while refusing its input" % peers_out)
+    cutlass = [bash, os.path.join(os.path.dirname(c.validate), "scripts", "install-cutlass.sh")]
+    c.expect_ok("install-cutlass.sh --help", cutlass + ["--help"], ["DEST", "4.2.0.0"], env)
+    c.expect_error("install-cutlass.sh no arguments", cutlass, "no DEST", env)
+    c.expect_error("install-cutlass.sh an unknown option", cutlass + ["--bogus"], "unknown option --bogus", env)
+    c.expect_error("install-cutlass.sh two arguments", cutlass + [peers_out, "more"], "one DEST only", env)
+
     # scripts/calibrate_gpu.sh: every refusal before anything is built, measured or written.
     gpu = [bash, os.path.join(os.path.dirname(c.validate), "scripts", "calibrate_gpu.sh")]
     root = os.path.dirname(c.validate)
