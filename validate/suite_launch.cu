@@ -5,44 +5,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/device_memory.cuh"
 #include "kernels/static_dispatch.hpp"
 #include "kernels/suite.hpp"
 #include "validate/cuda_check.hpp"
+#include "validate/gpu_kernels.cuh"
 
 namespace memsim::validate {
-
-// The kernel the GPU runs: the thread's coordinates from the hardware, the body shared with the replay. Shape
-// is a compile-time StaticShape for the shapes people launch (kernels/static_dispatch.hpp), else the run-time
-// LaunchShape.
-template <class K, class T, class Shape>
-__device__ __forceinline__ void run_body(const DeviceMemory<T>& mem, const Shape& s) {
-  const ThreadCoord t{int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), int(threadIdx.y)};
-  K::body(mem, s, t);
-}
-
-// The run-time scalar bodies are held to 32 registers a thread: that keeps 2048 threads (64 warps) resident on
-// an SM of 65536 registers, the occupancy they need to keep their loads in flight. Left alone, nvcc gave
-// copy_shared and fine 34 for f32 and f16 (their tile walks read from the launch's parameters), which cost a
-// quarter of the resident blocks (6 of 8 per SM; 8-19% slower on the H100). Static shapes and the vector
-// bodies (any footprint but Footprint::Scalar: a 4x4 block, four 16-byte rows in flight) take what nvcc gives
-// them, as hand-written kernels do.
-template <class K, class T, class Shape>
-__global__ void __maxnreg__(32) suite_kernel_scalar(DeviceMemory<T> mem, Shape s) {
-  run_body<K>(mem, s);
-}
-template <class K, class T, class Shape>
-__global__ void suite_kernel_any(DeviceMemory<T> mem, Shape s) {
-  run_body<K>(mem, s);
-}
-template <class K, class T, class Shape>
-constexpr auto kernel_for() {  // instantiates only the one it returns
-  if constexpr (K::info().footprint == Footprint::Scalar && std::is_same_v<Shape, LaunchShape>)
-    return &suite_kernel_scalar<K, T, Shape>;
-  else return &suite_kernel_any<K, T, Shape>;
-}
-template <class K, class T, class Shape>
-constexpr void (*suite_kernel)(DeviceMemory<T>, Shape) = kernel_for<K, T, Shape>();
 
 __global__ void warmup_kernel() {}
 
