@@ -10,6 +10,7 @@
 #include "kernels/suite.hpp"
 #include "validate/cuda_check.hpp"
 #include "validate/gpu_kernels.cuh"
+#include "validate/kernel_file_launch.hpp"
 
 namespace memsim::validate {
 
@@ -48,6 +49,7 @@ CaptureFn capture_fn(const LaunchConfig& cfg) {
     throw std::logic_error(std::string("kernel ") + cfg.kernel->name + " has more sites than the capture keeps");
   for (const Entry& e : entries())
     if (std::strcmp(e.name, cfg.kernel->name) == 0) return e.capture[int(cfg.dtype)];
+  if (is_kernel_file_config(cfg)) return &capture_kernel_file;  // its GPU plugin's capture
   throw std::logic_error(std::string("kernel without a capture entry: ") + cfg.kernel->name);
 }
 

@@ -9,6 +9,7 @@
 #include "kernels/suite.hpp"
 #include "validate/cuda_check.hpp"
 #include "validate/gpu_kernels.cuh"
+#include "validate/kernel_file_launch.hpp"
 
 namespace memsim::validate {
 
@@ -73,10 +74,12 @@ const std::vector<Entry>& entries() {
 }
 #undef MEMSIM_LAUNCH_ENTRY
 
-const Entry& entry_for(const LaunchConfig& cfg) {
+// The suite's entry of cfg's kernel; nullptr for a kernel file's, whose entries are its GPU plugin's
+// (validate/kernel_file_launch.hpp).
+const Entry* suite_entry(const LaunchConfig& cfg) {
   for (const Entry& e : entries())
-    if (std::strcmp(e.name, cfg.kernel->name) == 0) return e;
-  throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
+    if (std::strcmp(e.name, cfg.kernel->name) == 0) return &e;
+  return nullptr;
 }
 
 const char* storage_type_name(Dtype d) {
@@ -85,15 +88,28 @@ const char* storage_type_name(Dtype d) {
 
 }  // namespace
 
-void prepare_suite_kernel(const LaunchConfig& cfg) { entry_for(cfg).prepare[int(cfg.dtype)](cfg); }
-
-void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t stream) {
-  entry_for(cfg).launch[int(cfg.dtype)](cfg, in, out, stream);
+void prepare_suite_kernel(const LaunchConfig& cfg) {
+  if (const Entry* e = suite_entry(cfg)) e->prepare[int(cfg.dtype)](cfg);
+  else prepare_kernel_file(cfg);
 }
 
-const void* suite_kernel_function(const LaunchConfig& cfg) { return entry_for(cfg).function[int(cfg.dtype)](cfg); }
+void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t stream) {
+  if (const Entry* e = suite_entry(cfg)) e->launch[int(cfg.dtype)](cfg, in, out, stream);
+  else launch_kernel_file(cfg, in, out, stream);
+}
 
-const char* suite_kernel_shape_kind(const LaunchConfig& cfg) { return entry_for(cfg).shape_kind(cfg); }
+const void* suite_kernel_function(const LaunchConfig& cfg) {
+  const Entry* e = suite_entry(cfg);
+  return e ? e->function[int(cfg.dtype)](cfg) : kernel_file_function(cfg);
+}
+
+// A kernel file's configurations always run a compile-time shape: their plugin is compiled for them.
+const char* suite_kernel_shape_kind(const LaunchConfig& cfg) {
+  if (const Entry* e = suite_entry(cfg)) return e->shape_kind(cfg);
+  if (!is_kernel_file_config(cfg))
+    throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
+  return "static";
+}
 
 void launch_warmup_kernel(cudaStream_t stream) {
   warmup_kernel<<<1, 32, 0, stream>>>();
@@ -101,7 +117,8 @@ void launch_warmup_kernel(cudaStream_t stream) {
 }
 
 std::string suite_kernel_signature(const LaunchConfig& cfg) {
-  return std::string(entry_for(cfg).symbol) + ", " + storage_type_name(cfg.dtype) + ", ";
+  const Entry* e = suite_entry(cfg);
+  return std::string(e ? e->symbol : kernel_file_symbol(cfg)) + ", " + storage_type_name(cfg.dtype) + ", ";
 }
 
 std::string suite_kernel_shape_signature(const LaunchConfig& cfg) {
