@@ -65,15 +65,7 @@ std::vector<std::string> suite_headers(const std::string& root) {
 const std::string& sources_hash() {
   static const std::string h = [] {
     const std::string root = kernel_dir();
-    std::vector<fs::path> files;
-    std::error_code ec;
-    for (const char* sub : {"kernels", "kernels/suite"})
-      for (const auto& e : fs::directory_iterator(fs::path(root) / sub, ec))
-        if (e.path().extension() == ".hpp" || e.path().extension() == ".cuh") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    uint64_t v = fnv1a(root.empty() ? "none" : "kernels");
-    for (const fs::path& f : files) v = fnv1a(f.filename().string() + read_file(f.string()), v);
-    return hex(v);
+    return hash_headers(root, {"kernels", "kernels/suite"}, {".hpp", ".cuh"}, root.empty() ? "none" : "kernels");
   }();
   return h;
 }

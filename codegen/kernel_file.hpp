@@ -33,6 +33,15 @@ struct KernelFileSource {
 };
 const KernelFileSource* kernel_file_source(const KernelInfo& k);
 
+// The lines of a generated source that include the user's `file` and then `entry_header`, and name the file's
+// kernel `memsim_file_kernel` (found by the overload MEMSIM_KERNEL declares): the CPU plugin's source and the
+// GPU plugin's (codegen/gpu_plugin.cpp) begin with them.
+std::string kernel_file_prelude(const std::string& file, const std::string& entry_header);
+
+// A compiler's first error in `log`, with the lines that show where (source line and caret), at most 6
+// lines; *errors: how many errors the log holds.
+std::string first_compiler_error(const std::string& log, int* errors);
+
 // How the plugins are built, for the cache's key and for a user who wants to know: the compiler's path and
 // its first line of --version, the flags.
 struct PluginCompiler {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -75,6 +76,21 @@ std::string hex(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+std::string hash_headers(const std::string& root, const std::vector<std::string>& dirs,
+                         const std::vector<std::string>& extensions, const std::string& seed) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const std::string& sub : dirs)
+    for (const auto& e : fs::directory_iterator(fs::path(root) / sub, ec))
+      if (std::find(extensions.begin(), extensions.end(), e.path().extension().string()) != extensions.end())
+        files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  uint64_t v = fnv1a(seed);
+  for (const fs::path& f : files) v = fnv1a(f.filename().string() + read_file(f.string()), v);
+  return hex(v);
 }
 
 std::string kernel_dir() {

@@ -18,6 +18,11 @@ int run(const std::vector<std::string>& argv, const std::string& out, const std:
 // 64-bit FNV-1a: a stable content hash for the caches' keys (std::hash may differ between builds).
 uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull);
 std::string hex(uint64_t v);  // 16 hex digits
+// The hash of the files directly under root/DIR (each of `dirs`) whose extension is one of `extensions`
+// (".hpp"), by name and content in name order, from fnv1a(seed): the part of a cache's key that stands for
+// the headers a run-time compile reads.
+std::string hash_headers(const std::string& root, const std::vector<std::string>& dirs,
+                         const std::vector<std::string>& extensions, const std::string& seed);
 // Where memsim's headers are: $MEMSIM_KERNEL_DIR, else an installed tree's copy (share/memsim/include), else
 // the source tree memsim was built from.
 std::string kernel_dir();

@@ -8,6 +8,8 @@
 #include "kernels/launch_shape.hpp"
 #include "kernels/tiles.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 // The kernel interface's version, and that of the plugin table memsim loads (sim/plugin_abi.hpp): bumped
@@ -18,6 +20,15 @@ namespace memsim {
 
 // The tag MEMSIM_KERNEL's function takes: memsim finds the file's kernel by the overload it declares.
 struct KernelFileTag {};
+
+// The sizes and offsets of the records a plugin's table exchanges, folded into one number (FNV-1a over the
+// values): the CPU plugin's (sim/plugin_abi.hpp) and the GPU plugin's (validate/gpu_plugin_abi.hpp) layouts.
+template <size_t N>
+constexpr uint64_t fold_layout(const uint64_t (&parts)[N]) {
+  uint64_t h = 1469598103934665603ull;
+  for (const uint64_t p : parts) h = (h ^ p) * 1099511628211ull;
+  return h;
+}
 
 // What a kernel file must hold, checked where MEMSIM_KERNEL names the struct, each with one message.
 template <class K, class = void>

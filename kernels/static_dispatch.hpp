@@ -20,23 +20,6 @@ namespace memsim {
 // whitepaper's 32x8, the square 16x16 and 32x32, and the tall 8x32 of seed 000 (docs/sources.md).
 #define MEMSIM_STATIC_BLOCKS(X) X(32, 8) X(16, 16) X(8, 32) X(32, 32)
 
-// The static shape S with the launch's matrix and grid.
-template <class S>
-S make_static_shape(const LaunchShape& s) {
-  S out;
-  out.width = typename S::Index(s.width);
-  out.height = typename S::Index(s.height);
-  out.grid_x = s.grid_x;
-  out.grid_y = s.grid_y;
-  return out;
-}
-
-template <class S>
-bool static_shape_matches(const LaunchShape& s) {
-  return s.block_x == S::block_x && s.block_y == S::block_y && s.tile_x == S::tile_x && s.tile_y == S::tile_y &&
-         s.smem_row == S::smem_row && fits_32bit_index(s.width, s.height, S::tile_x, S::tile_y);
-}
-
 // Calls f(shape) with the static shape of kernel K that matches cfg (its block, tile and pad, a matrix with
 // 32-bit indices) and returns true; returns false, calling nothing, when none does: the caller then runs the
 // run-time LaunchShape. T is the element type the caller instantiates (its size picks the default tiles of

@@ -86,4 +86,22 @@ MEMSIM_HD constexpr bool fits_32bit_index(int64_t width, int64_t height, int til
          (width + tile_x + tile_y) * (height + tile_x + tile_y) < kLimit;
 }
 
+// The static shape S with the launch's matrix and grid (the suite's dispatch, kernels/static_dispatch.hpp, and a
+// kernel file's GPU plugin, validate/gpu_plugin_entry.cuh, make them).
+template <class S>
+S make_static_shape(const LaunchShape& s) {
+  S out;
+  out.width = typename S::Index(s.width);
+  out.height = typename S::Index(s.height);
+  out.grid_x = s.grid_x;
+  out.grid_y = s.grid_y;
+  return out;
+}
+
+template <class S>
+bool static_shape_matches(const LaunchShape& s) {
+  return s.block_x == S::block_x && s.block_y == S::block_y && s.tile_x == S::tile_x && s.tile_y == S::tile_y &&
+         s.smem_row == S::smem_row && fits_32bit_index(s.width, s.height, S::tile_x, S::tile_y);
+}
+
 }  // namespace memsim

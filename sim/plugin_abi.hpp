@@ -28,9 +28,7 @@ constexpr uint64_t plugin_abi_fingerprint() {
                             sizeof(LaunchShape), offsetof(LaunchShape, walk_tile), sizeof(BufferLayout),
                             sizeof(WarpAccess), offsetof(WarpAccess, mask), sizeof(ThreadCoord),
                             offsetof(KernelInfo, num_sites), sizeof(Footprint), sizeof(OutputKind)};
-  uint64_t h = 1469598103934665603ull;
-  for (const uint64_t p : parts) h = (h ^ p) * 1099511628211ull;
-  return h;
+  return fold_layout(parts);
 }
 
 }  // namespace memsim

@@ -9,25 +9,10 @@
 #include "kernels/static_dispatch.hpp"
 #include "kernels/suite.hpp"
 #include "validate/cuda_check.hpp"
-#include "validate/device_capture.cuh"
+#include "validate/gpu_kernels.cuh"
+#include "validate/kernel_file_launch.hpp"
 
 namespace memsim::validate {
-
-// The same body as the real kernel (validate/suite_launch.cu), with the capturing policy. Blocks outside the
-// range return as a whole, so no barrier waits for them.
-// Shape is the one the real kernel runs with (kernels/static_dispatch.hpp), so a static instantiation's
-// addresses are the ones checked.
-template <class K, class T, class Shape>
-__global__ void capture_kernel(DeviceCapture<T> cap, Shape s, int64_t first_block, int64_t last_block) {
-  const int64_t block = int64_t(blockIdx.x) + int64_t(gridDim.x) * blockIdx.y;
-  if (block < first_block || block >= last_block) return;
-  const int tid = int(threadIdx.x + blockDim.x * threadIdx.y);
-  cap.thread = (block - first_block) * int64_t(blockDim.x * blockDim.y) + tid;
-  cap.start();
-  const ThreadCoord t{int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), int(threadIdx.y)};
-  K::body(cap, s, t);
-  cap.finish();
-}
 
 namespace {
 
@@ -37,15 +22,8 @@ using CaptureFn = void (*)(const LaunchConfig& cfg, int num_sites, int capacity,
 template <class K, class T>
 void run_capture(const LaunchConfig& cfg, int num_sites, int capacity, int64_t first, int64_t last, int64_t* slots,
                  int* counts) {
-  DeviceCapture<T> cap{};
-  cap.slots = slots;
-  cap.counts = counts;
-  cap.num_sites = num_sites;
-  cap.capacity = capacity;
-  const LaunchShape& s = cfg.shape;
-  const dim3 grid(unsigned(s.grid_x), unsigned(s.grid_y)), block(unsigned(s.block_x), unsigned(s.block_y));
   with_launch_shape<K, T>(cfg, [&](const auto& shape) {
-    capture_kernel<K, T, std::decay_t<decltype(shape)>><<<grid, block>>>(cap, shape, first, last);
+    launch_capture<K, T>(cfg.shape, shape, num_sites, capacity, first, last, slots, counts);
   });
   MEMSIM_CHECK_LAUNCH("capture_kernel launch");
   MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
@@ -71,6 +49,7 @@ CaptureFn capture_fn(const LaunchConfig& cfg) {
     throw std::logic_error(std::string("kernel ") + cfg.kernel->name + " has more sites than the capture keeps");
   for (const Entry& e : entries())
     if (std::strcmp(e.name, cfg.kernel->name) == 0) return e.capture[int(cfg.dtype)];
+  if (is_kernel_file_config(cfg)) return &capture_kernel_file;  // its GPU plugin's capture
   throw std::logic_error(std::string("kernel without a capture entry: ") + cfg.kernel->name);
 }
 

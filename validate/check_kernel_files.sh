@@ -7,12 +7,7 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: check_kernel_files.sh OUTDIR}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH MEMSIM_CACHE_DIR=$out/cache
-prefix=()
-if ls .deps/*.deb >/dev/null 2>&1; then
-  mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-  # Boost 1.74 from the .deb files, not another Boost whose configs the machine has.
-  prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr -DBoost_DIR=/tmp/deps/usr/lib/x86_64-linux-gnu/cmake/Boost-1.74.0)
-fi
+. validate/deps_prefix.sh
 cmake -S . -B build-kf -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
       -DMEMSIM_CUDA=OFF -DMEMSIM_PYTHON=OFF "${prefix[@]}" >/dev/null
 cmake --build build-kf -j "$(nproc)" --target memsim >/dev/null

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstdlib>
@@ -18,15 +19,18 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernel_file.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "model/cost.hpp"
 #include "model/profile.hpp"
 #include "sim/replay.hpp"
 #include "validate/address_check.hpp"
-#include "validate/cute_transpose.hpp"
+#include "validate/capture_format.hpp"
 #include "validate/cuda_check.hpp"
+#include "validate/cute_transpose.hpp"
 #include "validate/device_info.hpp"
+#include "validate/kernel_file_launch.hpp"
 #include "validate/measure.hpp"
 #include "validate/ncu.hpp"
 #include "validate/reached.hpp"
@@ -83,6 +87,8 @@ struct Settings {
   bool ncu_child = false;
   bool counts_gate = true;
   std::string profile = "h100";  // the cost model's device profile (model/devices) for predicted times
+  std::vector<std::string> kernel_files;  // --kernel-file, as given; their kernels lead spec.kernels
+  std::vector<std::string> defines;       // --define, for every kernel file
 };
 
 std::string join(const std::vector<std::string>& items) {
@@ -128,6 +134,26 @@ std::string host_name() {
   return gethostname(buf, sizeof(buf) - 1) == 0 ? std::string(buf) : std::string("unknown");
 }
 
+// A kernel file that does not compile: the compiler's own words, then memsim-validate's line (exit 2).
+int kernel_file_error(const KernelFileError& e) {
+  if (!e.detail.empty()) std::cerr << e.detail << "\n";
+  return usage_error(e.what());
+}
+
+// Loads --kernel-file's kernels (their CPU plugins: the replay) and puts them first in the --kernels list.
+// Without --kernels (`defaulted`) a file's kernel is measured beside the suite's copy kernel, the ceiling;
+// --kernels names the suite kernels to measure it beside instead (its nearest, say padded).
+std::string with_kernel_files(const Settings& s, const std::string& kernels, bool defaulted) {
+  const std::vector<std::string> listed = defaulted ? std::vector<std::string>{"copy"} : split_list(kernels);
+  std::vector<std::string> out;
+  for (const std::string& f : s.kernel_files) {
+    const std::string name = load_kernel_file(f, s.defines)->name;
+    if (std::find(listed.begin(), listed.end(), name) == listed.end()) out.push_back(name);
+  }
+  out.insert(out.end(), listed.begin(), listed.end());
+  return join(out);
+}
+
 // The arguments that make a child resolve exactly this run's configurations, in the same order.
 std::vector<std::string> child_arguments(const Settings& s) {
   std::vector<std::string> blocks, matrices, dtypes;
@@ -139,6 +165,9 @@ std::vector<std::string> child_arguments(const Settings& s) {
                                 "--device",   std::to_string(s.device), "--ncu-child"};
   if (s.spec.tile) args.insert(args.end(), {"--tile", format_size2(*s.spec.tile)});
   if (s.spec.pad) args.insert(args.end(), {"--pad", std::to_string(*s.spec.pad)});
+  // The child loads the same kernel files (from the cache), so their kernels are in its --kernels too.
+  for (const std::string& f : s.kernel_files) args.insert(args.end(), {"--kernel-file", f});
+  for (const std::string& d : s.defines) args.insert(args.end(), {"--define", d});
   return args;
 }
 
@@ -552,6 +581,8 @@ Json context_json(const Settings& s, const DeviceInfo& dev, int argc, char** arg
   Json sweep{{"kernels", s.spec.kernels}, {"blocks", blocks}, {"matrices", matrices}, {"dtypes", dtypes}};
   sweep["tile"] = s.spec.tile ? Json(format_size2(*s.spec.tile)) : Json(nullptr);
   sweep["pad"] = s.spec.pad ? Json(*s.spec.pad) : Json(nullptr);
+  sweep["kernel_files"] = s.kernel_files;
+  sweep["defines"] = s.defines;
   return {{"program", "memsim-validate"},
           {"command_line", command_line(argc, argv)},
           {"git_revision", git_revision()},
@@ -745,6 +776,8 @@ int main(int argc, char** argv) {
       ("help,h", "show this help and exit")
       ("kernels,k", po::value<std::string>()->default_value("all"), "kernels: all, or a comma list of suite names (alias --kernel)")
       ("kernel", po::value<std::string>(), "same as --kernels")
+      ("kernel-file", po::value<std::vector<std::string>>()->composing(), "your own kernel: a header written against memsim's kernel interface (docs/kernel_interface.md), compiled now for the host and the GPU (cached); measured beside the --kernels named (default: copy); repeatable")
+      ("define,D", po::value<std::vector<std::string>>()->composing(), "NAME or NAME=VALUE: a macro for the --kernel-file's compilation, as -D; repeatable")
       ("blocks,b", po::value<std::string>()->default_value("32x8"), "thread blocks BXxBY, comma list (alias --block)")
       ("block", po::value<std::string>(), "same as --blocks")
       ("matrices,m", po::value<std::string>()->default_value("2048x2048"), "matrices WxH, comma list (alias --matrix)")
@@ -792,6 +825,7 @@ int main(int argc, char** argv) {
     std::cout << "Usage: memsim-validate [options]\n"
                  "       memsim-validate --render RUN.json [--out-dir DIR] [--name NAME]\n"
                  "  e.g. memsim-validate --kernels all --matrices 2048x2048,1000x3000 --dtypes f32 --ncu\n"
+                 "       memsim-validate --kernel-file my_kernel.hpp --kernels padded --matrices 8192x8192 --ncu\n"
                  "Exit status: 0 all checks passed, 1 a check failed (wrong output, differing addresses, a count\n"
                  "outside its tolerance, ncu failure) or a run's reports could not be written, 2 bad options, an\n"
                  "unusable --out-dir, an unreadable or invalid --render file, or no GPU.\n\n"
@@ -820,8 +854,16 @@ int main(int argc, char** argv) {
     std::optional<int> pad;
     if (vm.count("tile")) tile = vm["tile"].as<std::string>();
     if (vm.count("pad")) pad = vm["pad"].as<int>();
-    s.spec = parse_sweep(pick("kernels", "kernel"), pick("blocks", "block"), pick("matrices", "matrix"),
-                         pick("dtypes", "dtype"), tile, pad);
+    std::string kernels = pick("kernels", "kernel");
+    if (vm.count("define") && !vm.count("kernel-file"))
+      throw ConfigError("--define goes with --kernel-file: it sets a macro for compiling the kernel's file");
+    if (vm.count("kernel-file")) {
+      if (vm.count("define")) s.defines = vm["define"].as<std::vector<std::string>>();
+      s.kernel_files = vm["kernel-file"].as<std::vector<std::string>>();
+      kernels = with_kernel_files(s, kernels, vm["kernels"].defaulted() && !vm.count("kernel"));
+    }
+    s.spec = parse_sweep(kernels, pick("blocks", "block"), pick("matrices", "matrix"), pick("dtypes", "dtype"), tile,
+                         pad);
     s.timing.reps = vm["reps"].as<int>();
     s.timing.warmup = vm["warmup"].as<int>();
     s.rounds = vm["rounds"].as<int>();
@@ -848,6 +890,8 @@ int main(int argc, char** argv) {
     if (s.ncu && !s.ncu_child && !runnable(s.ncu_path))
       throw ConfigError("--ncu-path " + s.ncu_path + ": no such executable (Nsight Compute's ncu; --ncu needs it)");
     load_profile(s.profile);  // an unknown profile is a usage error, before any GPU work
+  } catch (const KernelFileError& e) {
+    return kernel_file_error(e);
   } catch (const ConfigError& e) {
     return usage_error(e.what());
   } catch (const ProfileError& e) {
@@ -876,12 +920,29 @@ int main(int argc, char** argv) {
     }
     if (sweep.configs.empty())
       return usage_error("no configuration of the sweep can run: " + sweep.skipped.front().reason);
+    Json kernel_files = Json::array();
+    try {
+      if (!s.kernel_files.empty()) {
+        std::cerr << "memsim-validate: compiling " << join(s.kernel_files) << " for sm_" << dev.cc_major
+                  << dev.cc_minor << " (nvcc; cached after the first run)\n";
+        kernel_files = load_kernel_file_plugins(sweep.configs, dev.cc_major, dev.cc_minor);
+      }
+    } catch (const KernelFileError& e) {
+      return kernel_file_error(e);
+    }
+    if (s.check_addresses)
+      for (const LaunchConfig& c : sweep.configs)
+        if (c.kernel->num_sites > kMaxCaptureSites)
+          return usage_error(std::string("--check-addresses keeps at most ") + std::to_string(kMaxCaptureSites) +
+                             " access sites a kernel; " + c.kernel->name + " has " +
+                             std::to_string(c.kernel->num_sites));
     if (s.ncu_child) return ncu_child(sweep);
     for (const Skipped& k : sweep.skipped)
       std::cerr << "memsim-validate: skipping " << user_label(k.user) << ": " << k.reason << "\n";
 
     RunResult run;
     run.context = context_json(s, dev, argc, argv);
+    run.context["kernel_files"] = kernel_files;
     run.skipped = sweep.skipped;
     run.ncu["status"] = "not requested";
     run.counts_gate = s.counts_gate;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "codegen/kernel_file.hpp"
 #include "report/report.hpp"
 #include "model/json_fields.hpp"
 #include "model/stats.hpp"
@@ -251,6 +252,8 @@ Json record_json(const RunResult& run, const ConfigResult& r) {
   j["config"]["output"] = output_kind_name(r.cfg.kernel->output);
   j["config"]["matrix_bytes"] = bytes;
   j["config"]["shape"] = r.shape_kind.empty() ? Json(nullptr) : Json(r.shape_kind);
+  if (const KernelFileSource* f = kernel_file_source(*r.cfg.kernel))  // a --kernel-file's kernel: which, built how
+    j["config"]["kernel_file"] = {{"path", f->path}, {"defines", f->defines}};
   j["output_check"] = r.check ? check_json(*r.check, r.cfg.kernel->output) : Json(nullptr);
   Json measured;
   if (r.timing) {

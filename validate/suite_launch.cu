@@ -5,44 +5,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/device_memory.cuh"
 #include "kernels/static_dispatch.hpp"
 #include "kernels/suite.hpp"
 #include "validate/cuda_check.hpp"
+#include "validate/gpu_kernels.cuh"
+#include "validate/kernel_file_launch.hpp"
 
 namespace memsim::validate {
-
-// The kernel the GPU runs: the thread's coordinates from the hardware, the body shared with the replay. Shape
-// is a compile-time StaticShape for the shapes people launch (kernels/static_dispatch.hpp), else the run-time
-// LaunchShape.
-template <class K, class T, class Shape>
-__device__ __forceinline__ void run_body(const DeviceMemory<T>& mem, const Shape& s) {
-  const ThreadCoord t{int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), int(threadIdx.y)};
-  K::body(mem, s, t);
-}
-
-// The run-time scalar bodies are held to 32 registers a thread: that keeps 2048 threads (64 warps) resident on
-// an SM of 65536 registers, the occupancy they need to keep their loads in flight. Left alone, nvcc gave
-// copy_shared and fine 34 for f32 and f16 (their tile walks read from the launch's parameters), which cost a
-// quarter of the resident blocks (6 of 8 per SM; 8-19% slower on the H100). Static shapes and the vector
-// bodies (any footprint but Footprint::Scalar: a 4x4 block, four 16-byte rows in flight) take what nvcc gives
-// them, as hand-written kernels do.
-template <class K, class T, class Shape>
-__global__ void __maxnreg__(32) suite_kernel_scalar(DeviceMemory<T> mem, Shape s) {
-  run_body<K>(mem, s);
-}
-template <class K, class T, class Shape>
-__global__ void suite_kernel_any(DeviceMemory<T> mem, Shape s) {
-  run_body<K>(mem, s);
-}
-template <class K, class T, class Shape>
-constexpr auto kernel_for() {  // instantiates only the one it returns
-  if constexpr (K::info().footprint == Footprint::Scalar && std::is_same_v<Shape, LaunchShape>)
-    return &suite_kernel_scalar<K, T, Shape>;
-  else return &suite_kernel_any<K, T, Shape>;
-}
-template <class K, class T, class Shape>
-constexpr void (*suite_kernel)(DeviceMemory<T>, Shape) = kernel_for<K, T, Shape>();
 
 __global__ void warmup_kernel() {}
 
@@ -105,10 +74,12 @@ const std::vector<Entry>& entries() {
 }
 #undef MEMSIM_LAUNCH_ENTRY
 
-const Entry& entry_for(const LaunchConfig& cfg) {
+// The suite's entry of cfg's kernel; nullptr for a kernel file's, whose entries are its GPU plugin's
+// (validate/kernel_file_launch.hpp).
+const Entry* suite_entry(const LaunchConfig& cfg) {
   for (const Entry& e : entries())
-    if (std::strcmp(e.name, cfg.kernel->name) == 0) return e;
-  throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
+    if (std::strcmp(e.name, cfg.kernel->name) == 0) return &e;
+  return nullptr;
 }
 
 const char* storage_type_name(Dtype d) {
@@ -117,15 +88,28 @@ const char* storage_type_name(Dtype d) {
 
 }  // namespace
 
-void prepare_suite_kernel(const LaunchConfig& cfg) { entry_for(cfg).prepare[int(cfg.dtype)](cfg); }
-
-void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t stream) {
-  entry_for(cfg).launch[int(cfg.dtype)](cfg, in, out, stream);
+void prepare_suite_kernel(const LaunchConfig& cfg) {
+  if (const Entry* e = suite_entry(cfg)) e->prepare[int(cfg.dtype)](cfg);
+  else prepare_kernel_file(cfg);
 }
 
-const void* suite_kernel_function(const LaunchConfig& cfg) { return entry_for(cfg).function[int(cfg.dtype)](cfg); }
+void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t stream) {
+  if (const Entry* e = suite_entry(cfg)) e->launch[int(cfg.dtype)](cfg, in, out, stream);
+  else launch_kernel_file(cfg, in, out, stream);
+}
 
-const char* suite_kernel_shape_kind(const LaunchConfig& cfg) { return entry_for(cfg).shape_kind(cfg); }
+const void* suite_kernel_function(const LaunchConfig& cfg) {
+  const Entry* e = suite_entry(cfg);
+  return e ? e->function[int(cfg.dtype)](cfg) : kernel_file_function(cfg);
+}
+
+// A kernel file's configurations always run a compile-time shape: their plugin is compiled for them.
+const char* suite_kernel_shape_kind(const LaunchConfig& cfg) {
+  if (const Entry* e = suite_entry(cfg)) return e->shape_kind(cfg);
+  if (!is_kernel_file_config(cfg))
+    throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
+  return "static";
+}
 
 void launch_warmup_kernel(cudaStream_t stream) {
   warmup_kernel<<<1, 32, 0, stream>>>();
@@ -133,7 +117,8 @@ void launch_warmup_kernel(cudaStream_t stream) {
 }
 
 std::string suite_kernel_signature(const LaunchConfig& cfg) {
-  return std::string(entry_for(cfg).symbol) + ", " + storage_type_name(cfg.dtype) + ", ";
+  const Entry* e = suite_entry(cfg);
+  return std::string(e ? e->symbol : kernel_file_symbol(cfg)) + ", " + storage_type_name(cfg.dtype) + ", ";
 }
 
 std::string suite_kernel_shape_signature(const LaunchConfig& cfg) {

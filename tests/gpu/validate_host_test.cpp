@@ -15,12 +15,15 @@
 #include <sstream>
 #include <vector>
 
+#include "codegen/compiled_code.hpp"
+#include "codegen/kernel_file.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/resolve.hpp"
 #include "sim/replay.hpp"
 #include "tests/support/run_command.hpp"
 #include "validate/cute_transpose.hpp"
 #include "validate/device_info.hpp"
+#include "validate/kernel_file_launch.hpp"
 #include "validate/ncu.hpp"
 #include "validate/reached.hpp"
 #include "validate/reference.hpp"
@@ -227,6 +230,46 @@ TEST(Ncu, KernelNamesMatchTheirConfiguration) {
                                   copy_dynamic));
   EXPECT_FALSE(kernel_name_matches("void suite_kernel_scalar<Copy, float, LaunchShape>(DeviceMemory<T2>, LaunchShape)",
                                    copy));
+}
+
+// A kernel file's kernel runs as suite_kernel_any<ItsStruct, ...> from its GPU plugin, compiled by nvcc for the
+// run's configurations (loading it needs no GPU): ncu's rows find it by its struct's name, with or without
+// the namespace, and the suite's padded is not taken for it.
+TEST(Ncu, KernelFileNamesMatchTheirConfiguration) {
+  if (find_toolkit().nvcc.empty()) GTEST_SKIP() << "no nvcc";
+  setenv("MEMSIM_CACHE_DIR", MEMSIM_TEST_CACHE_DIR, 1);
+  const KernelInfo* k = load_kernel_file(std::string(MEMSIM_SOURCE_DIR) + "/examples/float2_padded.hpp");
+  UserConfig u;
+  u.kernel = k->name;
+  u.matrix = {8192, 8192};
+  const LaunchConfig f32 = resolve_launch(u);
+  u.dtype = Dtype::F64;
+  const LaunchConfig f64 = resolve_launch(u);
+  u.kernel = "padded";
+  u.dtype = Dtype::F32;
+  const LaunchConfig padded = resolve_launch(u);
+  EXPECT_FALSE(is_kernel_file_config(f32));
+  const nlohmann::ordered_json built = load_kernel_file_plugins({f32, padded, f64}, 9, 0);
+  ASSERT_EQ(built.size(), 1u);
+  EXPECT_EQ(built[0]["kernel"], "float2_padded");
+  EXPECT_EQ(built[0]["symbol"], "Float2Padded");
+  EXPECT_EQ(built[0]["instantiations"], 2);
+  EXPECT_EQ(built[0]["arch"], "sm_90");
+  EXPECT_TRUE(is_kernel_file_config(f32));
+  EXPECT_FALSE(is_kernel_file_config(padded));
+  EXPECT_STREQ(suite_kernel_shape_kind(f32), "static");
+  EXPECT_EQ(suite_kernel_signature(f32), "Float2Padded, float, ");
+  const std::string ncu_name =
+      "void suite_kernel_any<Float2Padded, float, StaticShape<32, 8, 64, 64, 65, int>>(DeviceMemory<T2>, T3)";
+  const std::string full =
+      "void memsim::validate::suite_kernel_any<example::Float2Padded, float, memsim::StaticShape<32, 8, 64, 64, 65, "
+      "int>>(memsim::DeviceMemory<float>, memsim::StaticShape<32, 8, 64, 64, 65, int>)";
+  EXPECT_TRUE(kernel_name_matches(ncu_name, f32));
+  EXPECT_TRUE(kernel_name_matches(full, f32));
+  EXPECT_FALSE(kernel_name_matches(ncu_name, f64));
+  EXPECT_FALSE(kernel_name_matches(ncu_name, padded));
+  EXPECT_FALSE(kernel_name_matches(
+      "void suite_kernel_any<Padded, float, StaticShape<32, 8, 32, 32, 33, int>>(DeviceMemory<T2>, T3)", f32));
 }
 
 TEST(Ncu, MetricListHoldsEveryPredictionAndTheTrafficCounters) {
@@ -867,6 +910,8 @@ TEST(ValidateOptions, BadInputsExitTwoWithOneLine) {
       {{"--name", ""}, "--name is empty (it names the reports NAME.json, NAME.csv, NAME.md)"},
       {{"--name", "../x"}, "--name '../x' must be a file name without '/' (the directory goes in --out-dir)"},
       {{"--out-dir", dir + "/none"}, "--out-dir " + dir + "/none: No such file or directory"},
+      {{"--define", "PAD=2"}, "--define goes with --kernel-file: it sets a macro for compiling the kernel's file"},
+      {{"--kernel-file", dir + "/none.hpp"}, "--kernel-file " + dir + "/none.hpp: no such file"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"--matrices", "64x64"};
