@@ -4,7 +4,7 @@
 # Nsight Compute counts (where ncu is found), then checks the GPU's addresses against the replay's at
 # 2048x2048. The GPU plugin is compiled cold by the first run of each file and read from the cache by the
 # next. Results (NAME.json/.csv/.md/.ncu.csv and a log per run, summary.txt) go under OUTDIR.
-# Usage: validate/check_kernel_files_gpu.sh OUTDIR
+# Usage: validate/check_kernel_files_gpu.sh OUTDIR   (MEMSIM_BUILD_DIR: the build folder, default build-kfgpu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: check_kernel_files_gpu.sh OUTDIR}
@@ -12,10 +12,11 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH MEMSIM_CACHE_DIR=$out/cache
 . validate/deps_prefix.sh
-cmake -S . -B build-kfgpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
+build=${MEMSIM_BUILD_DIR:-build-kfgpu}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
       -DMEMSIM_CUDA=ON -DMEMSIM_PYTHON=OFF "${prefix[@]}" > "$out/cmake.log" 2>&1
-cmake --build build-kfgpu -j "$(nproc)" --target memsim-validate >> "$out/cmake.log" 2>&1
-bin=build-kfgpu/validate/memsim-validate
+cmake --build "$build" -j "$(nproc)" --target memsim-validate >> "$out/cmake.log" 2>&1
+bin=$build/validate/memsim-validate
 ncu=()
 if command -v ncu >/dev/null 2>&1; then ncu=(--ncu --ncu-path "$(command -v ncu)"); else echo "no ncu: runs without --ncu"; fi
 
