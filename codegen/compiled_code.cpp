@@ -50,8 +50,6 @@ const char* struct_name(const KernelInfo& k) {
   return it == names.end() ? nullptr : it->second;
 }
 
-const char* storage_type(Dtype d) { return d == Dtype::F16 ? "uint16_t" : d == Dtype::F32 ? "float" : "double"; }
-
 std::vector<std::string> suite_headers(const std::string& root) {
   std::vector<std::string> out;
   std::error_code ec;

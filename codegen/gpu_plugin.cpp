@@ -35,8 +35,6 @@ const std::string& gpu_headers_hash(const std::string& root) {
   return h;
 }
 
-const char* storage_type(Dtype d) { return d == Dtype::F16 ? "uint16_t" : d == Dtype::F32 ? "float" : "double"; }
-
 // The library beside nvcc's toolkit (lib64), so that a process without the CUDA runtime loaded finds it too.
 std::string runtime_dir(const std::string& nvcc) {
   std::error_code ec;

@@ -20,6 +20,9 @@ struct ConfigError : std::runtime_error {
 enum class Dtype { F16, F32, F64 };
 int dtype_bytes(Dtype d);
 const char* dtype_name(Dtype d);
+// The C++ type a dtype's elements are stored as on the GPU and in the replay ("uint16_t", "float", "double"):
+// a transpose moves bits, so f16 needs no half type.
+const char* storage_type(Dtype d);
 Dtype parse_dtype(std::string_view text);  // "f16" | "f32" | "f64"
 
 struct Size2 {

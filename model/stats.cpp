@@ -21,6 +21,13 @@ void check_pairs(const std::vector<double>& p, const std::vector<double>& m) {
 
 }  // namespace
 
+double median(std::vector<double> v) {
+  if (v.empty()) throw std::invalid_argument("median: no values");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 double mape(const std::vector<double>& predicted, const std::vector<double>& measured) {
   check_pairs(predicted, measured);
   double sum = 0;

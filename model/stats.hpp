@@ -16,6 +16,8 @@ double max_ape(const std::vector<double>& predicted, const std::vector<double>& 
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
 // Spearman where it is defined (2 pairs or more), else nothing: a summary of one pair has no rank order.
 std::optional<double> spearman_or_none(const std::vector<double>& a, const std::vector<double>& b);
+// The middle value (of an even count, the mean of the middle two). Throws std::invalid_argument when empty.
+double median(std::vector<double> v);
 // Ranks 1..n, ties averaged. Throws std::invalid_argument for a NaN.
 std::vector<double> ranks(const std::vector<double>& v);
 

@@ -53,15 +53,6 @@ void launch(const void* in, void* out, int width, int height, cudaStream_t strea
   MEMSIM_CHECK_LAUNCH("CuTe transpose launch");
 }
 
-const char* word_name(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::F16: return "uint16_t";
-    case Dtype::F32: return "float";
-    case Dtype::F64: return "double";
-  }
-  return "?";
-}
-
 }  // namespace
 
 bool cute_transpose_built() { return true; }
@@ -69,7 +60,7 @@ bool cute_transpose_built() { return true; }
 std::string cute_transpose_detail(Dtype dtype) {
   return "CuTe (CUTLASS " + std::to_string(CUTLASS_MAJOR) + "." + std::to_string(CUTLASS_MINOR) + "." +
          std::to_string(CUTLASS_PATCH) + ") swizzled smem transpose after Colfax's tutorial: 64x64 tile, " +
-         "Swizzle<5,0,5>, 256 threads as 8x32, " + word_name(dtype) + " elements";
+         "Swizzle<5,0,5>, 256 threads as 8x32, " + storage_type(dtype) + " elements";
 }
 
 std::optional<std::string> cute_transpose_unavailable(Dtype, int64_t width, int64_t height) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/stats.hpp"
 #include "validate/cuda_check.hpp"
 #include "validate/reference.hpp"
 
@@ -76,13 +77,12 @@ TimingStats time_launches(cudaStream_t stream, const TimingSettings& settings, i
     MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, pool.events[2 * i], pool.events[2 * i + 1]));
     us[i] = 1000.0 * ms;
   }
-  std::sort(us.begin(), us.end());
   TimingStats t;
   t.reps = reps;
   t.buffers = buffers;
-  t.median_us = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]);
-  t.min_us = us.front();
-  t.max_us = us.back();
+  t.median_us = median(us);
+  t.min_us = *std::min_element(us.begin(), us.end());
+  t.max_us = *std::max_element(us.begin(), us.end());
   t.round_medians = {t.median_us};
   return t;
 }
@@ -99,10 +99,7 @@ TimingStats combine_rounds(const std::vector<TimingStats>& rounds) {
     t.min_us = std::min(t.min_us, r.min_us);
     t.max_us = std::max(t.max_us, r.max_us);
   }
-  std::vector<double> sorted = t.round_medians;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  t.median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  t.median_us = median(t.round_medians);
   return t;
 }
 

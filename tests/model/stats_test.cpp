@@ -17,6 +17,13 @@ TEST(Stats, Mape) {
   EXPECT_THROW(mape({1}, {0}), std::invalid_argument);
 }
 
+TEST(Stats, Median) {
+  EXPECT_EQ(median({3, 1, 2}), 2.0);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);  // the mean of the middle two
+  EXPECT_EQ(median({7}), 7.0);
+  EXPECT_THROW(median({}), std::invalid_argument);
+}
+
 TEST(Stats, RanksAverageTies) {
   const std::vector<double> r = ranks({10, 30, 20, 30});
   EXPECT_EQ(r, (std::vector<double>{1, 3.5, 2, 3.5}));
