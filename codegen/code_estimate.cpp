@@ -12,7 +12,7 @@ namespace memsim {
 namespace {
 
 // Per kernel, its constant and instructions per memory access along the inner and the edge path; the row
-// named "" stands for any other kernel (model/calibration/code_estimate/fit_code_estimate.py fits them).
+// named "" stands for any other kernel (lab/calibration/code_estimate/fit_code_estimate.py fits them).
 struct KernelLine {
   const char* kernel;
   double inner_constant, inner_per_access, edge_constant, edge_per_access;

@@ -4,7 +4,7 @@
 // one instruction plus the address and predicate work nvcc leaves around it (the walks' column steps fold into
 // immediates), after a prologue (block origin, thread coordinates, diagonal's divisions) that is the kernel's
 // own. Each suite kernel's line is fitted on its compiled configurations in the shipped table; a kernel with
-// none takes the line of all of them (model/calibration/code_estimate/fit_code_estimate.py; judged on the
+// none takes the line of all of them (lab/calibration/code_estimate/fit_code_estimate.py; judged on the
 // held-out sweep, docs/model.md "Instructions without a compiler").
 #include "codegen/sass_paths.hpp"
 #include "kernels/resolve.hpp"

@@ -34,7 +34,7 @@ namespace {
 using namespace tools;
 
 // The flags of the GPU build's kernels (validate/CMakeLists.txt) and of the committed table
-// (model/calibration/sass_instruction_counts.py): the code counted is the code that runs.
+// (scripts/sass_instruction_counts.py): the code counted is the code that runs.
 const std::vector<std::string>& nvcc_flags() {
   static const std::vector<std::string> f{"-std=c++17", "--expt-relaxed-constexpr", "-O3", "-cubin"};
   return f;

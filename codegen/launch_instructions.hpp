@@ -20,7 +20,7 @@ struct LaunchInstructions {
 LaunchInstructions launch_instructions(const LaunchConfig& cfg, const SassPaths& paths);
 
 // The SASS table shipped with memsim (codegen/sass_table.inc: the suite's default tiles and pads at blocks
-// 32x8, 16x16, 8x32 and 32x32, sm_90, read off cuobjdump -sass by model/calibration/sass_instruction_counts.py):
+// 32x8, 16x16, 8x32 and 32x32, sm_90, read off cuobjdump -sass by scripts/sass_instruction_counts.py):
 // the row of cfg's static instantiation, or null. kSassTableToolkit names the nvcc that compiled it.
 const SassPaths* shipped_sass_paths(const LaunchConfig& cfg);
 extern const char* const kSassTableToolkit;

@@ -24,7 +24,7 @@ struct DeviceMemory {
 
   // A predicated-off lane does not touch memory, exactly as the replay leaves it out of the warp access.
   // Its value is zeroed: left unset, nvcc 13.0 emits fewer instructions for some kernels and more for others
-  // (model/calibration/sass_instruction_counts.py: vec4_shared f32 32x8 127 warp instructions a warp against
+  // (scripts/sass_instruction_counts.py: vec4_shared f32 32x8 127 warp instructions a warp against
   // 143, but swizzle 8x32 59 against 50, best f16 32x8 803 against 750).
   template <class V>
   __device__ __forceinline__ V load_global(int /*site*/, bool pred, int64_t off) const {

@@ -11,7 +11,7 @@
 #include "kernels/suite.hpp"
 // MEMSIM_EXTRA_STATIC_SHAPES(X): further static instantiations the GPU build makes, each
 // X(kernel struct, element bytes, BX, BY, TX, TY, shared row): empty unless the build is configured with
-// -DMEMSIM_EXTRA_STATIC_SHAPES=FILE (a held-out sweep's shapes, validate/heldout/).
+// -DMEMSIM_EXTRA_STATIC_SHAPES=FILE (a held-out sweep's shapes, lab/heldout/).
 #include "memsim/extra_static_shapes.inc"
 
 namespace memsim {

@@ -64,7 +64,7 @@ double read_back_sector_warp_factor(const CostConstants& k, int warps) {
   return warps <= 4 ? std::pow(at4, std::log2(warps / 2.0)) : at4 * std::pow(at8 / at4, std::log2(warps / 4.0));
 }
 
-// The most lines held open at once that memsim-held-open's fitted runs reached (model/calibration/
+// The most lines held open at once that memsim-held-open's fitted runs reached (lab/calibration/
 // fit_held_open.py fits those up to 300,000; the runs hold 270,336 or 540,672).
 constexpr double kHeldOpenFittedLines = 300000;
 

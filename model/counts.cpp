@@ -54,7 +54,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached, const Compil
     // A store writes sectors in part when they carry fewer bytes than they hold: more sectors than its bytes
     // need (a scattered request), or a request of under 32 bytes a sector (vec4_shared f16 32x8's 8 lanes of 2
     // bytes, one half sector a request). The microbenchmark records are read by the same rule
-    // (model/microbench.cpp: sectors x 32 beyond the bytes written).
+    // (lab/calibration/microbench_records.cpp: sectors x 32 beyond the bytes written).
     const bool scattered = s.sectors > s.ideal_sectors || double(s.bytes) < double(s.sectors) * kSector;
     c.l1_global_wavefronts += double(s.l1_wavefronts);
     if (site.op == Op::Load) {

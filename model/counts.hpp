@@ -1,7 +1,7 @@
 #pragma once
 // What the cost model reads about one launch: traffic at each level of the memory system, instruction
 // counts and the launch's shape. Filled from a replay (counts_from_replay) or written by hand for a
-// microbenchmark (validate/calibration emits the same fields).
+// microbenchmark (lab/calibration emits the same fields).
 #include <cstdint>
 
 #include "codegen/compiled_code.hpp"

@@ -88,7 +88,7 @@ struct CostConstants {
   double read_back_one_warp_factor = 1;
   // Lines held open over rounds (a warp's loads, then its stores: sim/partial_lines.hpp): with U of them open at
   // once, the L2 reads back e = 1 - exp(-(U / read_back_held_open_lines)^read_back_held_open_exponent) of their
-  // partial stores' bytes, each at read_back_ps_per_byte (model/calibration/fit_held_open.py on
+  // partial stores' bytes, each at read_back_ps_per_byte (lab/calibration/fit_held_open.py on
   // memsim-held-open). 0: not measured (such lines then get a caveat and the model above).
   // Lines written in pieces of 16 bytes or more (half sectors) count for this share of a line in U.
   double read_back_held_open_lines = 0;

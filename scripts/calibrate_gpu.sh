@@ -2,13 +2,13 @@
 # Calibrates memsim for the GPU of this machine in one command (docs/second_gpu.md):
 #   1. configures and builds memsim-microbench (CUDA) and memsim-calibrate;
 #   2. runs the calibration microbenchmarks and counts the issue benchmarks' instructions with Nsight Compute
-#      (validate/calibration/run_calibration.sh) -> model/calibration/NAME_microbench.json, NAME_issue_ncu.csv,
+#      (lab/calibration/run_calibration.sh) -> lab/calibration/results/NAME_microbench.json, NAME_issue_ncu.csv,
 #      the DRAM order benchmark, NAME_dram_order.json, the split-sector benchmark, NAME_split_sectors.json,
 #      the block-shape benchmark, NAME_block_shapes.json, and the chain loads, NAME_chain_loads.json;
 #   3. fits the cost model's constants (memsim-calibrate) in two steps: the microbenchmarks and the DRAM order
 #      runs, then all three with the DRAM order's costs held as the first step fitted them (the split runs'
 #      transposed layout would otherwise pull them) -> model/devices/NAME.json and the fit's
-#      report, model/calibration/NAME_calibration_report.txt, which ends with the check of the new profile:
+#      report, lab/calibration/results/NAME_calibration_report.txt, which ends with the check of the new profile:
 #      the suite kernels the run timed, predicted and measured (the fit never sees them).
 # Each stage prints one progress line with the time since the start.
 #
@@ -19,8 +19,8 @@
 # --base: the profile the fit starts from, whose limits and held constants it keeps (default: NAME itself where
 # model/devices/NAME.json exists, else NAME_datasheet where that exists, else h100). Give a profile of the same
 # architecture, and MEMSIM_CUDA_ARCH to match it.
-# --from: fit an existing memsim-microbench document (copied to model/calibration/NAME_microbench.json unless it
-# is that file), with model/calibration/NAME_dram_order.json, NAME_split_sectors.json, NAME_block_shapes.json and
+# --from: fit an existing memsim-microbench document (copied to lab/calibration/results/NAME_microbench.json unless it
+# is that file), with lab/calibration/results/NAME_dram_order.json, NAME_split_sectors.json, NAME_block_shapes.json and
 # NAME_chain_loads.json where they exist;
 # nothing is measured, no GPU is needed.
 #
@@ -100,12 +100,12 @@ logged() {
     exit $rc
   fi
 }
-bench=model/calibration/${name}_microbench.json
-order=model/calibration/${name}_dram_order.json
-split=model/calibration/${name}_split_sectors.json
-shapes=model/calibration/${name}_block_shapes.json
-chain=model/calibration/${name}_chain_loads.json
-report=model/calibration/${name}_calibration_report.txt
+bench=lab/calibration/results/${name}_microbench.json
+order=lab/calibration/results/${name}_dram_order.json
+split=lab/calibration/results/${name}_split_sectors.json
+shapes=lab/calibration/results/${name}_block_shapes.json
+chain=lab/calibration/results/${name}_chain_loads.json
+report=lab/calibration/results/${name}_calibration_report.txt
 profile=model/devices/$name.json
 
 if [ -z "$from" ]; then
@@ -121,9 +121,9 @@ if [ -z "$from" ]; then
   stage 2 "running the microbenchmarks on the $gpu, then ncu on the issue benchmarks"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  logged bash validate/calibration/run_calibration.sh "$work"
+  logged bash lab/calibration/run_calibration.sh "$work"
   cp "$work/microbench.json" "$bench"
-  cp "$work/issue_ncu.csv" "model/calibration/${name}_issue_ncu.csv"
+  cp "$work/issue_ncu.csv" "lab/calibration/results/${name}_issue_ncu.csv"
   cp "$work/dram_order.json" "$order"
   cp "$work/split_sectors.json" "$split"
   cp "$work/block_shapes.json" "$shapes"
@@ -153,12 +153,12 @@ stage 3 "fitting the constants from base $base, then predicting the suite kernel
   echo "# The fit of $profile by memsim-calibrate (scripts/calibrate_gpu.sh $name, $(date -u +%Y-%m-%dT%H:%M:%SZ),"
   echo "# revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown)); reproduce from the repository root:"
   if [ -f "$split" ]; then
-    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --hold block_us --out ORDER.json"
-    echo "#   $build/model/memsim-calibrate ${runs[*]} --microbench $split --base ORDER.json --hold block_us \\"
+    echo "#   $build/lab/calibration/memsim-calibrate ${runs[*]} --base $base --hold block_us --out ORDER.json"
+    echo "#   $build/lab/calibration/memsim-calibrate ${runs[*]} --microbench $split --base ORDER.json --hold block_us \\"
     echo "#     --hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte --out $profile --holdout"
     echo "# (the first step's report is not kept; this is the second's)"
   else
-    echo "#   $build/model/memsim-calibrate ${runs[*]} --base $base --hold block_us --out $profile --holdout"
+    echo "#   $build/lab/calibration/memsim-calibrate ${runs[*]} --base $base --hold block_us --out $profile --holdout"
   fi
 } > "$report"
 # block_us is held at the base's value (0 in the calibrated profiles): with the block launch rate and the
@@ -168,13 +168,13 @@ fit_base=$base hold=(--hold block_us) first_dir=""
 if [ -f "$split" ]; then
   # The first step's profile in a directory of its own, under NAME: a profile read from a file is named after it.
   first_dir=$(mktemp -d)
-  logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$base" "${hold[@]}" --out "$first_dir/$name.json"
+  logged "$build/lab/calibration/memsim-calibrate" "${runs[@]}" --base "$base" "${hold[@]}" --out "$first_dir/$name.json"
   runs+=(--microbench "$split") fit_base=$first_dir/$name.json
   hold+=(--hold scattered_read_ps_per_byte --hold scattered_write_ps_per_byte)
 fi
 # The report keeps the last fit's output: the log's lines from here on.
 from_line=$(($(wc -l < "$log") + 1))
-logged "$build/model/memsim-calibrate" "${runs[@]}" --base "$fit_base" ${hold[@]+"${hold[@]}"} --out "$profile" --holdout
+logged "$build/lab/calibration/memsim-calibrate" "${runs[@]}" --base "$fit_base" ${hold[@]+"${hold[@]}"} --out "$profile" --holdout
 tail -n +"$from_line" "$log" | sed -n '/^Calibration of /,$p' >> "$report"
 [ -z "$first_dir" ] || rm -rf "$first_dir"
 echo "calibrate_gpu: done in $(( $(date +%s) - start )) s: $bench, $profile, $report"

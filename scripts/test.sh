@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export CUDACXX=/usr/local/cuda/bin/nvcc; fi
 build=${MEMSIM_BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_STUDIES=ON
 bash scripts/python-venv.sh "$build"  # Kernel Tuner for the Python module's tests (once; docs/python.md)
 cmake --build "$build" -j "$(nproc)"
 ctest --test-dir "$build" -L quick --output-on-failure -j "$(nproc)"

@@ -2,7 +2,7 @@
 // The order in which the blocks resident together reach DRAM: in one contiguous band, as a copy's do, or
 // spread over the whole buffer, as the transposed side of a transpose is.
 //
-// Measured (memsim-microbench --dram-order, model/calibration/h100_dram_order.json, h200_dram_order.json): the
+// Measured (memsim-microbench --dram-order, lab/calibration/results/h100_dram_order.json, h200_dram_order.json): the
 // same bytes copied in 128-byte chunks, one side in transposed order, take longer the more places of the buffer
 // the blocks resident together reach at once on that side: as fast as a plain copy with 2 runs a window, then
 // more with every doubling, up to 5-8% more (H100; 5-15% on an H200, writes the most) from about 64 runs on,

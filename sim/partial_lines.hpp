@@ -62,7 +62,7 @@ class PartialPieces {
   // Lines held open over rounds: their partial pieces come in two or more rounds (from one warp or several),
   // and the block completes every sector it writes there (the whole line, or its part of a line other blocks
   // write the rest of; a sector it leaves part written is a split sector, counted with the others). The L2
-  // evicts partial sectors by how many lines hold them at once (validate/calibration/held_open.cu), so each
+  // evicts partial sectors by how many lines hold them at once (lab/calibration/held_open.cu), so each
   // counts for the share of the block's rounds it is open, (last - first + 1) / the block's rounds, times the
   // share of the line's sectors the block writes, summed, apart by their pieces: under 16 bytes a sector
   // ([0]), or 16 bytes and more ([1]: half sectors, read back less). They are left out of

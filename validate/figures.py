@@ -28,10 +28,10 @@ COUNT_RUNS = ("suite_f32.json", "suite_f16_f64.json", "suite_16384.json", "best.
               "h200_odd_sizes.json")
 # The runs of the fastest kernel, best, on each GPU: 8192^2 and 16384^2 in f16, f32 and f64.
 BEST_RUNS = (("H100", "best.json"), ("H200", "h200_best.json"))
-HOLDOUT = os.path.join("model", "calibration", "h100_holdout_suite.txt")
-# The held-out sweep (validate/heldout/): per GPU, its runs' folder.
-HELDOUT = (("H100", os.path.join("validate", "heldout", "results", "h100")),
-           ("H200", os.path.join("validate", "heldout", "results", "h200")))
+HOLDOUT = os.path.join("lab", "calibration", "results", "h100_holdout_suite.txt")
+# The held-out sweep (lab/heldout/): per GPU, its runs' folder.
+HELDOUT = (("H100", os.path.join("lab", "heldout", "results", "h100")),
+           ("H200", os.path.join("lab", "heldout", "results", "h200")))
 
 
 # Per GPU: its shipped profile, the fit's report and the suite's judging (memsim-calibrate --holdout).
@@ -181,7 +181,7 @@ def read_text(rel):
 
 
 def heldout_judged(folder):
-    """This model's figures on the held-out sweep, from its judged report (validate/heldout/judge.py --memsim, the
+    """This model's figures on the held-out sweep, from its judged report (lab/heldout/judge.py --memsim, the
     "predicted here" block: every run predicted again by the committed model; regenerate_holdouts.sh remakes it):
     (configurations, MAPE %, worst signed %, the worst's configuration, within 25%, block shapes right, sweeps)."""
     rel = folder + "_judged.txt"
@@ -191,7 +191,7 @@ def heldout_judged(folder):
     c = re.search(r"^predicted here .*\n(?:(?!  block-shape).*\n)*  block-shape choice: within 3% of the measured "
                   r"fastest in (\d+) of (\d+) sweeps", text, re.M)
     if not m or not c:
-        raise Error("%s has no 'predicted here' figures (run validate/heldout/judge.py with --memsim)" % rel)
+        raise Error("%s has no 'predicted here' figures (run lab/heldout/judge.py with --memsim)" % rel)
     where = "%s %s %s block %s" % (m.group(4), m.group(5), m.group(6), m.group(7))
     return (int(m.group(1)), float(m.group(2)), float(m.group(3)), where, int(m.group(9)), int(c.group(1)),
             int(c.group(2)))
@@ -228,11 +228,11 @@ def accuracy():
     fit, held, suite = [], [], []
     for label, prof, report, holdout, folder in PROFILES:
         cal = json.loads(read_text(os.path.join("model", "devices", prof + ".json")))["calibration"]
-        e, what = fit_worst(os.path.join("model", "calibration", report))
+        e, what = fit_worst(os.path.join("lab", "calibration", "results", report))
         fit.append("MAPE %.1f%%, worst %+.1f%% (`%s`), %d runs" % (cal["mape_pct"], e, what, cal["runs"]))
         n, mape, worst, where = heldout_figures(folder)
         held.append("MAPE %.1f%%, worst %+.1f%% (`%s`), %d configurations" % (mape, worst, where, n))
-        n, mape, mx = judged_suite(os.path.join("model", "calibration", holdout))
+        n, mape, mx = judged_suite(os.path.join("lab", "calibration", "results", holdout))
         suite.append("MAPE %s%%, worst %s%%, %s configurations" % (mape, mx, n))
     lines.append("| microbenchmark fit (the runs the constants are fitted to; every report's first figure) | " +
                  " | ".join(fit) + " |")

@@ -85,7 +85,7 @@ if has build; then
   # The architecture is named: with CMake >= 3.30 nvcc's own default (sm_75) would otherwise be built, and the
   # H100 would run JIT-compiled PTX instead of sm_90 code.
   # Only what the steps run is built: memsim-validate, and the GPU tests when tests/gpu is in the build.
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_BUILD_BENCHMARKS=OFF \
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_STUDIES=ON -DMEMSIM_BUILD_BENCHMARKS=OFF \
     -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" ${MEMSIM_CMAKE_ARGS:-} &&
     cmake --build "$build" -j "$(nproc)" --target memsim-validate || { fail "build"; exit 1; }
   if has partition; then cmake --build "$build" -j "$(nproc)" --target memsim-partition-sweep || fail "build of the sweep"; fi
@@ -148,7 +148,7 @@ fi
 
 if has partition; then
   step "partition sweep: concurrent blocks streaming chunks at base + offset + block x stride"
-  sweep=$build/validate/studies/partition_sweep/memsim-partition-sweep
+  sweep=$build/lab/studies/partition_sweep/memsim-partition-sweep
   if [ -x "$sweep" ]; then
     "$sweep" --direction both --out "$out/partition_sweep.json" || fail "partition sweep"
   else
@@ -158,7 +158,7 @@ fi
 
 if has partial; then
   step "partial-sector store patterns: lines partly written at once vs the cost of a line piece"
-  lines=$build/validate/studies/partial_lines/memsim-partial-lines
+  lines=$build/lab/studies/partial_lines/memsim-partial-lines
   l2_write_metrics=lts__t_requests_srcunit_tex_op_write.sum,lts__t_requests_srcunit_tex_op_write_lookup_miss.sum,dram__sectors_read.sum,dram__sectors_write.sum,gpu__time_duration.sum
   if [ -x "$lines" ]; then
     "$lines" >"$out/partial_lines.json" || fail "memsim-partial-lines"
@@ -166,13 +166,13 @@ if has partial; then
       grep -v "^==" >"$out/partial_lines.ncu.csv" || fail "memsim-partial-lines under ncu"
     # The same counters for the store microbenchmarks the partial-sector costs are calibrated on.
     "$ncu" --clock-control none --csv --page raw -k regex:"strided|half_sector" --metrics "$l2_write_metrics" \
-      "$build/validate/calibration/memsim-microbench" --stores-only 2>&1 | grep -v "^==" >"$out/partial_stores_microbench.ncu.csv" ||
+      "$build/lab/calibration/memsim-microbench" --stores-only 2>&1 | grep -v "^==" >"$out/partial_stores_microbench.ncu.csv" ||
       fail "memsim-microbench --stores-only under ncu"
     # Those benchmarks' strided stores with occupancy capped (1, 2, 4, 8 blocks/SM): timed, then counted.
-    "$build/validate/calibration/memsim-microbench" --capped-stores >"$out/capped_stores.json" ||
+    "$build/lab/calibration/memsim-microbench" --capped-stores >"$out/capped_stores.json" ||
       fail "memsim-microbench --capped-stores"
     "$ncu" --clock-control none --csv --page raw -k regex:strided --metrics "$l2_write_metrics" \
-      "$build/validate/calibration/memsim-microbench" --capped-stores --stores-only 2>&1 | grep -v "^==" \
+      "$build/lab/calibration/memsim-microbench" --capped-stores --stores-only 2>&1 | grep -v "^==" \
       >"$out/capped_stores.ncu.csv" || fail "memsim-microbench --capped-stores under ncu"
   else
     fail "no memsim-partial-lines at $lines"

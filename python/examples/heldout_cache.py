@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the held-out sweep's H100 measurements of `padded` (f32, 8192x8192: validate/heldout/results/h100, 15
+"""Writes the held-out sweep's H100 measurements of `padded` (f32, 8192x8192: lab/heldout/results/h100, 15
 block shapes and tiles nobody fitted the model on) in Kernel Tuner 1.5's cache layout, as a tuning run over
 block_size_x, block_size_y, tile_size_x and tile_size_y (Kernel Tuner's convention: the elements a thread covers
 along x and y, so that a block covers block_size x tile_size) would have written them:
@@ -50,5 +50,5 @@ def main(results, out):
 
 if __name__ == "__main__":
     root = os.path.dirname(os.path.dirname(HERE))
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "validate/heldout/results/h100"),
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "lab/heldout/results/h100"),
          sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "h100_padded_heldout.cache.json"))

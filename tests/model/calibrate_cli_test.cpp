@@ -1,7 +1,7 @@
 // memsim-calibrate as a user runs it, on documents that are wrong in one field each: exit 2 and one line on
 // stderr that names the file, the record and the field; never a crash, a NaN in the report or a profile with
 // a non-finite constant. The documents are the committed H100 microbenchmark run
-// (model/calibration/h100_microbench.json) and suite results (validate/results/suite_f32.json), cut down and
+// (lab/calibration/results/h100_microbench.json) and suite results (validate/results/suite_f32.json), cut down and
 // broken in one place. The reader tests call read_microbench and read_suite_records directly.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "model/microbench.hpp"
+#include "lab/calibration/microbench_records.hpp"
 #include "model/profile.hpp"
 #include "tests/support/run_command.hpp"
 
@@ -137,7 +137,7 @@ TEST(CalibrateCli, HeldConstantsAreNamedInTheNote) {
 }
 
 // Several --microbench files are fitted together: the calibration run and the split-sector study of the same
-// GPU. The study's runs whose counts do not describe them are left out of a fit and listed (model/microbench.hpp:
+// GPU. The study's runs whose counts do not describe them are left out of a fit and listed (lab/calibration/microbench_records.hpp:
 // each sector's halves from two blocks; narrow stores in the linear layout, whose requests the L2 merges); the
 // rest join the fit, and the profile names both files. A file from another device is refused, naming both.
 TEST(CalibrateCli, SeveralMicrobenchFilesAreFittedTogether) {

@@ -3,7 +3,7 @@
 
 #include "model/counts.hpp"
 #include "model/profile.hpp"
-#include "model/microbench.hpp"
+#include "lab/calibration/microbench_records.hpp"
 
 namespace memsim {
 namespace {

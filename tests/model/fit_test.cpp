@@ -6,7 +6,7 @@
 #include <string>
 
 #include "model/cost.hpp"
-#include "model/fit.hpp"
+#include "lab/calibration/fit.hpp"
 
 namespace memsim {
 namespace {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The paths model/calibration/sass_instruction_counts.py follows through a kernel's SASS, on small functions
+"""The paths scripts/sass_instruction_counts.py follows through a kernel's SASS, on small functions
 written by hand in cuobjdump's format, their counts worked out by hand. Standard library only.
 
     tests/model/sass_paths_test.py
@@ -8,7 +8,7 @@ import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model", "calibration"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import sass_instruction_counts as sic  # noqa: E402
 
 

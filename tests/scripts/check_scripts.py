@@ -3,8 +3,8 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs validate/studies/l1_wavefronts.py, read_back.py, instruction_diagnostic.py,
-validate/calibration/add_instructions.py, order_latency_table.py and model/calibration/holdout_by_kernel.py on small
+Runs lab/studies/l1_wavefronts/l1_wavefronts.py, read_back.py, instruction_diagnostic.py,
+lab/calibration/add_instructions.py, order_latency_table.py and lab/calibration/holdout_by_kernel.py on small
 crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
 there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then validate/run_suite.sh,
@@ -19,6 +19,9 @@ import os
 import shutil
 import subprocess
 import sys
+
+# The lab's scripts (lab/calibration, lab/studies) are checked beside the validation stage's.
+LAB = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lab"))
 
 # memsim's JSON report, enough of it for the scripts: grid = matrix / tile (default 32x32); --matrix without an
 # "x" refused as memsim refuses it.
@@ -134,10 +137,10 @@ class Checker:
 def check_python_scripts(c):
     py = sys.executable
     v = c.validate
-    l1 = [py, os.path.join(v, "studies", "l1_wavefronts.py")]
-    rb = [py, os.path.join(v, "studies", "read_back.py")]
-    idiag = [py, os.path.join(v, "studies", "instruction_diagnostic.py")]
-    add = [py, os.path.join(v, "calibration", "add_instructions.py")]
+    l1 = [py, os.path.join(LAB, "studies", "l1_wavefronts", "l1_wavefronts.py")]
+    rb = [py, os.path.join(LAB, "studies", "read_back", "read_back.py")]
+    idiag = [py, os.path.join(LAB, "studies", "instruction_diagnostic", "instruction_diagnostic.py")]
+    add = [py, os.path.join(LAB, "calibration", "add_instructions.py")]
 
     memsim = c.write("memsim", FAKE_MEMSIM, 0o755)
     empty_memsim = c.write("memsim_empty", EMPTY_JSON_MEMSIM, 0o755)
@@ -258,7 +261,7 @@ def check_python_scripts(c):
                    "no ncu count for issue_tile rounds=0")
     c.expect_ok("add_instructions good input", add + [microbench, issue_good], ['"instructions": 3801088.0'])
 
-    by_kernel = [py, os.path.join(os.path.dirname(v), "model", "calibration", "holdout_by_kernel.py")]
+    by_kernel = [py, os.path.join(LAB, "calibration", "holdout_by_kernel.py")]
     rows = (("copy", "8192x8192", 0, 100.0, 110.0, "+10.0%", "DRAM bandwidth"),
             ("padded", "8192x8192", 1, 100.0, 150.0, "+50.0%", "instruction issue"),
             ("copy", "2048x2048", 0, 10.0, 9.0, "-10.0%", "DRAM bandwidth"))
@@ -276,7 +279,7 @@ def check_python_scripts(c):
 
     # The out-of-order latency table (calibration/order_latency_table.py): a copy at 2 blocks an SM, 200 us, and
     # its reads out of order, 230 us: +15.0%; files of one device merge.
-    table = [py, os.path.join(v, "calibration", "order_latency_table.py")]
+    table = [py, os.path.join(LAB, "calibration", "order_latency_table.py")]
     def chunk_run(side, cols, median):
         return {"bench": "chunks_" + side, "params": {"cols": cols, "cap_blocks_per_sm": 2}, "time_us": {"median": median}}
     order_copy = c.write("order_copy.json", json.dumps({"device": {"name": "GPU X"}, "runs": [
@@ -313,8 +316,8 @@ def check_shell_scripts(c):
         env.pop(k, None)
     out_dir = c.path("suite_out")
     suite = [bash, os.path.join(c.validate, "run_suite.sh")]
-    calib = [bash, os.path.join(c.validate, "calibration", "run_calibration.sh")]
-    counters = [bash, os.path.join(c.validate, "studies", "ncu_counters.sh")]
+    calib = [bash, os.path.join(LAB, "calibration", "run_calibration.sh")]
+    counters = [bash, os.path.join(LAB, "studies", "l1_wavefronts", "ncu_counters.sh")]
 
     c.expect_ok("run_suite.sh --help", suite + ["--help"], ["MEMSIM_STAGES", "OUT_DIR"], env)
     c.expect_ok("run_suite.sh -h", suite + ["-h"], ["MEMSIM_STAGES"], env)
@@ -390,8 +393,8 @@ def check_shell_scripts(c):
     c.expect_error("calibrate_gpu.sh no nvcc", gpu + [new_name], "no nvcc",
                    dict(gpu_env, CUDACXX=c.path("no_such_file")))
     for written in (os.path.join(root, "model", "devices", new_name + ".json"),
-                    os.path.join(root, "model", "calibration", new_name + "_microbench.json"),
-                    os.path.join(root, "model", "calibration", new_name + "_calibration_report.txt")):
+                    os.path.join(root, "lab", "calibration", "results", new_name + "_microbench.json"),
+                    os.path.join(root, "lab", "calibration", "results", new_name + "_calibration_report.txt")):
         if os.path.exists(written):
             c.failures.append("calibrate_gpu.sh wrote %s while refusing its input" % written)
 

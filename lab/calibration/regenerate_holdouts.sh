@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Regenerates the hold-out reports of lab/calibration/ from the committed runs: each report's header names
+# the memsim-calibrate commands that made it (lines "#   build/lab/calibration/memsim-calibrate ..."); this keeps the
+# header, runs them from the repository root with the given build directory, and writes their output after
+# it. Run after a new validation run or a change to the cost model:
+#   lab/calibration/regenerate_holdouts.sh [BUILD_DIR]      (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+[ -x "$build/lab/calibration/memsim-calibrate" ] || { echo "regenerate_holdouts.sh: no $build/lab/calibration/memsim-calibrate (build first)" >&2; exit 2; }
+for report in lab/calibration/results/*holdout*.txt; do
+  grep -q '^#   build/lab/calibration/memsim-calibrate ' "$report" || continue
+  header=$(grep '^#' "$report")
+  {
+    printf '%s\n' "$header"
+    grep '^#   build/lab/calibration/memsim-calibrate ' "$report" | sed 's/^#   build\///' | while read -r cmd; do
+      # shellcheck disable=SC2086  # the command's words, as the header gives them
+      "$build"/$cmd
+    done
+  } >"$report.new"
+  mv "$report.new" "$report"
+  echo "regenerated $report"
+done
+# The held-out sweep's judged reports (lab/heldout/README.md): every run predicted again by this build; the
+# figures README.md and every report quote come from their "predicted here" lines (validate/figures.py).
+for dev in h100 h200; do
+  python3 lab/heldout/judge.py lab/heldout/results/$dev/*.json --memsim "$build/app/memsim" --device $dev \
+    --report lab/heldout/results/${dev}_judged.txt >/dev/null
+  echo "regenerated lab/heldout/results/${dev}_judged.txt"
+done

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Judges memsim on the held-out sweep (lab/heldout/README.md): predicted against measured time per
+configuration, the block shape memsim would pick in each (kernel, dtype, matrix) sweep against the measured
+fastest, and the warp instructions against Nsight Compute's smsp__inst_executed.sum where a run has them.
+
+    judge.py RUN.json [RUN.json ...] [--memsim BIN --device NAME] [--report FILE]
+
+With --memsim, every configuration is predicted again by that memsim binary (on this machine: where no toolkit
+compiles, the compiled code's estimate), beside the prediction the GPU run recorded.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+
+def records(paths):
+    for p in paths:
+        for r in json.load(open(p))["records"]:
+            if r.get("measured", {}).get("time_us") and r.get("predicted", {}).get("time_us"):
+                yield r
+
+
+def key(r):
+    c = r["config"]
+    return (c["kernel"], c["dtype"], "%dx%d" % (c["matrix"]["width"], c["matrix"]["height"]))
+
+
+def shape(r):
+    c = r["config"]
+    return "%dx%d/%dx%d" % (c["block"]["x"], c["block"]["y"], c["tile"]["x"], c["tile"]["y"])
+
+
+def repredict(r, memsim, device, extra=()):
+    c = r["config"]
+    args = [memsim, "--kernel", c["kernel"], "--dtype", c["dtype"],
+            "--matrix", "%dx%d" % (c["matrix"]["width"], c["matrix"]["height"]),
+            "--block", "%dx%d" % (c["block"]["x"], c["block"]["y"]),
+            "--tile", "%dx%d" % (c["tile"]["x"], c["tile"]["y"]), "--device", device, "--format", "json"]
+    if c["shared_bytes_per_block"]:
+        args += ["--pad", str(c["pad"])]
+    args += list(extra)
+    j = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    return j["prediction"]["time_us"], j["prediction"].get("instructions"), j["prediction"].get("instructions_basis")
+
+
+def judge(rows, label, out):
+    errs = [(p / m - 1, r) for r, m, p in rows]
+    a = sorted(abs(e) for e, _ in errs)
+    out.append("%s: %d configurations, MAPE %.1f%%, median %.1f%%, worst %+.1f%% (%s %s), within 25%%: %d, within 10%%: %d"
+               % (label, len(a), 100 * sum(a) / len(a), 100 * a[len(a) // 2],
+                  100 * max(errs, key=lambda t: abs(t[0]))[0], " ".join(key(max(errs, key=lambda t: abs(t[0]))[1])),
+                  shape(max(errs, key=lambda t: abs(t[0]))[1]), sum(1 for x in a if x <= 0.25),
+                  sum(1 for x in a if x <= 0.10)))
+    for e, r in sorted(errs, key=lambda t: -abs(t[0]))[:6]:
+        out.append("    %+6.1f%%  %-12s %s %s %s" % (100 * e, *key(r), shape(r)))
+    groups = defaultdict(list)
+    for r, m, p in rows:
+        groups[key(r)].append((r, m, p))
+    hits, lines = 0, []
+    for k, g in sorted(groups.items()):
+        best = min(m for _, m, _ in g)
+        pick = min(g, key=lambda t: t[2])
+        ok = pick[1] <= 1.03 * best
+        hits += ok
+        if not ok:
+            lines.append("    %-12s %s %s: picks %s, which runs %.1f%% slower than the fastest (%s)"
+                         % (*k, shape(pick[0]), 100 * (pick[1] / best - 1), shape(min(g, key=lambda t: t[1])[0])))
+    out.append("  block-shape choice: within 3%% of the measured fastest in %d of %d sweeps" % (hits, len(groups)))
+    out.extend(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("runs", nargs="+")
+    ap.add_argument("--memsim")
+    ap.add_argument("--device")
+    ap.add_argument("--memsim-arg", action="append", default=[], help="an option for every memsim run (e.g. --runtime-shape)")
+    ap.add_argument("--report")
+    a = ap.parse_args()
+    recs = list(records(a.runs))
+    out = []
+    ctx = json.load(open(a.runs[0])).get("context", {})
+    dev = ctx.get("device", {})
+    out.append("Held-out sweep, %s: %s" % (dev.get("name", "?"), ", ".join(sorted({os.path.basename(p).split("_heldout")[0] for p in a.runs}))))
+    if not a.memsim_arg:
+        judge([(r, r["measured"]["time_us"]["median"], r["predicted"]["time_us"]) for r in recs],
+              "as the GPU run predicted (compiled code)", out)
+    inst = []
+    if a.memsim:
+        rows, bases = [], defaultdict(int)
+        for r in recs:
+            t, n, basis = repredict(r, a.memsim, a.device, a.memsim_arg)
+            bases[(basis or "").split(" (")[0]] += 1
+            rows.append((r, r["measured"]["time_us"]["median"], t))
+            m = r.get("metrics", {}).get("smsp__inst_executed.sum", {}).get("measured")
+            if m and n:
+                inst.append((n / m - 1, r))
+        judge(rows, "predicted here%s (%s)" % ("".join(" " + x for x in a.memsim_arg), "; ".join("%s: %d" % kv for kv in bases.items())), out)
+    if inst:
+        a_ = [abs(e) for e, _ in inst]
+        out.append("  warp instructions against smsp__inst_executed.sum: %d configurations, mean |error| %.2f%%, worst %+.2f%%, within 10%%: %d, within 20%%: %d"
+                   % (len(inst), 100 * sum(a_) / len(a_), 100 * max(inst, key=lambda t: abs(t[0]))[0],
+                      sum(1 for x in a_ if x <= 0.1), sum(1 for x in a_ if x <= 0.2)))
+        for e, r in sorted(inst, key=lambda t: -abs(t[0]))[:4]:
+            out.append("    %+6.1f%%  %-12s %s %s %s" % (100 * e, *key(r), shape(r)))
+    text = "\n".join(out) + "\n"
+    sys.stdout.write(text)
+    if a.report:
+        open(a.report, "w").write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The held-out sweep on a GPU machine (lab/heldout/README.md). Stages, in order, on one machine:
+#   run_heldout.sh build                 configure and build memsim, memsim-validate (with the sweep's static
+#                                        shapes) and memsim-code-counts in build-dev/
+#   run_heldout.sh counts OUT            every configuration's compiled paths and the estimate's: OUT/code_counts.json
+#   run_heldout.sh time PROFILE OUT [FIRST LAST]  time, check and predict the sweep's runs FIRST..LAST
+#   run_heldout.sh ncu PROFILE OUT [FIRST LAST]   Nsight Compute counts of those runs at 8192x8192
+# Debian's Boost.Program_options, Eigen and nlohmann-json may come as .deb files in .deps/ (unpacked to
+# /tmp/deps where the machine lacks them).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=build-dev
+export PATH=/usr/local/cuda/bin:$PATH MEMSIM_CACHE_DIR=$PWD/$build/code-cache
+stage=${1:?stage}
+case $stage in
+  build)
+    prefix=()
+    if ls .deps/*.deb >/dev/null 2>&1; then
+      mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
+      prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr)
+    fi
+    python3 lab/heldout/heldout.py --inc lab/heldout/extra_static_shapes.inc --list lab/heldout/heldout_configs.txt
+    cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
+          -DMEMSIM_EXTRA_STATIC_SHAPES=$PWD/lab/heldout/extra_static_shapes.inc "${prefix[@]}" >/dev/null
+    cmake --build $build -j "$(nproc)" --target memsim memsim-validate memsim-code-counts
+    ;;
+  counts)
+    out=${2:?OUT}
+    $build/model/memsim-code-counts --table lab/heldout/heldout_configs.txt > "$out/code_counts.json"
+    ;;
+  time|ncu)
+    profile=${2:?PROFILE} out=${3:?OUT} first=${4:-1} last=${5:-1000}
+    mkdir -p "$out/runs"
+    i=0
+    while read -r line; do
+      i=$((i + 1)); [ $i -ge "$first" ] || continue; [ $i -le "$last" ] || break
+      name=${line##*--name } args=${line%% --name *}
+      if [ "$stage" = time ]; then
+        # shellcheck disable=SC2086
+        $build/validate/memsim-validate $args --profile "$profile" --out-dir "$out/runs" --name "${profile}_$name" ||
+          echo "run failed: $line"
+      else
+        args=${args/--matrices 8192x8192,16384x16384/--matrices 8192x8192}
+        # shellcheck disable=SC2086
+        $build/validate/memsim-validate $args --profile "$profile" --ncu --reps 5 --out-dir "$out/runs" \
+          --name "${profile}_${name}_ncu" || echo "run failed: $line"
+      fi
+    done < <(python3 lab/heldout/heldout.py --commands x)
+    ;;
+  *) echo "run_heldout.sh: unknown stage $stage" >&2; exit 2 ;;
+esac
