@@ -221,7 +221,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   // and block scheduling are two parts of one residency: they add, then overlap the others. The L2 finishes
   // partly written sectors while the warps wait out their loads: the partial stores and the residency overlap
   // fully (the larger of the two enters the p-norm). Fitted with an exponent of its own, that overlap runs to
-  // infinity on the microbenchmarks (docs/model.md, "Partial stores beside waiting warps").
+  // infinity on the microbenchmarks (docs/history/model_notebook.md, "Partial stores beside waiting warps").
   std::vector<double> overlapped;
   double largest = 0;
   std::string top = kTermLaunch;

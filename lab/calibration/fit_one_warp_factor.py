@@ -11,7 +11,7 @@ origin over the runs with e > 0. L = the lines a block keeps partly written (32 
 as half_sector_counts weighs them) x 8 blocks an SM x the SMs. At 8 rows a request each warp writes whole lines
 (no line has pieces from two warps: L = 0, e = 0): printed, not fitted.
 
-The measurement (docs/model.md, "Partly written lines", has the command): ncu --csv --print-units base with
+The measurement (docs/history/model_notebook.md, "Partly written lines", has the command): ncu --csv --print-units base with
 dram__bytes_read.sum on memsim-microbench --stores-only. It replaced an estimate (0.47) made without DRAM reads,
 through half_sector_store's L2 tag misses a line and the 16-byte strided stores' read-back per extra miss, which
 came out 1.7 to 2 times the measured factor: removed, not kept as a check.

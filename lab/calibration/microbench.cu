@@ -609,7 +609,7 @@ void run_order_chunks_all(Runs& runs, const mb::Pool& pool, const Device& dev) {
   }
 }
 
-// A study, not fitted (--dram-order-latency; docs/model.md, "Loads out of order wait longer"): the same copies
+// A study, not fitted (--dram-order-latency; docs/history/model_notebook.md, "Loads out of order wait longer"): the same copies
 // where they wait on their loads' round trips rather than on DRAM's rate. First 1 and 2 blocks an SM: the copy,
 // the reads out of order from 16 to thousands of streams, and the writes out of order, which a load's round
 // trip should not see.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table of docs/model.md, "Loads out of order wait longer", from memsim-microbench --dram-order-latency runs:
+"""The table of docs/history/model_notebook.md, "Loads out of order wait longer", from memsim-microbench --dram-order-latency runs:
 per copy shape (lane bytes, chunk bytes, blocks an SM), the plain copy's median time and how much longer the same
 copy takes with its reads out of order (1,024 columns of chunks), its writes out of order (1,024 columns) and its
 reads out of order with each transposed row reached once a window (16,384 columns), one column group per device
