@@ -15,6 +15,7 @@
 #include "codegen/kernel_file.hpp"
 #include "kernels/registry.hpp"
 #include "report/compare.hpp"
+#include "report/report.hpp"
 
 namespace po = boost::program_options;
 
@@ -120,11 +121,11 @@ nlohmann::ordered_json kernel_sectors(const UserConfig& chosen, const std::vecto
       UserConfig user = chosen;  // a --tile or --pad given applies to every kernel, as in a comparison
       user.kernel = name;
       try {
-        const Analysis a = analyze(user, device, aopts);
+        const nlohmann::ordered_json report = replay_json(analyze(user, device, aopts).replay);
         nlohmann::ordered_json sites = nlohmann::ordered_json::array();
-        for (const auto& s : a.report["sites"])
+        for (const auto& s : report["sites"])
           if (s["space"] == "global") sites.push_back(s);
-        reports.push_back({{"kernel", name}, {"config", a.report["config"]}, {"sites", sites},
+        reports.push_back({{"kernel", name}, {"config", report["config"]}, {"sites", sites},
                            {"plot", {{"device", device.display_name}, {"device_profile", device.name}}}});
       } catch (const ConfigError& e) {
         if (total == 1) throw;
@@ -392,7 +393,7 @@ nlohmann::ordered_json plot_document(const CliCommand& cmd, const std::vector<De
       UserConfig user = cmd.user;
       user.kernel = name;
       const Analysis analysis = analyze(user, device, aopts);
-      nlohmann::ordered_json doc = analysis.report;
+      nlohmann::ordered_json doc = report_json(analysis);
       if (cmd.plot_kind == "banks") doc["bank_map"] = bank_map_json(analysis.config, memory_rules(device));
       doc["plot"] = plot_block(device);
       reports.push_back(std::move(doc));

@@ -104,14 +104,15 @@ int flushed_output() {
   return 1;
 }
 
-// A comparison (of kernels or of devices) as --format asks: JSON, the long CSV, or its table.
-int print_comparison_as(const std::string& format, const nlohmann::ordered_json& comparison,
-                        void (*table)(std::ostream&, const nlohmann::ordered_json&)) {
+// A comparison (of kernels or of devices) as --format asks: JSON, the long CSV of that JSON, or its table.
+template <class Comparison>
+int print_comparison_as(const std::string& format, const Comparison& comparison,
+                        void (*table)(std::ostream&, const Comparison&)) {
   progress().clear();
   if (format == "json")
-    std::cout << comparison.dump(2) << "\n";
+    std::cout << comparison_json(comparison).dump(2) << "\n";
   else if (format == "csv")
-    print_csv(std::cout, comparison);
+    print_csv(std::cout, comparison_json(comparison));
   else
     table(std::cout, comparison);
   return flushed_output();
@@ -175,16 +176,15 @@ int main(int argc, char** argv) {
     }
     const DeviceProfile device = load_profile(cmd.device);
     const Analysis analysis = analyze(cmd.user, device, cmd.analysis);
-    const nlohmann::ordered_json& report = analysis.report;
     progress().clear();
     if (cmd.format == "json")
-      std::cout << report.dump(2) << "\n";
+      std::cout << report_json(analysis).dump(2) << "\n";
     else if (cmd.format == "csv")
-      print_csv(std::cout, report);
+      print_csv(std::cout, analysis);
     else if (cmd.format == "ncu-csv")
-      print_ncu_csv(std::cout, report);
+      print_ncu_csv(std::cout, analysis);
     else
-      print_table(std::cout, report);
+      print_table(std::cout, analysis);
   } catch (const KernelFileError& e) {
     // The compiler's own words for a kernel file that does not compile, then memsim's line.
     progress().clear();

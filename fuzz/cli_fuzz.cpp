@@ -59,10 +59,10 @@ void run_comparison(const CliCommand& cmd, const DeviceProfile& device, const An
       fuzz::check_error_line(e.what(), input_has_newline);  // the row's reason
     }
   }
-  const nlohmann::ordered_json comparison = compare_kernels(cmd.user, cmd.kernels, device, options);
-  fuzz::check_finite(comparison);
+  const KernelComparison comparison = compare_kernels(cmd.user, cmd.kernels, device, options);
+  fuzz::check_finite(comparison_json(comparison));
   std::ostringstream out;
-  if (cmd.format == "csv") print_csv(out, comparison);
+  if (cmd.format == "csv") print_csv(out, comparison_json(comparison));
   else print_comparison(out, comparison);
   if (out.str().empty()) fuzz::fail("an empty comparison", cmd.format);
 }
@@ -83,7 +83,7 @@ void run_sweep_command(const CliCommand& cmd, const DeviceProfile& device, const
     if (double(l.launch.blocks()) * l.launch.shape.tile_x * l.launch.shape.tile_y > kMaxReplayedElements) return;
   SweepResult result;
   result.axes = cmd.sweep;
-  result.device = provenance_json(device);
+  result.device = device;
   result.refused = plan.refused;
   result.rows = analyse_sweep(plan.launches, device, options, result.refused);
   rank_sweep(result.rows, result.refused);
@@ -130,11 +130,12 @@ void run(const CliCommand& cmd) {
       return;
     }
     const Analysis a = analyze(cmd.user, *device, options);
-    check_report(a.report);
+    const nlohmann::ordered_json report = report_json(a);
+    check_report(report);
     std::ostringstream out;
-    if (cmd.format == "json") out << a.report.dump(2);
-    else if (cmd.format == "csv") print_csv(out, a.report);
-    else print_table(out, a.report);
+    if (cmd.format == "json") out << report.dump(2);
+    else if (cmd.format == "csv") print_csv(out, a);
+    else print_table(out, a);
     if (out.str().empty()) fuzz::fail("an empty report", cmd.format);
   } catch (const ConfigError& e) {
     fuzz::check_error_line(e.what(), input_has_newline);

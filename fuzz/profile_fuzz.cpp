@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "report/analysis.hpp"
+#include "report/report.hpp"
 #include "fuzz/fuzz_checks.hpp"
 #include "model/profile.hpp"
 
@@ -106,7 +107,7 @@ void predict_small_launches(const DeviceProfile& p) {
                               launch("vec4_shared", Dtype::F16, {16, 4})}) {
     try {
       const Analysis a = analyze(u, p, options);
-      fuzz::check_finite(a.report);
+      fuzz::check_finite(report_json(a));
       const Prediction& pr = a.prediction;
       if (!(pr.time_us > 0) || !(pr.time_us < kSlowestSmallLaunchUs))
         fuzz::fail("a 64x64 " + u.kernel + " predicted in " + std::to_string(pr.time_us) + " us", p.name);

@@ -18,6 +18,7 @@
 #include "model/profile.hpp"
 #include "report/analysis.hpp"
 #include "report/compare.hpp"
+#include "report/report.hpp"
 #include "report/sweep.hpp"
 
 namespace py = pybind11;
@@ -115,7 +116,7 @@ nlohmann::ordered_json run(const std::vector<std::string>& args, bool as_sweep) 
       {
         std::vector<memsim::DeviceProfile> devices;
         for (const std::string& d : cmd.devices) devices.push_back(memsim::load_profile(d));
-        return memsim::compare_devices(cmd.user, devices, cmd.analysis);
+        return memsim::comparison_json(memsim::compare_devices(cmd.user, devices, cmd.analysis));
       }
     case CliCommand::Action::Sweep:
     case CliCommand::Action::Compare:
@@ -130,8 +131,8 @@ nlohmann::ordered_json run(const std::vector<std::string>& args, bool as_sweep) 
     return memsim::sweep_json(memsim::run_sweep(axes, device, cmd.analysis));
   }
   if (cmd.action == CliCommand::Action::Compare)
-    return memsim::compare_kernels(cmd.user, cmd.kernels, device, cmd.analysis);
-  return memsim::analyze(cmd.user, device, cmd.analysis).report;
+    return memsim::comparison_json(memsim::compare_kernels(cmd.user, cmd.kernels, device, cmd.analysis));
+  return memsim::report_json(memsim::analyze(cmd.user, device, cmd.analysis));
 }
 
 }  // namespace

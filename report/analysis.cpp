@@ -10,7 +10,6 @@
 #include "model/occupancy.hpp"
 #include "model/significant.hpp"
 #include "report/advice.hpp"
-#include "report/partition_report.hpp"
 #include "report/report.hpp"
 #include "sim/launch_size.hpp"
 
@@ -243,7 +242,6 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
                         if (options.progress) options.progress("compiling the code nvcc generates", done, total);
                       });
   a.replay = replay(a.config, ropts);
-  a.report = replay_json(a.replay);
 
   PredictOptions popts;
   popts.regs_per_thread = regs;
@@ -255,7 +253,6 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
                                                options.max_windows);
     // The camped direction paces each window (sim/partitions.hpp, "paced"): it scales the DRAM term.
     popts.partition_imbalance = std::max(1.0, a.partitions->paced.imbalance);
-    a.report["partitions"] = partition_json(*a.partitions);
   }
   a.prediction = predict(a.replay, device, popts);
 
@@ -264,27 +261,10 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   } else if (options.predict_copy) {
     a.prediction.fraction_of_copy = predict_copy(user, device, options).time_us / a.prediction.time_us;
   }
-  a.report["prediction"] = to_json(a.prediction, &device);
-  {
-    // Beside fraction_of_copy (the suite's copy kernel), the fraction of what the card reaches.
-    nlohmann::ordered_json pred;
-    const nlohmann::ordered_json f = fraction_of_attainable(a.prediction.effective_bandwidth_gbs, provenance_json(device));
-    for (auto& [key, value] : a.report["prediction"].items()) {
-      if (key == "fraction_of_copy" || (key == "bottleneck" && !pred.contains("fraction_of_attainable")))
-        if (!f.is_null() && !pred.contains("fraction_of_attainable")) pred["fraction_of_attainable"] = f;
-      pred[key] = std::move(value);
-    }
-    a.report["prediction"] = std::move(pred);
-  }
-  // Where the prediction's constants come from, beside the configuration it is for.
-  nlohmann::ordered_json report;
-  for (auto& [key, value] : a.report.items()) {
-    report[key] = std::move(value);
-    if (key == "config") report["device"] = provenance_json(device);
-  }
+  a.device = device;
+  a.fraction_of_attainable = fraction_of_attainable(a.prediction.effective_bandwidth_gbs, device);
   // What limits the launch and the one change that would help most, from the counts above.
-  report["advice"] = advice_json(advise(advice_counts(a, device)));
-  a.report = std::move(report);
+  a.advice = advise(advice_counts(a, device));
   return a;
 }
 

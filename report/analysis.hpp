@@ -15,6 +15,7 @@
 #include "kernels/resolve.hpp"
 #include "model/cost.hpp"
 #include "model/profile.hpp"
+#include "report/advice.hpp"
 #include "sim/partitions.hpp"
 #include "sim/replay.hpp"
 
@@ -40,12 +41,17 @@ struct AnalysisOptions {
   std::function<void(const std::string& stage, int64_t done, int64_t total)> progress;
 };
 
+// What a report prints, every format from these typed results (report/report.hpp).
 struct Analysis {
   LaunchConfig config;
   ReplayResult replay;
   std::optional<PartitionTraffic> partitions;
   Prediction prediction;
-  nlohmann::ordered_json report;  // replay_json + "partitions" + "prediction"
+  DeviceProfile device;  // the profile it was predicted on: each format names it and where its constants come from
+  // The effective bandwidth over what the card reaches (fraction_of_copy's neighbour); none where the profile
+  // has no figure for it.
+  std::optional<double> fraction_of_attainable;
+  Advice advice;  // what limits the launch and the one change that would help most
 };
 
 // Throws ConfigError for a launch or option the device does not allow.

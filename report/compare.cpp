@@ -9,55 +9,56 @@
 #include "kernels/registry.hpp"
 #include "model/significant.hpp"
 #include "report/advice.hpp"
+#include "report/metrics.hpp"
 #include "report/report.hpp"
 #include "report/sweep.hpp"
 
 namespace memsim {
 namespace {
 
-// Nsight Compute's names for a global site's mean sectors per request; shared wavefronts per instruction have
-// no ncu metric of their own (the ratio of l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum to
-// smsp__inst_executed_op_shared_ld.sum), so their keys are memsim's words.
-constexpr const char* kSectorsLd = "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio";
-constexpr const char* kSectorsSt = "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio";
-constexpr const char* kWavefrontsLd = "shared_ld_wavefronts_per_instruction";
-constexpr const char* kWavefrontsSt = "shared_st_wavefronts_per_instruction";
+using M = MetricId;
 
-// A ratio of two totals, null where the kernel has no such access.
-nlohmann::ordered_json ratio(const nlohmann::ordered_json& metrics, const std::string& num, const std::string& den) {
-  const int64_t d = metrics.value(den, int64_t(0));
-  if (d == 0) return nullptr;
-  return double(metrics.value(num, int64_t(0))) / double(d);
+// The sectors per request and shared wavefronts per instruction a comparison shows, ld then st.
+constexpr MetricId kRatios[] = {M::SectorsPerLoadRequest, M::SectorsPerStoreRequest,
+                                M::SharedLoadWavefrontsPerInstruction, M::SharedStoreWavefrontsPerInstruction};
+
+std::optional<double> fraction_of_copy(const std::optional<Prediction>& copy, const Prediction& p) {
+  if (!copy) return std::nullopt;
+  return copy->time_us / p.time_us;
 }
 
-nlohmann::ordered_json row_of(const Analysis& a, const DeviceProfile& device, const std::optional<Prediction>& copy) {
-  const auto& m = a.report["metrics"];
-  const auto& c = a.report["config"];
-  nlohmann::ordered_json row;
-  row["kernel"] = a.config.kernel->name;
-  row["refused"] = nullptr;
-  row["tile"] = c["tile"];
-  row["pad"] = c["pad"];
-  row[kSectorsLd] = ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                          "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
-  row[kSectorsSt] = ratio(m, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-                          "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
-  row[kWavefrontsLd] = ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                             "smsp__inst_executed_op_shared_ld.sum");
-  row[kWavefrontsSt] = ratio(m, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-                             "smsp__inst_executed_op_shared_st.sum");
+nlohmann::ordered_json kernel_row_json(const KernelComparisonRow& row, const KernelComparison& c) {
+  if (!row.analysis) return {{"kernel", row.kernel}, {"refused", row.refused}};
+  const Analysis& a = *row.analysis;
+  const std::vector<Metric> totals = ncu_metrics(a.replay);
   const Prediction& p = a.prediction;
-  row["time_us"] = p.time_us;
-  row["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
-  row["fraction_of_attainable"] = fraction_of_attainable(p.effective_bandwidth_gbs, provenance_json(device));
-  row["fraction_of_copy"] = copy ? nlohmann::ordered_json(copy->time_us / p.time_us) : nullptr;
-  row["bottleneck"] = p.bottleneck;
-  row["bottleneck_share"] = p.bottleneck_share();
-  row["instructions"] = p.instructions;
-  row["instructions_basis"] = p.instructions_basis;
-  row["advice"] = advice_json(advise(advice_counts(a, device)));
-  row["metrics"] = m;
-  return row;
+  nlohmann::ordered_json j;
+  j["kernel"] = a.config.kernel->name;
+  j["refused"] = nullptr;
+  j["tile"] = {{"x", a.replay.config.shape.tile_x}, {"y", a.replay.config.shape.tile_y}};
+  j["pad"] = a.replay.config.shape.pad;
+  for (const MetricId id : kRatios) j[metric(id).key] = optional_json(metric_ratio(id, totals));
+  j[metric(M::Time).key] = p.time_us;
+  j[metric(M::EffectiveBandwidth).key] = p.effective_bandwidth_gbs;
+  j[metric(M::FractionOfAttainable).key] = optional_json(a.fraction_of_attainable);
+  j[metric(M::FractionOfCopy).key] = optional_json(fraction_of_copy(c.copy, p));
+  j[metric(M::Bottleneck).key] = p.bottleneck;
+  j[metric(M::BottleneckShare).key] = p.bottleneck_share();
+  j[metric(M::Instructions).key] = p.instructions;
+  j[metric(M::InstructionsBasis).key] = p.instructions_basis;
+  j["advice"] = advice_json(a.advice);
+  j["metrics"] = metrics_json(totals);
+  return j;
+}
+
+// A row's analysis, or the reason the launch is refused (the row stays, saying why).
+template <class Row>
+void analyse_row(Row& row, const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  try {
+    row.analysis = analyze(user, device, options);
+  } catch (const ConfigError& e) {
+    row.refused = e.what();
+  }
 }
 
 // What every row of a comparison shares: matrix, dtype, block, and tile and pad where given.
@@ -68,10 +69,6 @@ nlohmann::ordered_json shared_config_json(const UserConfig& user) {
   if (user.tile) c["tile"] = {{"x", user.tile->x}, {"y", user.tile->y}};
   if (user.pad) c["pad"] = *user.pad;
   return c;
-}
-
-std::string cell(const nlohmann::ordered_json& v, int digits = 3) {
-  return v.is_null() ? std::string("-") : significant(v.get<double>(), digits);
 }
 
 }  // namespace
@@ -99,23 +96,20 @@ std::vector<std::string> kernel_names(const std::string& spec) {
   return names;
 }
 
-nlohmann::ordered_json compare_kernels(const UserConfig& user, const std::vector<std::string>& kernels,
-                                       const DeviceProfile& device, const AnalysisOptions& options) {
-  nlohmann::ordered_json out;
-  out["config"] = shared_config_json(user);
-  out["device"] = provenance_json(device);
+KernelComparison compare_kernels(const UserConfig& user, const std::vector<std::string>& kernels,
+                                 const DeviceProfile& device, const AnalysisOptions& options) {
+  KernelComparison out;
+  out.user = user;
+  out.device = device;
   // The copy kernel once, for every row's fraction of copy; none when it cannot run this launch.
-  std::optional<Prediction> copy;
   try {
-    copy = predict_copy(user, device, options);
-    out["copy"] = {{"time_us", copy->time_us}, {"effective_bandwidth_gbs", copy->effective_bandwidth_gbs}};
+    out.copy = predict_copy(user, device, options);
   } catch (const ConfigError& e) {
-    out["copy"] = {{"refused", e.what()}};
+    out.copy_refused = e.what();
   }
   AnalysisOptions each = options;
   each.predict_copy = false;
   const auto outer = options.progress;  // told each kernel's replay, prefixed with where the comparison stands
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (size_t i = 0; i < kernels.size(); ++i) {
     const std::string stage = "comparison, kernel " + std::to_string(i + 1) + " of " + std::to_string(kernels.size());
     if (outer)
@@ -124,138 +118,160 @@ nlohmann::ordered_json compare_kernels(const UserConfig& user, const std::vector
       };
     UserConfig u = user;
     u.kernel = kernels[i];
-    try {
-      rows.push_back(row_of(analyze(u, device, each), device, copy));
-    } catch (const ConfigError& e) {
-      rows.push_back({{"kernel", kernels[i]}, {"refused", e.what()}});
-    }
+    KernelComparisonRow row;
+    row.kernel = kernels[i];
+    analyse_row(row, u, device, each);
+    out.rows.push_back(std::move(row));
   }
-  out["kernels"] = rows;
   return out;
 }
 
-void print_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
-  const auto& c = r["config"];
-  const auto& d = r["device"];
-  os << "memsim: " << r["kernels"].size() << " kernels  matrix " << c["matrix"]["width"] << "x" << c["matrix"]["height"]
-     << " " << c["dtype"].get<std::string>() << "  block " << c["block"]["x"] << "x" << c["block"]["y"] << "\n";
-  os << "Prediction on " << d["profile"].get<std::string>() << " (" << d["name"].get<std::string>()
-     << ", compute capability " << d["compute_capability"].get<std::string>() << ")\n  "
-     << d["provenance"].get<std::string>() << "\n";
-  const auto& copy = r["copy"];
-  if (copy.contains("time_us"))
-    os << "  copy kernel: " << significant(copy["time_us"].get<double>()) << " us, "
-       << significant(copy["effective_bandwidth_gbs"].get<double>()) << " GB/s\n";
+nlohmann::ordered_json comparison_json(const KernelComparison& c) {
+  nlohmann::ordered_json out;
+  out["config"] = shared_config_json(c.user);
+  out["device"] = provenance_json(c.device);
+  if (c.copy)
+    out["copy"] = {{metric(M::Time).key, c.copy->time_us},
+                   {metric(M::EffectiveBandwidth).key, c.copy->effective_bandwidth_gbs}};
   else
-    os << "  copy kernel refused (no fraction of copy): " << copy["refused"].get<std::string>() << "\n";
+    out["copy"] = {{"refused", c.copy_refused}};
+  out["kernels"] = nlohmann::ordered_json::array();
+  for (const KernelComparisonRow& row : c.rows) out["kernels"].push_back(kernel_row_json(row, c));
+  return out;
+}
+
+void print_comparison(std::ostream& os, const KernelComparison& c) {
+  const UserConfig& u = c.user;
+  os << "memsim: " << c.rows.size() << " kernels  matrix " << u.matrix.x << "x" << u.matrix.y << " "
+     << dtype_name(u.dtype) << "  block " << u.block.x << "x" << u.block.y << "\n";
+  os << device_heading(c.device);
+  if (c.copy)
+    os << "  copy kernel: " << metric_with_unit(M::Time, c.copy->time_us) << ", "
+       << metric_with_unit(M::EffectiveBandwidth, c.copy->effective_bandwidth_gbs) << "\n";
+  else
+    os << "  copy kernel refused (no fraction of copy): " << c.copy_refused << "\n";
 
   size_t name_width = 6;
-  for (const auto& k : r["kernels"]) name_width = std::max(name_width, k["kernel"].get<std::string>().size() + 1);
+  for (const KernelComparisonRow& row : c.rows) name_width = std::max(name_width, row.kernel.size() + 1);
   const int w = int(name_width);
   os << "\n" << std::left << std::setw(w) << "" << std::right << std::setw(16) << "sectors/request" << std::setw(18)
      << "shared wavef/inst" << "\n";
-  os << std::left << std::setw(w) << "kernel" << std::right << std::setw(8) << "ld" << std::setw(8) << "st"
-     << std::setw(9) << "ld" << std::setw(9) << "st" << std::setw(11) << "time us" << std::setw(9) << "GB/s"
-     << std::setw(11) << "of attain" << std::setw(11) << "of copy k" << std::setw(12) << "instr" << "  bottleneck\n";
-  for (const auto& k : r["kernels"]) {
-    os << std::left << std::setw(w) << k["kernel"].get<std::string>() << std::right;
-    if (!k["refused"].is_null()) {
-      os << "refused: " << k["refused"].get<std::string>() << "\n";
+  const int ratio_width[] = {8, 8, 9, 9};
+  os << std::left << std::setw(w) << "kernel" << std::right;
+  for (size_t i = 0; i < 4; ++i) os << std::setw(ratio_width[i]) << metric(kRatios[i]).label;
+  os << std::setw(11) << metric(M::Time).label << std::setw(9) << metric(M::EffectiveBandwidth).label << std::setw(11)
+     << metric(M::FractionOfAttainable).label << std::setw(11) << metric(M::FractionOfCopy).label << std::setw(12)
+     << metric(M::InstructionsBasis).label << "  " << metric(M::Bottleneck).label << "\n";
+  for (const KernelComparisonRow& row : c.rows) {
+    os << std::left << std::setw(w) << row.kernel << std::right;
+    if (!row.analysis) {
+      os << "refused: " << row.refused << "\n";
       continue;
     }
-    const auto& f = k["fraction_of_copy"];
-    const auto& fa = k["fraction_of_attainable"];
-    os << std::setw(8) << cell(k[kSectorsLd]) << std::setw(8) << cell(k[kSectorsSt]) << std::setw(9)
-       << cell(k[kWavefrontsLd]) << std::setw(9) << cell(k[kWavefrontsSt]) << std::setw(11)
-       << significant(k["time_us"].get<double>()) << std::setw(9)
-       << significant(k["effective_bandwidth_gbs"].get<double>())
-       << std::setw(11) << (fa.is_null() ? std::string("-") : significant(100.0 * fa.get<double>(), 3) + "%")
-       << std::setw(11) << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%")
-       << std::setw(12) << short_basis(k["instructions_basis"].get<std::string>()) << "  " << k["bottleneck"].get<std::string>() << " (" << significant(100.0 * k["bottleneck_share"].get<double>(), 2)
-       << "%)\n";
+    const Analysis& a = *row.analysis;
+    const Prediction& p = a.prediction;
+    const std::vector<Metric> totals = ncu_metrics(a.replay);
+    for (size_t i = 0; i < 4; ++i)
+      os << std::setw(ratio_width[i]) << metric_cell(kRatios[i], metric_ratio(kRatios[i], totals));
+    os << std::setw(11) << metric_cell(M::Time, p.time_us) << std::setw(9)
+       << metric_cell(M::EffectiveBandwidth, p.effective_bandwidth_gbs) << std::setw(11)
+       << metric_cell(M::FractionOfAttainable, a.fraction_of_attainable) << std::setw(11)
+       << metric_cell(M::FractionOfCopy, fraction_of_copy(c.copy, p)) << std::setw(12)
+       << short_basis(p.instructions_basis) << "  " << bottleneck_cell(p.bottleneck, p.bottleneck_share()) << "\n";
   }
-  os << "  " << attainable_legend(d) << "; of copy k: the suite's copy kernel's time over this one\n"
+  os << "  " << attainable_legend(c.device) << "; of copy k: the suite's copy kernel's time over this one\n"
      << "  sectors/request: l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{ld,st}.ratio\n"
-
      << "  shared wavef/inst: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum / "
         "smsp__inst_executed_op_shared_{ld,st}.sum\n"
      << "  instr: what the instruction count is based on (compiled, sass table, estimate: docs/cli.md)\n";
 
   os << "\nAdvice\n";
-  for (const auto& k : r["kernels"])
-    if (k["refused"].is_null())
-      os << "  " << std::left << std::setw(w) << k["kernel"].get<std::string>() << std::right
-         << k["advice"]["text"].get<std::string>() << "\n";
+  for (const KernelComparisonRow& row : c.rows)
+    if (row.analysis)
+      os << "  " << std::left << std::setw(w) << row.kernel << std::right << row.analysis->advice.text() << "\n";
 }
 
-nlohmann::ordered_json compare_devices(const UserConfig& user, const std::vector<DeviceProfile>& devices,
-                                       const AnalysisOptions& options) {
-  nlohmann::ordered_json out;
-  out["config"] = shared_config_json(user);
-  out["kernel"] = user.kernel;
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+DeviceComparison compare_devices(const UserConfig& user, const std::vector<DeviceProfile>& devices,
+                                 const AnalysisOptions& options) {
+  DeviceComparison out;
+  out.user = user;
   for (const DeviceProfile& device : devices) {
-    const nlohmann::ordered_json provenance = provenance_json(device);
-    nlohmann::ordered_json row{{"profile", device.name},
-                               {"name", provenance["name"]},
-                               {"calibrated", provenance["calibrated"]},
-                               {"refused", nullptr}};
-    try {
-      const Analysis a = analyze(user, device, options);
-      const Prediction& p = a.prediction;
-      row["time_us"] = p.time_us;
-      row["effective_bandwidth_gbs"] = p.effective_bandwidth_gbs;
-      row["fraction_of_attainable"] = fraction_of_attainable(p.effective_bandwidth_gbs, provenance);
-      row["attainable_bandwidth"] = provenance["attainable_bandwidth"];
-      row["fraction_of_copy"] = p.fraction_of_copy ? nlohmann::ordered_json(*p.fraction_of_copy) : nullptr;
-      row["bottleneck"] = p.bottleneck;
-      row["bottleneck_share"] = p.bottleneck_share();
-      row["instructions"] = p.instructions;
-      row["instructions_basis"] = p.instructions_basis;
-    } catch (const ConfigError& e) {
-      row["refused"] = e.what();
-    }
-    rows.push_back(row);
+    DeviceComparisonRow row;
+    row.device = device;
+    analyse_row(row, user, device, options);
+    out.rows.push_back(std::move(row));
   }
-  out["devices"] = rows;
   return out;
 }
 
-void print_device_comparison(std::ostream& os, const nlohmann::ordered_json& r) {
-  const auto& c = r["config"];
-  os << "memsim: " << r["kernel"].get<std::string>() << " on " << r["devices"].size() << " devices  matrix "
-     << c["matrix"]["width"] << "x" << c["matrix"]["height"] << " " << c["dtype"].get<std::string>() << "  block "
-     << c["block"]["x"] << "x" << c["block"]["y"] << "\n\n";
+void print_device_comparison(std::ostream& os, const DeviceComparison& c) {
+  const UserConfig& u = c.user;
+  os << "memsim: " << u.kernel << " on " << c.rows.size() << " devices  matrix " << u.matrix.x << "x" << u.matrix.y
+     << " " << dtype_name(u.dtype) << "  block " << u.block.x << "x" << u.block.y << "\n\n";
   size_t w = 8;
-  for (const auto& d : r["devices"]) w = std::max(w, d["profile"].get<std::string>().size() + 2);
-  os << std::left << std::setw(int(w)) << "device" << std::right << std::setw(11) << "time us" << std::setw(9)
-     << "GB/s" << std::setw(11) << "of attain" << std::setw(11) << "of copy k" << std::setw(12) << "instr"
+  for (const DeviceComparisonRow& row : c.rows) w = std::max(w, row.device.name.size() + 2);
+  os << std::left << std::setw(int(w)) << "device" << std::right << std::setw(11) << metric(M::Time).label
+     << std::setw(9) << metric(M::EffectiveBandwidth).label << std::setw(11) << metric(M::FractionOfAttainable).label
+     << std::setw(11) << metric(M::FractionOfCopy).label << std::setw(12) << metric(M::InstructionsBasis).label
      << std::setw(13) << "calibrated"
-     << "  bottleneck\n";
-  for (const auto& d : r["devices"]) {
-    os << std::left << std::setw(int(w)) << d["profile"].get<std::string>() << std::right;
-    if (!d["refused"].is_null()) {
-      os << "refused: " << d["refused"].get<std::string>() << "\n";
+     << "  " << metric(M::Bottleneck).label << "\n";
+  for (const DeviceComparisonRow& row : c.rows) {
+    os << std::left << std::setw(int(w)) << row.device.name << std::right;
+    if (!row.analysis) {
+      os << "refused: " << row.refused << "\n";
       continue;
     }
-    const auto& f = d["fraction_of_copy"];
-    const auto& fa = d["fraction_of_attainable"];
-    os << std::setw(11) << significant(d["time_us"].get<double>()) << std::setw(9)
-       << significant(d["effective_bandwidth_gbs"].get<double>()) << std::setw(11)
-       << (fa.is_null() ? std::string("-") : significant(100.0 * fa.get<double>(), 3) + "%") << std::setw(11)
-       << (f.is_null() ? std::string("-") : significant(100.0 * f.get<double>(), 3) + "%") << std::setw(12)
-       << short_basis(d["instructions_basis"].get<std::string>()) << std::setw(13)
-       << (d["calibrated"].get<bool>() ? "yes" : "no") << "  " << d["bottleneck"].get<std::string>() << " ("
-       << significant(100.0 * d["bottleneck_share"].get<double>(), 2) << "%)\n";
+    const Analysis& a = *row.analysis;
+    const Prediction& p = a.prediction;
+    os << std::setw(11) << metric_cell(M::Time, p.time_us) << std::setw(9)
+       << metric_cell(M::EffectiveBandwidth, p.effective_bandwidth_gbs) << std::setw(11)
+       << metric_cell(M::FractionOfAttainable, a.fraction_of_attainable) << std::setw(11)
+       << metric_cell(M::FractionOfCopy, p.fraction_of_copy) << std::setw(12) << short_basis(p.instructions_basis)
+       << std::setw(13) << (row.device.calibrated ? "yes" : "no") << "  "
+       << bottleneck_cell(p.bottleneck, p.bottleneck_share()) << "\n";
   }
-  os << "  of attain: the effective bandwidth over the device's attainable DRAM bandwidth:";
+  os << "  " << metric(M::FractionOfAttainable).label
+     << ": the effective bandwidth over the device's attainable DRAM bandwidth:";
   const char* sep = " ";
-  for (const auto& d : r["devices"])
-    if (d.contains("attainable_bandwidth"))
-      os << std::exchange(sep, ", ") << d["profile"].get<std::string>() << " " << significant(d["attainable_bandwidth"]["gbs"].get<double>())
-         << " GB/s (" << d["attainable_bandwidth"]["basis"].get<std::string>() << ")";
+  for (const DeviceComparisonRow& row : c.rows)
+    if (row.analysis) {
+      const AttainableBandwidth b = attainable_bandwidth(row.device);
+      os << std::exchange(sep, ", ") << row.device.name << " " << significant(b.gbs) << " "
+         << metric(M::EffectiveBandwidth).unit << " (" << b.basis << ")";
+    }
   os << "\n  of copy k: the suite's copy kernel's time on the same device over this one; calibrated: fitted to runs on "
         "that GPU (else a data-sheet stand-in)\n";
+}
+
+nlohmann::ordered_json comparison_json(const DeviceComparison& c) {
+  nlohmann::ordered_json out;
+  out["config"] = shared_config_json(c.user);
+  out["kernel"] = c.user.kernel;
+  out["devices"] = nlohmann::ordered_json::array();
+  for (const DeviceComparisonRow& row : c.rows) {
+    const nlohmann::ordered_json provenance = provenance_json(row.device);
+    nlohmann::ordered_json j{{"profile", row.device.name},
+                             {"name", provenance["name"]},
+                             {"calibrated", provenance["calibrated"]},
+                             {"refused", nullptr}};
+    if (row.analysis) {
+      const Analysis& a = *row.analysis;
+      const Prediction& p = a.prediction;
+      j[metric(M::Time).key] = p.time_us;
+      j[metric(M::EffectiveBandwidth).key] = p.effective_bandwidth_gbs;
+      j[metric(M::FractionOfAttainable).key] = optional_json(a.fraction_of_attainable);
+      j["attainable_bandwidth"] = provenance["attainable_bandwidth"];
+      j[metric(M::FractionOfCopy).key] = optional_json(p.fraction_of_copy);
+      j[metric(M::Bottleneck).key] = p.bottleneck;
+      j[metric(M::BottleneckShare).key] = p.bottleneck_share();
+      j[metric(M::Instructions).key] = p.instructions;
+      j[metric(M::InstructionsBasis).key] = p.instructions_basis;
+    } else {
+      j["refused"] = row.refused;
+    }
+    out["devices"].push_back(j);
+  }
+  return out;
 }
 
 }  // namespace memsim

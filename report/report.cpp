@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "model/significant.hpp"
+#include "report/advice.hpp"
+#include "report/partition_report.hpp"
 
 namespace memsim {
 namespace {
@@ -21,14 +24,13 @@ std::string fixed(double v, int digits) {
   return os.str();
 }
 
-
 // A row of per-partition shares of one window's bytes, as a bar of digits: 0 = idle .. 9 = all of it.
-std::string share_bar(const nlohmann::ordered_json& bytes) {
+std::string share_bar(const std::vector<int64_t>& bytes) {
   double total = 0;
-  for (const auto& b : bytes) total += b.get<double>();
+  for (const int64_t b : bytes) total += double(b);
   std::string bar;
-  for (const auto& b : bytes) {
-    const int level = total > 0 ? int(9.0 * b.get<double>() / total + 0.5) : 0;
+  for (const int64_t b : bytes) {
+    const int level = total > 0 ? int(9.0 * double(b) / total + 0.5) : 0;
     bar += char('0' + std::min(9, level));
   }
   return bar;
@@ -36,60 +38,87 @@ std::string share_bar(const nlohmann::ordered_json& bytes) {
 
 // The partition-camping summary: mapping (flagged when assumed), schedule, imbalance per direction, and the
 // first windows' per-partition shares, where a camped direction shows as one hot digit per row.
-void print_partitions(std::ostream& os, const nlohmann::ordered_json& p) {
-  const auto& m = p["mapping"];
-  const auto& sch = p["schedule"];
-  const auto& im = p["imbalance"];
-  os << "\nDRAM partitions: " << m["partitions"] << " x " << m["granularity_bytes"] << " B, "
-     << m["policy"].get<std::string>() << (m["assumed"].get<bool>() ? " (ASSUMED mapping: the real one is not public)" : "")
-     << "; " << sch["resident_blocks"] << " blocks resident, " << sch["windows"] << " windows\n";
-  os << "  imbalance (busiest partition / mean, 1 = even, " << m["partitions"] << " = all on one): loads "
-     << fixed(im["ld"].get<double>(), 2) << ", stores " << fixed(im["st"].get<double>(), 2) << ", paced "
-     << fixed(im["paced"].get<double>(), 2) << " (scales the DRAM term)\n";
-  const auto& w = p["windows"];
-  const size_t shown = std::min<size_t>(8, w["index"].size());
+void print_partitions(std::ostream& os, const PartitionTraffic& t) {
+  const PartitionSpec& m = t.spec;
+  os << "\nDRAM partitions: " << m.count << " x " << m.granularity_bytes << " B, " << partition_policy_name(m.policy)
+     << (m.assumed ? " (ASSUMED mapping: the real one is not public)" : "") << "; " << t.schedule.resident
+     << " blocks resident, " << t.windows << " windows\n";
+  os << "  imbalance (busiest partition / mean, 1 = even, " << m.count << " = all on one): loads "
+     << fixed(t.loads.imbalance, 2) << ", stores " << fixed(t.stores.imbalance, 2) << ", paced "
+     << fixed(t.paced.imbalance, 2) << " (scales the DRAM term)\n";
+  const size_t shown = std::min<size_t>(8, t.kept.size());
   if (shown == 0) return;
   os << "  first windows, share of each partition (0 idle .. 9 all):\n    blocks          loads     stores\n";
   for (size_t i = 0; i < shown; ++i) {
-    const std::string blocks = std::to_string(w["first_block"][i].get<int64_t>()) + "-" +
-                               std::to_string(w["last_block"][i].get<int64_t>() - 1);
-    os << "    " << std::left << std::setw(15) << blocks << " " << std::setw(9) << share_bar(w["ld_bytes"][i]) << " "
-       << share_bar(w["st_bytes"][i]) << std::right << "\n";
+    const WindowTraffic& w = t.kept[i];
+    const std::string blocks = std::to_string(w.blocks.first) + "-" + std::to_string(w.blocks.last - 1);
+    os << "    " << std::left << std::setw(15) << blocks << " " << std::setw(9) << share_bar(w.load_bytes) << " "
+       << share_bar(w.store_bytes) << std::right << "\n";
   }
 }
 
-}  // namespace
+// What a table shows of a site: its count (sectors for a global site, wavefronts for a shared one) per
+// instruction against the ideal, and its efficiency (ideal / actual). The JSON's per-site figures too.
+struct SiteFigures {
+  bool global = true;
+  int64_t count = 0;
+  double per_instruction = 0, ideal_per_instruction = 0, efficiency = 1;
+};
 
-nlohmann::ordered_json fraction_of_attainable(double gbs, const nlohmann::ordered_json& device) {
-  if (!device.is_object() || !device.contains("attainable_bandwidth")) return nullptr;
-  const double attainable = device["attainable_bandwidth"]["gbs"].get<double>();
-  return attainable > 0 ? nlohmann::ordered_json(gbs / attainable) : nlohmann::ordered_json(nullptr);
+SiteFigures site_figures(const SiteInfo& info, const SiteCounts& c) {
+  SiteFigures f;
+  f.global = info.space == Space::Global;
+  // A site that never ran divides by 1: its figures are 0, not NaN.
+  const double inst = c.instructions ? double(c.instructions) : 1.0;
+  f.count = f.global ? c.sectors : c.wavefronts;
+  f.per_instruction = f.count / inst;
+  f.ideal_per_instruction = (f.global ? c.ideal_sectors : c.ideal_wavefronts) / inst;
+  const int64_t ideal = f.global ? c.ideal_sectors : c.ideal_wavefronts;
+  f.efficiency = f.count ? double(ideal) / double(f.count) : 1.0;
+  return f;
 }
 
-namespace {
-
-std::string attainable_words(const nlohmann::ordered_json& device) {
-  const auto& a = device["attainable_bandwidth"];
-  const std::string gbs = significant(a["gbs"].get<double>()) + " GB/s";
-  if (a["basis"] == "cudaMemcpy-measured") return "attainable DRAM bandwidth (" + gbs + ", cudaMemcpy-measured)";
+std::string attainable_words(const DeviceProfile& device) {
+  const AttainableBandwidth a = attainable_bandwidth(device);
+  const std::string gbs = significant(a.gbs) + " " + metric(MetricId::EffectiveBandwidth).unit;
+  if (a.basis == "cudaMemcpy-measured") return "attainable DRAM bandwidth (" + gbs + ", cudaMemcpy-measured)";
   return "the data-sheet DRAM peak (" + gbs + "; no cudaMemcpy measured for this profile)";
 }
 
 }  // namespace
 
-std::string attainable_text(double fraction, const nlohmann::ordered_json& device) {
-  return significant(100.0 * fraction, 3) + "% of " + attainable_words(device);
+std::optional<double> fraction_of_attainable(double gbs, const DeviceProfile& device) {
+  const double attainable = attainable_bandwidth(device).gbs;
+  if (!(attainable > 0)) return std::nullopt;
+  return gbs / attainable;
 }
 
-std::string attainable_legend(const nlohmann::ordered_json& device) {
-  if (!device.is_object() || !device.contains("attainable_bandwidth")) return "";
-  return "of attain: the effective bandwidth over " + attainable_words(device);
+std::string attainable_text(double fraction, const DeviceProfile& device) {
+  return metric_cell(MetricId::FractionOfAttainable, fraction) + " of " + attainable_words(device);
 }
 
-std::string grouped(int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
-  return v < 0 ? "-" + s : s;
+std::string attainable_legend(const DeviceProfile& device) {
+  return std::string(metric(MetricId::FractionOfAttainable).label) + ": the effective bandwidth over " +
+         attainable_words(device);
+}
+
+std::string device_heading(const DeviceProfile& device) {
+  return "Prediction on " + device.name + " (" + device.display_name + ", compute capability " +
+         device.compute_capability + ")\n  " + cost_basis_text(device) + "\n";
+}
+
+std::string bottleneck_cell(const std::string& bottleneck, double share) {
+  return bottleneck + " (" + metric_cell(MetricId::BottleneckShare, share) + ")";
+}
+
+nlohmann::ordered_json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json metrics_json(const std::vector<Metric>& totals) {
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  for (const Metric& m : totals) metrics[m.name] = m.value;
+  return metrics;
 }
 
 nlohmann::ordered_json config_json(const LaunchConfig& cfg) {
@@ -122,9 +151,7 @@ nlohmann::ordered_json replay_json(const ReplayResult& r) {
   else
     path["why_full"] = r.path.why_full;
   j["config"]["replay"] = path;
-  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
-  for (const Metric& m : ncu_metrics(r)) metrics[m.name] = m.value;
-  j["metrics"] = metrics;
+  j["metrics"] = metrics_json(ncu_metrics(r));
   j["warps"] = r.warps;
 
   nlohmann::ordered_json sites = nlohmann::ordered_json::array();
@@ -139,23 +166,24 @@ nlohmann::ordered_json replay_json(const ReplayResult& r) {
                      {"instructions", c.instructions},
                      {"lane_accesses", c.lane_accesses},
                      {"bytes", c.bytes}};
+    const SiteFigures f = site_figures(info, c);
     const double inst = c.instructions ? double(c.instructions) : 1.0;
-    if (info.space == Space::Global) {
+    if (f.global) {
       s["requests"] = c.instructions;
       s["sectors"] = c.sectors;
       s["ideal_sectors"] = c.ideal_sectors;
-      s["sectors_per_request"] = c.sectors / inst;
-      s["ideal_sectors_per_request"] = c.ideal_sectors / inst;
-      s["efficiency"] = c.sectors ? double(c.ideal_sectors) / double(c.sectors) : 1.0;
+      s["sectors_per_request"] = f.per_instruction;
+      s["ideal_sectors_per_request"] = f.ideal_per_instruction;
+      s["efficiency"] = f.efficiency;
       s["l1_wavefronts"] = c.l1_wavefronts;
       s["l1_wavefronts_per_request"] = c.l1_wavefronts / inst;
     } else {
       s["wavefronts"] = c.wavefronts;
       s["ideal_wavefronts"] = c.ideal_wavefronts;
       s["bank_conflicts"] = c.bank_conflicts();
-      s["wavefronts_per_instruction"] = c.wavefronts / inst;
+      s["wavefronts_per_instruction"] = f.per_instruction;
       s["first_block_bank_words"] = c.first_block_bank_words;
-      s["efficiency"] = c.wavefronts ? double(c.ideal_wavefronts) / double(c.wavefronts) : 1.0;
+      s["efficiency"] = f.efficiency;
     }
     sites.push_back(s);
   }
@@ -177,151 +205,153 @@ nlohmann::ordered_json replay_json(const ReplayResult& r) {
   return j;
 }
 
-void print_table(std::ostream& os, const nlohmann::ordered_json& r) {
-  const auto& c = r["config"];
-  os << "memsim: " << r["kernel"].get<std::string>() << "  matrix " << c["matrix"]["width"] << "x"
-     << c["matrix"]["height"] << " " << c["dtype"].get<std::string>() << "  block " << c["block"]["x"] << "x"
-     << c["block"]["y"] << "  tile " << c["tile"]["x"] << "x" << c["tile"]["y"];
-  if (c["shared_bytes_per_block"].get<int64_t>() > 0)
-    os << "  pad " << c["pad"] << "  shared " << c["shared_bytes_per_block"] << " B/block";
-  os << "  grid " << c["grid"]["x"] << "x" << c["grid"]["y"] << "\n";
-  if (c.contains("replay")) {
-    const auto& p = c["replay"];
-    if (p["path"] == "block_classes")
-      os << "replay: by block classes (" << grouped(p["classes"].get<int64_t>()) << " classes, "
-         << grouped(p["blocks_replayed"].get<int64_t>()) << " blocks replayed; --exact replays every block)\n";
-    else
-      os << "replay: every block (" << p["why_full"].get<std::string>() << ")\n";
+nlohmann::ordered_json report_json(const Analysis& a) {
+  nlohmann::ordered_json replay = replay_json(a.replay);
+  nlohmann::ordered_json j;
+  for (auto& [key, value] : replay.items()) {
+    j[key] = std::move(value);
+    // Where the prediction's constants come from, beside the configuration it is for.
+    if (key == "config") j["device"] = provenance_json(a.device);
   }
+  if (a.partitions) j["partitions"] = partition_json(*a.partitions);
+  // Beside fraction_of_copy (the suite's copy kernel), the fraction of what the card reaches: before it, or
+  // before the bottleneck where there is no fraction of copy.
+  nlohmann::ordered_json prediction;
+  const char* attainable_key = metric(MetricId::FractionOfAttainable).key;
+  nlohmann::ordered_json model = to_json(a.prediction, &a.device);  // named: items() does not keep it alive
+  for (auto& [key, value] : model.items()) {
+    if ((key == metric(MetricId::FractionOfCopy).key || key == metric(MetricId::Bottleneck).key) &&
+        a.fraction_of_attainable && !prediction.contains(attainable_key))
+      prediction[attainable_key] = *a.fraction_of_attainable;
+    prediction[key] = std::move(value);
+  }
+  j["prediction"] = std::move(prediction);
+  // What limits the launch and the one change that would help most, from the counts above.
+  j["advice"] = advice_json(a.advice);
+  return j;
+}
+
+namespace {
+
+void print_prediction(std::ostream& os, const Analysis& a) {
+  const Prediction& p = a.prediction;
+  os << "\n" << device_heading(a.device);
+  // Significant digits, not fixed decimals: a 1x1 matrix's bandwidth is small, not "0.0 GB/s".
+  os << "  time " << metric_with_unit(MetricId::Time, p.time_us) << ", effective bandwidth "
+     << metric_with_unit(MetricId::EffectiveBandwidth, p.effective_bandwidth_gbs);
+  // Against what the card reaches (cudaMemcpy where the profile holds it), then the suite's copy kernel.
+  if (a.fraction_of_attainable) os << ", " << attainable_text(*a.fraction_of_attainable, a.device);
+  if (p.fraction_of_copy)
+    os << "; " << metric_cell(MetricId::FractionOfCopy, *p.fraction_of_copy) << " of the suite's copy kernel";
+  // Its own time and share of the whole: how much a change that relieves it alone can win at most.
+  os << "\n  bottleneck: " << p.bottleneck << ": " << significant(p.bottleneck_us) << " us"
+     << (p.bottleneck_with.empty() ? std::string() : " with " + p.bottleneck_with) << ", "
+     << significant(100.0 * p.bottleneck_share(), 3) << "% of the time\n";
+  for (const std::string& caveat : p.caveats) os << "  caveat: " << caveat << "\n";
+  os << "  warp instructions " << metric_cell(MetricId::Instructions, p.instructions) << " (" << p.instructions_basis
+     << ")\n";
+  for (const auto& [name, value] : p.terms_us)
+    os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12)
+       << metric_cell(MetricId::Terms, value) << " " << metric(MetricId::Terms).unit << "\n";
+  // How many sectors each L2 read request fetches: one where a block's warps ask for a sector each.
+  if (p.l2_read_requests > 0)
+    os << "  L2 read requests: " << grouped(int64_t(std::llround(p.l2_read_requests))) << " for "
+       << grouped(int64_t(std::llround(p.l2_load_sectors))) << " sectors ("
+       << significant(p.l2_load_sectors / p.l2_read_requests, 3) << " a request)\n";
+  // The DRAM term's share that is bytes met out of order, when there is one.
+  if (p.dram_order_counted && p.dram_order_us > 0)
+    os << "  DRAM order: the resident blocks meet " << significant(100.0 * p.dram_scattered[0], 3)
+       << "% of the loaded and " << significant(100.0 * p.dram_scattered[1], 3)
+       << "% of the stored bytes out of order: " << significant(p.dram_order_us) << " us of the DRAM term\n";
+  // The partial-store term's share that is sectors completed by another block, when there is one.
+  if (p.split_sectors_us > 0)
+    os << "  split sectors: " << grouped(int64_t(std::llround(p.split_sectors)))
+       << " sectors left partly written by one block for another to complete (counted once by each)"
+       << (p.split_sectors > 0
+               ? ", " + significant(std::exp2(p.split_log2_distance)) + " blocks apart (geometric mean)"
+               : std::string())
+       << ": " << significant(p.split_sectors_us) << " us of the partial-store term\n";
+  // The partial-store term's share that is the read-back of partly written lines, when there is one.
+  if (p.read_back_fraction > 0) {
+    const double held_share = p.held_line_share;
+    os << "  read-back: ";
+    if (held_share < 1) {
+      os << grouped(int64_t(std::llround(p.open_partial_lines))) << " lines partly written at once";
+      // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
+      if (p.read_back_warp_factor != 1.0)
+        os << " (x" << significant(p.read_back_warp_factor, 3) << " for the warps writing each sector)";
+    }
+    // Lines held open over rounds read back by how many are open at once (model/cost.hpp).
+    if (held_share > 0)
+      os << (held_share < 1 ? " and " : "") << grouped(int64_t(std::llround(p.lines_open_at_once)))
+         << " lines held open over rounds at once"
+         << (held_share < 1 ? " (" + significant(100.0 * held_share, 3) + "% of those lines)" : std::string());
+    os << "; " << significant(100.0 * p.read_back_fraction, 3)
+       << "% of the partial stores' bytes read back from DRAM first: " << significant(p.read_back_us)
+       << " us of the partial-store term\n";
+  }
+}
+
+}  // namespace
+
+void print_table(std::ostream& os, const Analysis& a) {
+  const LaunchConfig& cfg = a.replay.config;
+  const LaunchShape& s = cfg.shape;
+  os << "memsim: " << cfg.kernel->name << "  matrix " << s.width << "x" << s.height << " " << dtype_name(cfg.dtype)
+     << "  block " << s.block_x << "x" << s.block_y << "  tile " << s.tile_x << "x" << s.tile_y;
+  if (cfg.shared_bytes > 0) os << "  pad " << s.pad << "  shared " << cfg.shared_bytes << " B/block";
+  os << "  grid " << s.grid_x << "x" << s.grid_y << "\n";
+  const ReplayPath& path = a.replay.path;
+  if (path.by_classes)
+    os << "replay: by block classes (" << grouped(path.classes) << " classes, " << grouped(path.blocks_replayed)
+       << " blocks replayed; --exact replays every block)\n";
+  else
+    os << "replay: every block (" << path.why_full << ")\n";
   // A block that is no whole number of warps: its last warp runs with lanes off (the replay counts them so).
-  if (const int64_t threads = c["threads_per_block"].get<int64_t>(); threads % 32 != 0)
-    os << "note: block " << c["block"]["x"] << "x" << c["block"]["y"] << " is " << threads
+  if (const int threads = cfg.threads_per_block(); threads % 32 != 0)
+    os << "note: block " << s.block_x << "x" << s.block_y << " is " << threads
        << " threads, not a whole number of warps: each block's last warp runs " << threads % 32
        << " of its 32 lanes\n";
   os << "\n";
 
   os << "Totals (Nsight Compute metric names)\n";
-  for (const auto& [name, value] : r["metrics"].items())
-    os << "  " << std::left << std::setw(58) << name << std::right << std::setw(16) << grouped(value.get<int64_t>())
-       << "\n";
+  for (const Metric& m : ncu_metrics(a.replay))
+    os << "  " << std::left << std::setw(58) << m.name << std::right << std::setw(16) << grouped(m.value) << "\n";
 
-  if (r.contains("prediction")) {
-    const auto& p = r["prediction"];
-    os << "\nPrediction on " << p["device"].get<std::string>();
-    // Where the constants come from, right where the time is read: calibrated on which run, or stand-ins.
-    if (r.contains("device")) {
-      const auto& d = r["device"];
-      os << " (" << d["name"].get<std::string>() << ", compute capability "
-         << d["compute_capability"].get<std::string>() << ")\n  " << d["provenance"].get<std::string>();
-    }
-    os << "\n";
-    // Significant digits, not fixed decimals: a 1x1 matrix's bandwidth is small, not "0.0 GB/s".
-    os << "  time " << significant(p["time_us"].get<double>()) << " us, effective bandwidth "
-       << significant(p["effective_bandwidth_gbs"].get<double>()) << " GB/s";
-    // Against what the card reaches (cudaMemcpy where the profile holds it), then the suite's copy kernel.
-    if (p.contains("fraction_of_attainable") && r.contains("device"))
-      os << ", " << attainable_text(p["fraction_of_attainable"].get<double>(), r["device"]);
-    if (p.contains("fraction_of_copy"))
-      os << "; " << significant(100.0 * p["fraction_of_copy"].get<double>(), 3) << "% of the suite's copy kernel";
-    os << "\n  bottleneck: " << p["bottleneck"].get<std::string>();
-    // Its own time and share of the whole: how much a change that relieves it alone can win at most.
-    if (p.contains("bottleneck_us"))
-      os << ": " << significant(p["bottleneck_us"].get<double>()) << " us"
-         << (p.contains("bottleneck_with") ? " with " + p["bottleneck_with"].get<std::string>() : std::string())
-         << ", " << significant(100.0 * p["bottleneck_share"].get<double>(), 3) << "% of the time";
-    os << "\n";
-    if (p.contains("caveats"))
-      for (const auto& caveat : p["caveats"]) os << "  caveat: " << caveat.get<std::string>() << "\n";
-    if (p.contains("instructions"))
-      os << "  warp instructions " << grouped(int64_t(std::llround(p["instructions"].get<double>()))) << " ("
-         << p["instructions_basis"].get<std::string>() << ")\n";
-    if (p.contains("terms_us"))
-      for (const auto& [name, value] : p["terms_us"].items())
-        os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12)
-           << significant(value.get<double>()) << " us\n";
-    // How many sectors each L2 read request fetches: one where a block's warps ask for a sector each.
-    if (p.contains("l2_read_requests")) {
-      const auto& q = p["l2_read_requests"];
-      const double requests = q["requests"].get<double>(), sectors = q["sectors"].get<double>();
-      os << "  L2 read requests: " << grouped(int64_t(std::llround(requests))) << " for "
-         << grouped(int64_t(std::llround(sectors))) << " sectors (" << significant(sectors / requests, 3)
-         << " a request)\n";
-    }
-    // The DRAM term's share that is bytes met out of order, when there is one.
-    if (p.contains("dram_order") && p["dram_order"].value("time_us", 0.0) > 0) {
-      const auto& d = p["dram_order"];
-      os << "  DRAM order: the resident blocks meet " << significant(100.0 * d["scattered_loads"].get<double>(), 3)
-         << "% of the loaded and " << significant(100.0 * d["scattered_stores"].get<double>(), 3)
-         << "% of the stored bytes out of order: " << significant(d["time_us"].get<double>())
-         << " us of the DRAM term\n";
-    }
-    // The partial-store term's share that is sectors completed by another block, when there is one.
-    if (p.value("split_sectors_us", 0.0) > 0)
-      os << "  split sectors: " << grouped(int64_t(std::llround(p["split_sectors"].get<double>())))
-         << " sectors left partly written by one block for another to complete (counted once by each)"
-         << (p.contains("split_blocks_apart")
-                 ? ", " + significant(p["split_blocks_apart"].get<double>()) + " blocks apart (geometric mean)"
-                 : std::string())
-         << ": " << significant(p["split_sectors_us"].get<double>()) << " us of the partial-store term\n";
-    // The partial-store term's share that is the read-back of partly written lines, when there is one.
-    if (p.value("read_back_fraction", 0.0) > 0) {
-      const double held_share = p.value("held_line_share", 0.0);
-      os << "  read-back: ";
-      if (held_share < 1) {
-        os << grouped(int64_t(std::llround(p["open_partial_lines"].get<double>())))
-           << " lines partly written at once";
-        // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
-        if (p.value("read_back_warp_factor", 1.0) != 1.0)
-          os << " (x" << significant(p["read_back_warp_factor"].get<double>(), 3)
-             << " for the warps writing each sector)";
-      }
-      // Lines held open over rounds read back by how many are open at once (model/cost.hpp).
-      if (held_share > 0)
-        os << (held_share < 1 ? " and " : "")
-           << grouped(int64_t(std::llround(p.value("lines_open_at_once", 0.0))))
-           << " lines held open over rounds at once"
-           << (held_share < 1 ? " (" + significant(100.0 * held_share, 3) + "% of those lines)" : std::string());
-      os << "; " << significant(100.0 * p["read_back_fraction"].get<double>(), 3)
-         << "% of the partial stores' bytes read back from DRAM first: " << significant(p["read_back_us"].get<double>())
-         << " us of the partial-store term\n";
-    }
-  }
-
-  if (r.contains("partitions")) print_partitions(os, r["partitions"]);
+  print_prediction(os, a);
+  if (a.partitions) print_partitions(os, *a.partitions);
 
   os << "\nPer site\n";
   os << "  " << std::left << std::setw(4) << "#" << std::setw(16) << "site" << std::setw(8) << "space"
      << std::right << std::setw(14) << "instructions" << std::setw(15) << "sectors|wavef" << std::setw(11)
      << "per inst" << std::setw(9) << "ideal" << std::setw(13) << "conflicts" << std::setw(8) << "eff"
      << "  expression\n";
-  for (const auto& s : r["sites"]) {
-    const bool global = s["space"] == "global";
-    const int64_t count = global ? s["sectors"].get<int64_t>() : s["wavefronts"].get<int64_t>();
-    const double per = global ? s["sectors_per_request"].get<double>() : s["wavefronts_per_instruction"].get<double>();
-    const double ideal_per = global ? s["ideal_sectors_per_request"].get<double>()
-                                    : (s["instructions"].get<int64_t>()
-                                           ? double(s["ideal_wavefronts"].get<int64_t>()) / s["instructions"].get<double>()
-                                           : 0.0);
-    os << "  " << std::left << std::setw(4) << s["site"].get<int>() << std::setw(16)
-       << (s["op"].get<std::string>() + " " + s["name"].get<std::string>().substr(3)) << std::setw(8)
-       << s["space"].get<std::string>() << std::right << std::setw(14) << grouped(s["instructions"].get<int64_t>())
-       << std::setw(15) << grouped(count) << std::setw(11) << significant(per, 3) << std::setw(9)
-       << significant(ideal_per, 3)
-       << std::setw(13) << (global ? std::string("-") : grouped(s["bank_conflicts"].get<int64_t>())) << std::setw(7)
-       << significant(100.0 * s["efficiency"].get<double>(), 3) << "%"
-       << "  " << s["expr"].get<std::string>() << "\n";
+  const KernelInfo& k = *cfg.kernel;
+  for (int i = 0; i < k.num_sites; ++i) {
+    const SiteInfo& info = k.sites[i];
+    const SiteCounts& c = a.replay.sites[size_t(i)];
+    const SiteFigures f = site_figures(info, c);
+    // The table's ideal per instruction is 0 for a site that never ran.
+    const double ideal_per = f.global || c.instructions ? f.ideal_per_instruction : 0.0;
+    os << "  " << std::left << std::setw(4) << i << std::setw(16)
+       << (std::string(op_name(info.op)) + " " + std::string(info.name).substr(3)) << std::setw(8)
+       << space_name(info.space) << std::right << std::setw(14) << grouped(c.instructions) << std::setw(15)
+       << grouped(f.count) << std::setw(11) << significant(f.per_instruction, 3) << std::setw(9)
+       << significant(ideal_per, 3) << std::setw(13) << (f.global ? std::string("-") : grouped(c.bank_conflicts()))
+       << std::setw(7) << significant(100.0 * f.efficiency, 3) << "%"
+       << "  " << info.expr << "\n";
   }
 
   os << "\nFindings\n";
-  if (r["findings"].empty()) os << "  none (every access aligned and in bounds)\n";
-  for (const auto& f : r["findings"]) {
-    os << "  " << f["kind"].get<std::string>() << " at site " << f["site"] << " (" << f["site_name"].get<std::string>()
-       << "): " << grouped(f["count"].get<int64_t>()) << " lane accesses of " << f["width"] << " bytes; first by block ("
-       << f["first_block"]["x"] << "," << f["first_block"]["y"] << ") thread (" << f["first_thread"]["x"] << ","
-       << f["first_thread"]["y"] << ") at element offset " << f["first_offset"] << "\n";
+  if (a.replay.findings.empty()) os << "  none (every access aligned and in bounds)\n";
+  for (const Finding& f : a.replay.findings) {
+    os << "  " << finding_kind_name(f.kind) << " at site " << f.site << " (" << k.sites[f.site].name
+       << "): " << grouped(f.count) << " lane accesses of " << f.width << " bytes; first by block ("
+       << f.first.block_x << "," << f.first.block_y << ") thread (" << f.first.thread_x << "," << f.first.thread_y
+       << ") at element offset " << f.first_offset << "\n";
   }
 
-  if (r.contains("advice")) os << "\nAdvice\n  " << r["advice"]["text"].get<std::string>() << "\n";
+  os << "\nAdvice\n  " << a.advice.text() << "\n";
 }
 
 namespace {
@@ -383,18 +413,12 @@ void print_csv(std::ostream& os, const nlohmann::ordered_json& r) {
   }
 }
 
+void print_csv(std::ostream& os, const Analysis& a) { print_csv(os, report_json(a)); }
+
 namespace {
 
-// What Nsight Compute prints in its "Metric Unit" column for the counts memsim has (the committed runs'
-// details page: sectors in "sector", instructions in "inst", requests and wavefronts without a unit).
-const char* ncu_unit(const std::string& metric) {
-  if (metric.find("__t_sectors") != std::string::npos) return "sector";
-  if (metric.rfind("smsp__inst_executed", 0) == 0) return "inst";
-  return "";
-}
-
-const char* ncu_type_name(const std::string& dtype) {
-  return dtype == "f16" ? "unsigned short" : dtype == "f64" ? "double" : "float";  // f16 moves as 2-byte words
+const char* ncu_type_name(Dtype dtype) {
+  return dtype == Dtype::F16 ? "unsigned short" : dtype == Dtype::F64 ? "double" : "float";  // f16 moves as 2-byte words
 }
 
 // Every field quoted, as ncu writes its CSV.
@@ -409,44 +433,39 @@ void quoted_row(std::ostream& os, const std::vector<std::string>& fields) {
 
 }  // namespace
 
-void print_ncu_csv(std::ostream& os, const nlohmann::ordered_json& r) {
+void print_ncu_csv(std::ostream& os, const Analysis& a) {
   quoted_row(os, {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
                   "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"});
-  const auto& c = r["config"];
-  const auto& d = r["device"];
+  const LaunchConfig& cfg = a.replay.config;
+  const LaunchShape& s = cfg.shape;
   // One launch (ID 0) of a process named memsim, its kernel named like a template instance of the suite's.
-  const std::string kernel =
-      "memsim::" + c["kernel"].get<std::string>() + "<" + ncu_type_name(c["dtype"].get<std::string>()) + ">";
-  const std::string block = "(" + c["block"]["x"].dump() + ", " + c["block"]["y"].dump() + ", 1)";
-  const std::string grid = "(" + c["grid"]["x"].dump() + ", " + c["grid"]["y"].dump() + ", 1)";
-  auto row = [&](const std::string& section, const std::string& metric, const std::string& unit,
-                 const std::string& value) {
-    quoted_row(os, {"0", "0", "memsim", "memsim", kernel, "0", "0", block, grid, "0",
-                    d["compute_capability"].get<std::string>(), section, metric, unit, value});
+  const std::string kernel = "memsim::" + std::string(cfg.kernel->name) + "<" + ncu_type_name(cfg.dtype) + ">";
+  const std::string block = "(" + std::to_string(s.block_x) + ", " + std::to_string(s.block_y) + ", 1)";
+  const std::string grid = "(" + std::to_string(s.grid_x) + ", " + std::to_string(s.grid_y) + ", 1)";
+  const auto row = [&](const std::string& section, const std::string& metric_name, const std::string& unit,
+                       const std::string& value) {
+    quoted_row(os, {"0", "0", "memsim", "memsim", kernel, "0", "0", block, grid, "0", a.device.compute_capability,
+                    section, metric_name, unit, value});
+  };
+  const auto metric_row = [&](const std::string& section, MetricId id, double value) {
+    row(section, metric(id).ncu_name, metric(id).ncu_unit, metric_ncu_value(id, value));
   };
   // The counts, in the section and with the units and thousands separators ncu --metrics gives them.
-  for (const auto& [name, value] : r["metrics"].items())
-    row("Command line profiler metrics", name, ncu_unit(name), grouped(value.get<int64_t>()));
-  // The prediction in memsim's own section, which names the device profile and where its constants come from.
-  if (r.contains("prediction")) {
-    const auto& p = r["prediction"];
-    const std::string basis = d["calibrated"].get<bool>()
-                                  ? std::string("calibrated")
-                                  : "NOT CALIBRATED (" + d["cost_basis"].get<std::string>() + ")";
-    const std::string section = "memsim prediction: " + d["profile"].get<std::string>() + ", " + basis;
-    row(section, "memsim__time_predicted", "usecond", significant(p["time_us"].get<double>(), 6));
-    row(section, "memsim__effective_bandwidth_predicted", "Gbyte/second",
-        significant(p["effective_bandwidth_gbs"].get<double>(), 6));
-    if (p.contains("fraction_of_attainable"))
-      row(section, "memsim__fraction_of_attainable_bandwidth_predicted", "",
-          significant(p["fraction_of_attainable"].get<double>(), 6));
-    if (p.contains("fraction_of_copy"))
-      row(section, "memsim__fraction_of_copy_kernel_predicted", "", significant(p["fraction_of_copy"].get<double>(), 6));
-    // The warp instructions the issue term charges, under ncu's name, its basis in the section's name.
-    if (p.contains("instructions") && p.contains("instructions_basis"))
-      row(section + ", instructions " + p["instructions_basis"].get<std::string>(), "smsp__inst_executed.sum", "inst",
-          grouped(int64_t(std::llround(p["instructions"].get<double>()))));
+  for (const Metric& m : ncu_metrics(a.replay)) {
+    const MetricSpec* spec = find_metric(m.name);
+    row("Command line profiler metrics", m.name, spec ? spec->ncu_unit : "", grouped(m.value));
   }
+  // The prediction in memsim's own section, which names the device profile and where its constants come from.
+  const Prediction& p = a.prediction;
+  const std::string basis =
+      a.device.calibrated ? std::string("calibrated") : "NOT CALIBRATED (" + a.device.cost_basis + ")";
+  const std::string section = "memsim prediction: " + a.device.name + ", " + basis;
+  metric_row(section, MetricId::Time, p.time_us);
+  metric_row(section, MetricId::EffectiveBandwidth, p.effective_bandwidth_gbs);
+  if (a.fraction_of_attainable) metric_row(section, MetricId::FractionOfAttainable, *a.fraction_of_attainable);
+  if (p.fraction_of_copy) metric_row(section, MetricId::FractionOfCopy, *p.fraction_of_copy);
+  // The warp instructions the issue term charges, under ncu's name, its basis in the section's name.
+  metric_row(section + ", instructions " + p.instructions_basis, MetricId::Instructions, p.instructions);
 }
 
 }  // namespace memsim

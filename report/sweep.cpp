@@ -8,6 +8,7 @@
 
 #include "model/cost.hpp"
 #include "model/significant.hpp"
+#include "report/metrics.hpp"
 #include "report/report.hpp"
 
 namespace memsim {
@@ -53,16 +54,15 @@ std::string row_text(const SweepRow& r) {
   return s;
 }
 
-std::string percent(const std::optional<double>& f) {
-  return f ? significant(100.0 * *f, 3) + "%" : std::string("-");
-}
+using M = MetricId;
 
 // "15.79 us, 2125 GB/s, 70.7% of attainable, 108% of the copy kernel"
-std::string figures(const SweepRow& r, const nlohmann::ordered_json& device) {
-  std::string s = significant(r.time_us) + " us, " + significant(r.effective_bandwidth_gbs) + " GB/s";
-  const nlohmann::ordered_json fa = fraction_of_attainable(r.effective_bandwidth_gbs, device);
-  if (!fa.is_null()) s += ", " + percent(fa.get<double>()) + " of attainable";
-  if (r.fraction_of_copy) s += ", " + percent(r.fraction_of_copy) + " of the copy kernel";
+std::string figures(const SweepRow& r, const DeviceProfile& device) {
+  std::string s =
+      metric_with_unit(M::Time, r.time_us) + ", " + metric_with_unit(M::EffectiveBandwidth, r.effective_bandwidth_gbs);
+  if (const auto fa = fraction_of_attainable(r.effective_bandwidth_gbs, device))
+    s += ", " + metric_cell(M::FractionOfAttainable, *fa) + " of attainable";
+  if (r.fraction_of_copy) s += ", " + metric_cell(M::FractionOfCopy, r.fraction_of_copy) + " of the copy kernel";
   return s;
 }
 
@@ -77,7 +77,7 @@ nlohmann::ordered_json point_json(const UserConfig& u) {
   return j;
 }
 
-nlohmann::ordered_json row_json(const SweepRow& r, const nlohmann::ordered_json& device) {
+nlohmann::ordered_json row_json(const SweepRow& r, const DeviceProfile& device) {
   nlohmann::ordered_json j;
   j["rank"] = r.rank;
   j["group_rank"] = r.group_rank;
@@ -87,18 +87,19 @@ nlohmann::ordered_json row_json(const SweepRow& r, const nlohmann::ordered_json&
   j["block"] = size_json(r.point.user.block, "x", "y");
   j["tile"] = size_json({r.launch.shape.tile_x, r.launch.shape.tile_y}, "x", "y");
   j["pad"] = r.launch.shape.pad;
-  j["shared_bytes_per_block"] = r.launch.shared_bytes;
-  j["time_us"] = r.time_us;
-  j["effective_bandwidth_gbs"] = r.effective_bandwidth_gbs;
-  j["fraction_of_attainable"] = fraction_of_attainable(r.effective_bandwidth_gbs, device);
-  j["fraction_of_copy"] = r.fraction_of_copy ? nlohmann::ordered_json(*r.fraction_of_copy) : nullptr;
-  j["bottleneck"] = r.bottleneck;
-  j["bottleneck_share"] = r.bottleneck_share;
-  j["occupancy"] = {{"blocks_per_sm", r.blocks_per_sm},
-                    {"warps_per_sm", r.warps_per_sm},
+  j[metric(M::SharedBytesPerBlock).key] = r.launch.shared_bytes;
+  j[metric(M::Time).key] = r.time_us;
+  j[metric(M::EffectiveBandwidth).key] = r.effective_bandwidth_gbs;
+  j[metric(M::FractionOfAttainable).key] = optional_json(fraction_of_attainable(r.effective_bandwidth_gbs, device));
+  j[metric(M::FractionOfCopy).key] = optional_json(r.fraction_of_copy);
+  j[metric(M::Bottleneck).key] = r.bottleneck;
+  j[metric(M::BottleneckShare).key] = r.bottleneck_share;
+  // As the prediction's JSON nests them (model/cost.cpp): the limiter under "occupancy", not occupancy_limiter.
+  j["occupancy"] = {{metric(M::BlocksPerSm).key, r.blocks_per_sm},
+                    {metric(M::WarpsPerSm).key, r.warps_per_sm},
                     {"limiter", r.occupancy_limiter}};
-  j["instructions"] = r.instructions;
-  j["instructions_basis"] = r.instructions_basis;
+  j[metric(M::Instructions).key] = r.instructions;
+  j[metric(M::InstructionsBasis).key] = r.instructions_basis;
   return j;
 }
 
@@ -317,7 +318,7 @@ SweepResult run_sweep(const SweepAxes& axes, const DeviceProfile& device, const 
                       const SweepProgress& progress) {
   SweepResult r;
   r.axes = axes;
-  r.device = provenance_json(device);
+  r.device = device;
   // Step 1: every configuration resolved (or refused) before anything is replayed.
   SweepPlan plan = expand_sweep(axes, device, options);
   // Step 1b: the code of every launch, and of the copy kernel each row's fraction of copy needs, compiled in
@@ -353,7 +354,7 @@ nlohmann::ordered_json sweep_json(const SweepResult& r) {
   sweep["tiles"] = nlohmann::ordered_json::array();
   for (const auto& t : a.tiles) sweep["tiles"].push_back(t ? size_json(*t, "x", "y") : nlohmann::ordered_json(nullptr));
   sweep["pad"] = a.pad ? nlohmann::ordered_json(*a.pad) : nlohmann::ordered_json(nullptr);
-  sweep["device"] = r.device;
+  sweep["device"] = provenance_json(r.device);
   sweep["configurations"] = r.rows.size() + r.refused.size();
   sweep["analysed"] = r.rows.size();
   sweep["refused"] = r.refused.size();
@@ -391,10 +392,7 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
         });
   if (a.pad) os << "  pad " << *a.pad;
   os << "\n";
-  const auto& d = r.device;
-  os << "Prediction on " << d["profile"].get<std::string>() << " (" << d["name"].get<std::string>()
-     << ", compute capability " << d["compute_capability"].get<std::string>() << ")\n  "
-     << d["provenance"].get<std::string>() << "\n";
+  os << device_heading(r.device);
 
   // One matrix and dtype: every row moves the same bytes, and the bandwidth's order is the time's.
   const bool same_bytes = a.dtypes.size() == 1 && a.matrices.size() == 1;
@@ -408,9 +406,10 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   // The cells, then the widths they need.
   std::vector<std::string> header = {"rank"};
   if (!one_group) header.push_back("in group");
-  for (const char* h : {"kernel", "dtype", "matrix", "block", "tile", "pad", "time us", "GB/s", "of attain", "of copy k", "blk/SM",
-                        "warps/SM", "shared B", "instr", "bottleneck"})
-    header.push_back(h);
+  for (const char* h : {"kernel", "dtype", "matrix", "block", "tile", "pad"}) header.push_back(h);
+  for (const MetricId id : {M::Time, M::EffectiveBandwidth, M::FractionOfAttainable, M::FractionOfCopy, M::BlocksPerSm,
+                            M::WarpsPerSm, M::SharedBytesPerBlock, M::InstructionsBasis, M::Bottleneck})
+    header.push_back(metric(id).label);
   const size_t text_from = one_group ? 1 : 2;  // kernel .. pad are left-aligned, as is the bottleneck
   std::vector<std::vector<std::string>> cells;
   for (const SweepRow& row : r.rows) {
@@ -422,16 +421,15 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
     c.push_back(dims(row.point.user.block));
     c.push_back(dims({row.launch.shape.tile_x, row.launch.shape.tile_y}));
     c.push_back(row.launch.shared_bytes > 0 ? std::to_string(row.launch.shape.pad) : "-");
-    c.push_back(significant(row.time_us));
-    c.push_back(significant(row.effective_bandwidth_gbs));
-    const nlohmann::ordered_json fa = fraction_of_attainable(row.effective_bandwidth_gbs, r.device);
-    c.push_back(fa.is_null() ? std::string("-") : percent(fa.get<double>()));
-    c.push_back(percent(row.fraction_of_copy));
-    c.push_back(std::to_string(row.blocks_per_sm));
-    c.push_back(std::to_string(row.warps_per_sm));
-    c.push_back(std::to_string(row.launch.shared_bytes));
+    c.push_back(metric_cell(M::Time, row.time_us));
+    c.push_back(metric_cell(M::EffectiveBandwidth, row.effective_bandwidth_gbs));
+    c.push_back(metric_cell(M::FractionOfAttainable, fraction_of_attainable(row.effective_bandwidth_gbs, r.device)));
+    c.push_back(metric_cell(M::FractionOfCopy, row.fraction_of_copy));
+    c.push_back(metric_cell(M::BlocksPerSm, row.blocks_per_sm));
+    c.push_back(metric_cell(M::WarpsPerSm, row.warps_per_sm));
+    c.push_back(metric_cell(M::SharedBytesPerBlock, double(row.launch.shared_bytes)));
     c.push_back(short_basis(row.instructions_basis));
-    c.push_back(row.bottleneck + " (" + significant(100.0 * row.bottleneck_share, 2) + "%)");
+    c.push_back(bottleneck_cell(row.bottleneck, row.bottleneck_share));
     cells.push_back(std::move(c));
   }
   std::vector<size_t> width(header.size());
@@ -472,27 +470,34 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
 }
 
 void print_sweep_csv(std::ostream& os, const SweepResult& r) {
-  csv_row(os, {"rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad", "shared_bytes_per_block",
-               "time_us", "effective_bandwidth_gbs", "fraction_of_attainable", "fraction_of_copy", "bottleneck",
-               "bottleneck_share", "blocks_per_sm", "warps_per_sm", "occupancy_limiter", "instructions", "instructions_basis",
-               "refused"});
+  // The prediction's columns under their JSON keys (report/metrics.hpp), between the configuration's and the
+  // reason a configuration is refused.
+  constexpr MetricId kFigures[] = {M::Time,       M::EffectiveBandwidth, M::FractionOfAttainable, M::FractionOfCopy,
+                                   M::Bottleneck, M::BottleneckShare,   M::BlocksPerSm,          M::WarpsPerSm,
+                                   M::OccupancyLimiter, M::Instructions, M::InstructionsBasis};
+  std::vector<std::string> header = {"rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad",
+                                     metric(M::SharedBytesPerBlock).key};
+  for (const MetricId id : kFigures) header.push_back(metric(id).key);
+  header.push_back("refused");
+  csv_row(os, header);
   const auto number = [](double v) { return nlohmann::ordered_json(v).dump(); };
+  const auto optional_number = [&](const std::optional<double>& v) { return v ? number(*v) : std::string(); };
   for (const SweepRow& row : r.rows)
     csv_row(os, {std::to_string(row.rank), std::to_string(row.group_rank), row.point.user.kernel,
                  dtype_name(row.launch.dtype), dims(row.point.user.matrix), dims(row.point.user.block),
                  dims({row.launch.shape.tile_x, row.launch.shape.tile_y}), std::to_string(row.launch.shape.pad),
                  std::to_string(row.launch.shared_bytes), number(row.time_us), number(row.effective_bandwidth_gbs),
-                 [&] {
-                   const nlohmann::ordered_json fa = fraction_of_attainable(row.effective_bandwidth_gbs, r.device);
-                   return fa.is_null() ? std::string() : number(fa.get<double>());
-                 }(),
-                 row.fraction_of_copy ? number(*row.fraction_of_copy) : "", row.bottleneck,
-                 number(row.bottleneck_share), std::to_string(row.blocks_per_sm), std::to_string(row.warps_per_sm),
-                 row.occupancy_limiter, number(row.instructions), row.instructions_basis, ""});
+                 optional_number(fraction_of_attainable(row.effective_bandwidth_gbs, r.device)),
+                 optional_number(row.fraction_of_copy), row.bottleneck, number(row.bottleneck_share),
+                 std::to_string(row.blocks_per_sm), std::to_string(row.warps_per_sm), row.occupancy_limiter,
+                 number(row.instructions), row.instructions_basis, ""});
   for (const SweepRefusal& x : r.refused) {
     const UserConfig& u = x.point.user;
-    csv_row(os, {"", "", u.kernel, dtype_name(u.dtype), dims(u.matrix), dims(u.block), u.tile ? dims(*u.tile) : "",
-                 u.pad ? std::to_string(*u.pad) : "", "", "", "", "", "", "", "", "", "", "", "", "", x.reason});
+    std::vector<std::string> fields = {"", "", u.kernel, dtype_name(u.dtype), dims(u.matrix), dims(u.block),
+                                       u.tile ? dims(*u.tile) : "", u.pad ? std::to_string(*u.pad) : "", ""};
+    fields.resize(fields.size() + std::size(kFigures));
+    fields.push_back(x.reason);
+    csv_row(os, fields);
   }
 }
 

@@ -118,7 +118,7 @@ void rank_sweep(std::vector<SweepRow>& rows, std::vector<SweepRefusal>& refused)
 
 struct SweepResult {
   SweepAxes axes;
-  nlohmann::ordered_json device;  // provenance_json
+  DeviceProfile device;           // the profile every configuration is predicted on
   std::vector<SweepRow> rows;     // ranked
   std::vector<SweepRefusal> refused;
 };
