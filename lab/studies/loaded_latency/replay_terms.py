@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Replays every run of results/RUN/results.jsonl with memsim (loaded_latency_kernel.hpp through --kernel-file),
+its warp instructions given from Nsight Compute (results/RUN/ncu_counts.csv), and writes each run's measured time
+beside memsim's terms to results/RUN/terms_DEVICE.json, which fit_loaded_latency.py reads.
+
+    replay_terms.py --memsim build/app/memsim --device h100 --run ll      (from the repository root)
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def ncu_counts(path):
+    lines = [l for l in open(path) if not l.startswith("==") and not l.startswith("{")]
+    rows = list(csv.reader(lines))
+    hdr = rows[0]
+    i_id, i_m, i_v = hdr.index("ID"), hdr.index("Metric Name"), hdr.index("Metric Value")
+    out = {}
+    for r in rows[1:]:
+        out.setdefault(int(r[i_id]), {})[r[i_m]] = float(r[i_v].replace(",", ""))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--memsim", required=True)
+    ap.add_argument("--device", default="h100")
+    ap.add_argument("--extra", action="append", default=[], help="one more memsim option")
+    ap.add_argument("--run", default="ll", help="results/RUN/: ll (configs.txt) or walks (walks.txt)")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    runs = [json.loads(l) for l in open(os.path.join(HERE, "results", a.run, "results.jsonl"))]
+    counts = ncu_counts(os.path.join(HERE, "results", a.run, "ncu_counts.csv"))  # launch i of the ncu run: config i
+    kernel = os.path.relpath(os.path.join(HERE, "loaded_latency_kernel.hpp"))
+    out = []
+    for i, r in enumerate(runs):
+        args = [a.memsim, "--kernel-file", kernel, "--define", "LL_MODE=%d" % r["mode"], "--define",
+                "LL_K=%d" % r["k"], "--define", "LL_SBX=%d" % r["sbx"], "--dtype", r["dtype"], "--matrix",
+                r["matrix"], "--block", r["block"], "--tile", r["tile"], "--device", a.device, "--format", "json",
+                "--instructions", "%d" % counts[i]["smsp__inst_executed.sum"]] + a.extra
+        p = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["prediction"]
+        out.append({"config": r["config"], "check_point": r["config"].endswith("check"),
+                    "measured_us": r["time_us"]["median"], "predicted_us": p["time_us"], "terms_us": p["terms_us"],
+                    "l2_read_requests": p.get("l2_read_requests"), "ncu": counts[i]})
+        print("%-44s measured %7.1f memsim %7.1f %+6.1f%%" % (r["config"], r["time_us"]["median"], p["time_us"],
+                                                              100 * (p["time_us"] / r["time_us"]["median"] - 1)))
+    json.dump(out, open(a.out or os.path.join(HERE, "results", a.run, "terms_%s.json" % a.device), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
