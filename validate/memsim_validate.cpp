@@ -34,6 +34,7 @@
 #include "validate/measure.hpp"
 #include "validate/ncu.hpp"
 #include "validate/reached.hpp"
+#include "validate/record_lines.hpp"
 #include "validate/reference.hpp"
 #include "validate/reference_kernels.hpp"
 #include "validate/report.hpp"
@@ -692,13 +693,14 @@ std::string write_temporary(const std::string& path, const std::string& text) {
   return tmp;
 }
 
-// NAME.json, .csv and .md under --out-dir: all three rendered first, each written to a temporary file, then
-// renamed into place, so that a failure leaves the reports that were there before.
+// NAME.json (one record per line, validate/record_lines.hpp), .csv and .md under --out-dir: all three rendered
+// first, each written to a temporary file, then renamed into place, so that a failure leaves the reports that
+// were there before.
 void write_reports(const Settings& s, const Json& report) {
   std::ostringstream csv, md;
   write_csv(csv, report);
   write_markdown(md, report);
-  const std::string texts[] = {report.dump(2) + "\n", csv.str(), md.str()};
+  const std::string texts[] = {memsim::record_lines(report), csv.str(), md.str()};
   std::vector<std::string> paths, temps;
   try {
     for (size_t i = 0; i < 3; ++i) {

@@ -12,8 +12,9 @@
 #      against the copy kernel, cudaMemcpy and cuBLAS (best);
 #   8. times the partial-sector store patterns of memsim-partial-lines, with their L2 counters, and the
 #      calibration's strided stores at capped occupancy (partial).
-# Each run writes NAME.json (the full record), NAME.csv, NAME.md and, with ncu, NAME.ncu.csv; SUMMARY.md
-# gathers the tables and run_suite.log the whole console output.
+# Each run writes NAME.json (the full record, one record per line), NAME.csv (not committed: --render writes it
+# again, results/README.md), NAME.md and, with ncu, NAME.ncu.csv; SUMMARY.md gathers the tables and
+# run_suite.log the whole console output.
 #
 #   validate/run_suite.sh [OUT_DIR]          (default: validate/results)
 #
@@ -180,6 +181,11 @@ if has partial; then
 fi
 
 step "summary"
+# The study programs' JSON one record per line too, as memsim-validate writes its own (results/README.md).
+jsons=("$out"/*.json)
+if [ -e "${jsons[0]}" ]; then
+  python3 validate/record_lines.py "${jsons[@]}" || fail "validate/record_lines.py $out/*.json"
+fi
 {
   echo "# memsim GPU validation: summary of run_suite.sh"
   echo

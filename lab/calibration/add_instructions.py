@@ -14,7 +14,6 @@ file, a document that is not memsim-microbench's or has no issue runs, a CSV wit
 that is no number, an issue run without its count) gives one line on stderr and exit status 2.
 """
 import csv
-import json
 import os
 import re
 import sys
@@ -22,6 +21,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 import memsim_run  # noqa: E402  (validate/memsim_run.py: reading files, the error rule)
 from memsim_run import Error  # noqa: E402
+from record_lines import record_lines  # noqa: E402  (validate/record_lines.py: the committed runs' layout)
 
 USAGE = "add_instructions.py MICROBENCH.json NCU.csv > OUT.json"
 METRIC = "smsp__inst_executed.sum"
@@ -99,8 +99,7 @@ def main(argv):
         run["counts_note"] = "instructions: Nsight Compute %s of one launch" % METRIC
     if missing:
         raise Error("no ncu count for %s in %s" % (", ".join(missing), args[1]))
-    json.dump(doc, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    sys.stdout.write(record_lines(doc))
     return 0
 
 

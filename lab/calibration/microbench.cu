@@ -19,10 +19,13 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bench_kernels.cuh"
 #include "kernels/resolve.hpp"
 #include "sim/dram_order.hpp"
 #include "validate/device_info.hpp"
+#include "validate/record_lines.hpp"
 #include "validate/reference.hpp"
 #include "validate/suite_launch.hpp"
 #include "timing.cuh"
@@ -1106,27 +1109,49 @@ int main(int argc, char** argv) {
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   const cudaDeviceProp& p = dev.prop;
-  std::printf("{\n  \"tool\": \"memsim-microbench\",\n  \"format\": 1,\n  \"date\": \"%s\",\n", date);
-  std::printf("  \"method\": \"CUDA events around each launch; 3 warm-up launches, median of 25; (input, output) pairs "
-              "rotated so at least 4x L2 lies between repeats of a pair; outputs poisoned and checked once\",\n");
-  std::printf("  \"device\": {\"name\": \"%s\", \"cc\": \"%d.%d\", \"sm_count\": %d, \"sm_clock_mhz\": %.0f, "
-              "\"mem_clock_mhz\": %.0f, \"bus_width_bits\": %d, \"l2_bytes\": %zu, \"global_mem_bytes\": %zu, "
-              "\"shared_per_sm\": %zu, \"shared_per_block\": %zu, \"shared_per_block_optin\": %zu, "
-              "\"reserved_shared_per_block\": %zu, \"regs_per_sm\": %d, \"regs_per_block\": %d, "
-              "\"max_threads_per_sm\": %d, \"max_threads_per_block\": %d, \"max_blocks_per_sm\": %d, "
-              "\"warp_size\": %d, \"driver_version\": %d, \"runtime_version\": %d},\n",
-              p.name, p.major, p.minor, p.multiProcessorCount, dev.sm_clock_khz / 1000.0, dev.mem_clock_khz / 1000.0,
-              dev.bus_bits, dev.l2, size_t(p.totalGlobalMem), size_t(p.sharedMemPerMultiprocessor),
-              size_t(p.sharedMemPerBlock), size_t(p.sharedMemPerBlockOptin), size_t(p.reservedSharedMemPerBlock),
-              p.regsPerMultiprocessor, p.regsPerBlock, p.maxThreadsPerMultiProcessor, p.maxThreadsPerBlock,
-              p.maxBlocksPerMultiProcessor, p.warpSize, dev.driver, dev.runtime);
-  std::printf("  \"runs\": [\n");
-  for (size_t i = 0; i < runs.rows().size(); ++i)
-    std::printf("%s%s\n", runs.rows()[i].c_str(), i + 1 < runs.rows().size() ? "," : "");
-  std::printf("  ],\n  \"holdout_note\": \"the suite's own kernels (kernels/suite.hpp bodies): recorded to judge the "
-              "model, never read by memsim-calibrate\",\n  \"holdout\": [\n");
-  for (size_t i = 0; i < hold.size(); ++i) std::printf("%s%s\n", hold[i].c_str(), i + 1 < hold.size() ? "," : "");
-  std::printf("  ]\n}\n");
+  using Json = nlohmann::ordered_json;
+  Json doc = {{"tool", "memsim-microbench"},
+              {"format", 1},
+              {"date", date},
+              {"method", "CUDA events around each launch; 3 warm-up launches, median of 25; (input, output) pairs "
+                         "rotated so at least 4x L2 lies between repeats of a pair; outputs poisoned and checked once"}};
+  doc["device"] = {{"name", p.name},
+                   {"cc", std::to_string(p.major) + "." + std::to_string(p.minor)},
+                   {"sm_count", p.multiProcessorCount},
+                   {"sm_clock_mhz", std::llround(dev.sm_clock_khz / 1000.0)},
+                   {"mem_clock_mhz", std::llround(dev.mem_clock_khz / 1000.0)},
+                   {"bus_width_bits", dev.bus_bits},
+                   {"l2_bytes", dev.l2},
+                   {"global_mem_bytes", size_t(p.totalGlobalMem)},
+                   {"shared_per_sm", size_t(p.sharedMemPerMultiprocessor)},
+                   {"shared_per_block", size_t(p.sharedMemPerBlock)},
+                   {"shared_per_block_optin", size_t(p.sharedMemPerBlockOptin)},
+                   {"reserved_shared_per_block", size_t(p.reservedSharedMemPerBlock)},
+                   {"regs_per_sm", p.regsPerMultiprocessor},
+                   {"regs_per_block", p.regsPerBlock},
+                   {"max_threads_per_sm", p.maxThreadsPerMultiProcessor},
+                   {"max_threads_per_block", p.maxThreadsPerBlock},
+                   {"max_blocks_per_sm", p.maxBlocksPerMultiProcessor},
+                   {"warp_size", p.warpSize},
+                   {"driver_version", dev.driver},
+                   {"runtime_version", dev.runtime}};
+  // The rows are JSON text (Runs::add, run_suite); a time that is no number (nan) makes one that is not JSON.
+  const auto parse_rows = [](const std::vector<std::string>& rows) {
+    Json a = Json::array();
+    for (const std::string& row : rows) a.push_back(Json::parse(row));
+    return a;
+  };
+  try {
+    doc["runs"] = parse_rows(runs.rows());
+    doc["holdout_note"] = "the suite's own kernels (kernels/suite.hpp bodies): recorded to judge the model, never "
+                          "read by memsim-calibrate";
+    doc["holdout"] = parse_rows(hold);
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "memsim-microbench: a run's record is not JSON: %s\n", e.what());
+    return 1;
+  }
+  // One record per line, as the committed runs are (validate/record_lines.hpp).
+  std::fputs(memsim::record_lines(doc).c_str(), stdout);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::fprintf(stderr, "memsim-microbench: cannot write the JSON to standard output: %s\n", std::strerror(errno));
     return 1;

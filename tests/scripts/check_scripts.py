@@ -259,7 +259,7 @@ def check_python_scripts(c):
     c.expect_error("add_instructions NCU value no number", add + [microbench, issue_nan], "is no number")
     c.expect_error("add_instructions NCU lacking a run's count", add + [microbench, issue_partial],
                    "no ncu count for issue_tile rounds=0")
-    c.expect_ok("add_instructions good input", add + [microbench, issue_good], ['"instructions": 3801088.0'])
+    c.expect_ok("add_instructions good input", add + [microbench, issue_good], ['"instructions":3801088.0'])
 
     by_kernel = [py, os.path.join(LAB, "calibration", "holdout_by_kernel.py")]
     rows = (("copy", "8192x8192", 0, 100.0, 110.0, "+10.0%", "DRAM bandwidth"),
