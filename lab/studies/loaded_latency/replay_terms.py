@@ -10,8 +10,11 @@ import csv
 import json
 import os
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "validate"))
+from record_lines import record_lines  # noqa: E402
 
 
 def ncu_counts(path):
@@ -48,7 +51,8 @@ def main():
                     "l2_read_requests": p.get("l2_read_requests"), "ncu": counts[i]})
         print("%-44s measured %7.1f memsim %7.1f %+6.1f%%" % (r["config"], r["time_us"]["median"], p["time_us"],
                                                               100 * (p["time_us"] / r["time_us"]["median"] - 1)))
-    json.dump(out, open(a.out or os.path.join(HERE, "results", a.run, "terms_%s.json" % a.device), "w"), indent=1)
+    with open(a.out or os.path.join(HERE, "results", a.run, "terms_%s.json" % a.device), "w") as f:
+        f.write(record_lines(out))  # the committed runs' layout (validate/record_lines.py)
 
 
 if __name__ == "__main__":
