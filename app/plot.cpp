@@ -15,7 +15,7 @@
 #include <iostream>
 
 #include "model/atomic_file.hpp"
-#include "codegen/install_paths.hpp"
+#include "core/install_paths.hpp"
 #include "codegen/tools.hpp"
 #include "sim/replay.hpp"
 #include "sim/shared_banks.hpp"

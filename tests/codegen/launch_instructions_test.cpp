@@ -5,7 +5,8 @@
 #include <string>
 
 #include "model/cost.hpp"
-#include "model/counts.hpp"
+#include "report/launch_prediction.hpp"
+#include "sim/launch_counts.hpp"
 #include "model/profile.hpp"
 #include "codegen/launch_instructions.hpp"
 
@@ -32,7 +33,7 @@ const SassPaths& row(const char* kernel, Size2 block, Dtype dtype = Dtype::F32) 
 std::optional<LaunchInstructions> estimate(const LaunchConfig& cfg) {
   const SassPaths* p = shipped_sass_paths(cfg);
   if (!p) return std::nullopt;
-  return launch_instructions(cfg, *p);
+  return launch_instructions(cfg, *p, first_block_warps(cfg).early_exit_warps);
 }
 
 TEST(LaunchInstructions, UnrolledStepsCostWhatTheyCannotFold) {
@@ -137,8 +138,9 @@ TEST(LaunchInstructions, ChargedFromTheLaunchsCode) {
   o.threads = 1;
   const ReplayResult r = replay(resolve_launch(u), o);
   const CompiledCode code{CodeBasis::Shipped, *shipped_sass_paths(r.config), "test", 4};
-  const KernelCounts c = counts_from_replay(r, true, &code);
-  EXPECT_EQ(c.sass_instructions, launch_instructions(r.config, code.paths).instructions);
+  KernelCounts c = launch_counts(r);
+  add_compiled_code(c, r, code);
+  EXPECT_EQ(c.sass_instructions, launch_instructions(r.config, code.paths, r.first_block.early_exit_warps).instructions);
   const DeviceProfile p = load_profile_file(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
   Prediction pr = predict(c, p);
   EXPECT_EQ(pr.instructions_basis, std::string(kBasisSass) + " (test)");
@@ -148,7 +150,7 @@ TEST(LaunchInstructions, ChargedFromTheLaunchsCode) {
   given.instructions = 1234;
   EXPECT_EQ(predict(c, p, given).instructions, 1234);
   // A kernel that keeps run-time shapes: the replay's operations stand.
-  const KernelCounts runtime = counts_from_replay(r, true, nullptr);
+  const KernelCounts runtime = launch_counts(r, true);
   EXPECT_EQ(runtime.sass_instructions, 0);
   EXPECT_EQ(predict(runtime, p).instructions_basis, kBasisOperations);
 }
