@@ -236,6 +236,7 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   prepare_replay(ropts, device, a.config, occupancy);
   ropts.threads = options.threads;
   ropts.exact = options.exact;
+  ropts.keep_first_block_shared = options.keep_first_block_shared;
   ropts.progress = progress_of(options, "replaying " + std::string(a.config.kernel->name) + " " +
                                             std::to_string(a.config.shape.width) + "x" +
                                             std::to_string(a.config.shape.height) + " " + dtype_name(a.config.dtype));

@@ -286,7 +286,8 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   if (!partial.sectors_left_partial.empty())
     result.split_log2_distance = split_log2_distance_from(cfg, middle, partial.sectors_left_partial, options.rules);
   result.l2_read_requests_per_block = loads.l2_read_requests(options.rules);
-  result.first_block = first_block_warps(cfg);
+  result.first_block =
+      first_block_warps(cfg, options.keep_first_block_shared ? &result.first_block_shared : nullptr);
   result.cached = options.cached;
   result.dram_order_resident = options.dram_order_resident;
   if (options.dram_order_resident > 0) {
@@ -298,7 +299,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   return result;
 }
 
-FirstBlockWarps first_block_warps(const LaunchConfig& cfg) {
+FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair<int, WarpAccess>>* shared) {
   const int warps = cfg.warps_per_block(), last_site = cfg.kernel->num_sites - 1;
   struct PerWarp {
     double gld = 0, gst = 0, sld = 0, sst = 0, before_store = 0;
@@ -318,6 +319,7 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg) {
                            w.stored = w.stored || global;
                          }
                          if (a.site == last_site && a.mask) w.reaches_last = true;
+                         if (shared && a.space == Space::Shared && a.mask) shared->emplace_back(warp, a);
                        },
                        findings);
   const auto busiest = std::max_element(per.begin(), per.end(), [](const PerWarp& a, const PerWarp& b) {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/kernel_counts.hpp"
@@ -30,6 +31,9 @@ struct ReplayOptions {
   // R, the blocks resident at once, where the DRAM order is wanted (sim/dram_order.hpp, over windows of R
   // blocks: KernelCounts::dram_scattered); 0: not counted. The caller knows R from the occupancy.
   int64_t dram_order_resident = 0;
+  // Keep the first block's shared-memory warp accesses (ReplayResult::first_block_shared): the bank map memsim
+  // --plot banks draws.
+  bool keep_first_block_shared = false;
   // Called now and then during a replay of every block with the blocks replayed so far and the launch's
   // blocks, from the worker threads (at once: it must be thread-safe). Not called by the class replay.
   std::function<void(int64_t done, int64_t total)> progress;
@@ -87,6 +91,9 @@ struct ReplayResult {
   // The L2 read requests the middle block's loads send (sim/l2_requests.hpp).
   double l2_read_requests_per_block = 0;
   FirstBlockWarps first_block;
+  // The first block's shared-memory warp accesses with an active lane, in launch order, with their warp number,
+  // where ReplayOptions::keep_first_block_shared asked for them.
+  std::vector<std::pair<int, WarpAccess>> first_block_shared;
   // As the replay was told (ReplayOptions): whether the counts charge an L2, and R of the DRAM order (0: none).
   bool cached = true;
   int64_t dram_order_resident = 0;
@@ -117,7 +124,9 @@ void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, 
 
 // The first block's warps as replay() reports them (ReplayResult::first_block), for tests and the lab's tools
 // that need them without a replay of the launch.
-FirstBlockWarps first_block_warps(const LaunchConfig& cfg);
+// `shared`, when given, receives the block's shared-memory accesses as ReplayResult::first_block_shared holds them.
+FirstBlockWarps first_block_warps(const LaunchConfig& cfg,
+                                  std::vector<std::pair<int, WarpAccess>>* shared = nullptr);
 
 // Replays kernel `info` (a register_kernel copy, kernels/registry.hpp) through a plugin's table: what
 // memsim --kernel-file does after loading a user's kernel (codegen/kernel_file.hpp). Before any replay.
