@@ -375,6 +375,7 @@ nlohmann::ordered_json plot_document(const CliCommand& cmd, const std::vector<De
                                                                 : cmd.kernels;
   AnalysisOptions aopts = cmd.analysis;
   aopts.predict_copy = false;
+  aopts.keep_first_block_shared = cmd.plot_kind == "banks";
   auto plot_block = [&](const DeviceProfile& device) {
     return nlohmann::ordered_json{{"kind", cmd.plot_kind}, {"device", device.display_name},
                                   {"device_profile", device.name}};
@@ -394,7 +395,7 @@ nlohmann::ordered_json plot_document(const CliCommand& cmd, const std::vector<De
       user.kernel = name;
       const Analysis analysis = analyze(user, device, aopts);
       nlohmann::ordered_json doc = report_json(analysis);
-      if (cmd.plot_kind == "banks") doc["bank_map"] = bank_map_json(analysis.config, memory_rules(device));
+      if (cmd.plot_kind == "banks") doc["bank_map"] = bank_map_json(analysis.replay, memory_rules(device));
       doc["plot"] = plot_block(device);
       reports.push_back(std::move(doc));
     }

@@ -15,7 +15,7 @@
 #include <iostream>
 
 #include "model/atomic_file.hpp"
-#include "codegen/install_paths.hpp"
+#include "core/install_paths.hpp"
 #include "codegen/tools.hpp"
 #include "sim/replay.hpp"
 #include "sim/shared_banks.hpp"
@@ -160,16 +160,11 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
-nlohmann::ordered_json bank_map_json(const LaunchConfig& cfg, const MemoryRules& rules) {
-  const KernelInfo& k = *cfg.kernel;
+nlohmann::ordered_json bank_map_json(const ReplayResult& replay, const MemoryRules& rules) {
+  const KernelInfo& k = *replay.config.kernel;
   std::vector<nlohmann::ordered_json> per_site(size_t(k.num_sites), nlohmann::ordered_json::array());
-  Tally findings(k.num_sites);
-  for_each_warp_access(
-      cfg, 0, 1, Recorders::Counting,
-      [&](int64_t, int warp, const WarpAccess& w) {
-        if (w.space == Space::Shared && w.mask) per_site[size_t(w.site)].push_back(instruction_json(w, warp, rules.banks));
-      },
-      findings);
+  for (const auto& [warp, w] : replay.first_block_shared)
+    per_site[size_t(w.site)].push_back(instruction_json(w, warp, rules.banks));
   nlohmann::ordered_json sites = nlohmann::ordered_json::array();
   for (int i = 0; i < k.num_sites; ++i) {
     if (k.sites[i].space != Space::Shared) continue;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/resolve.hpp"
+#include "sim/replay.hpp"
 #include "sim/tally.hpp"
 
 namespace memsim {
@@ -14,10 +15,11 @@ namespace memsim {
 // The kinds --plot draws, in the order --help lists them.
 const std::vector<std::string>& plot_kinds();
 
-// The shared sites' warp instructions of block 0, lane by lane: for each lane the words it reads or writes
+// The shared sites' warp instructions of block 0 (the replay's, kept: ReplayOptions::keep_first_block_shared),
+// lane by lane: for each lane the words it reads or writes
 // and their banks, for each phase the distinct words every bank delivers and the wavefronts, as
 // {"block": 0, "rules": {...}, "sites": [{"site", "name", "op", "expr", "instructions": [...]}]}.
-nlohmann::ordered_json bank_map_json(const LaunchConfig& cfg, const MemoryRules& rules);
+nlohmann::ordered_json bank_map_json(const ReplayResult& replay, const MemoryRules& rules);
 
 // The lanes served together by one wavefront of a shared access `width` bytes wide (sim/shared_banks.cpp's
 // phase rule): 32 for up to 4 bytes on 32 banks of 4 bytes, 16 for 8 bytes, 8 for 16 bytes.

@@ -29,39 +29,15 @@ const KernelLine& line_of(const char* kernel) {
 
 }  // namespace
 
-CodeFeatures code_features(const LaunchConfig& cfg) {
-  const KernelInfo& k = *cfg.kernel;
-  const int warps = cfg.warps_per_block();
-  struct PerWarp {
-    double gld = 0, gst = 0, sld = 0, sst = 0, before_store = 0;
-    bool stored = false;
-  };
-  std::vector<PerWarp> per(size_t(std::max(1, warps)));
-  Tally findings(k.num_sites);
-  for_each_warp_access(cfg, 0, 1, Recorders::Counting,
-                       [&](int64_t, int warp, const WarpAccess& a) {
-                         PerWarp& w = per[size_t(warp)];
-                         const bool global = a.space == Space::Global;
-                         if (a.op == Op::Load) {
-                           (global ? w.gld : w.sld) += 1;
-                           if (global && !w.stored) w.before_store += 1;
-                         } else {
-                           (global ? w.gst : w.sst) += 1;
-                           w.stored = w.stored || global;
-                         }
-                       },
-                       findings);
-  const auto busiest = std::max_element(per.begin(), per.end(), [](const PerWarp& a, const PerWarp& b) {
-    return a.gld + a.gst + a.sld + a.sst < b.gld + b.gst + b.sld + b.sst;
-  });
+CodeFeatures code_features(const LaunchConfig& cfg, const FirstBlockWarps& busiest) {
   CodeFeatures f;
-  f.global_loads = busiest->gld;
-  f.global_stores = busiest->gst;
-  f.shared_loads = busiest->sld;
-  f.shared_stores = busiest->sst;
-  f.loads_before_store = busiest->before_store;
-  f.warps_in_block = warps;
-  f.kernel = k.name;
+  f.global_loads = busiest.global_loads;
+  f.global_stores = busiest.global_stores;
+  f.shared_loads = busiest.shared_loads;
+  f.shared_stores = busiest.shared_stores;
+  f.loads_before_store = busiest.loads_before_store;
+  f.warps_in_block = cfg.warps_per_block();
+  f.kernel = cfg.kernel->name;
   return f;
 }
 
@@ -77,8 +53,8 @@ SassPaths estimate_paths(const CodeFeatures& f) {
   return p;
 }
 
-CompiledCode estimated_code(const LaunchConfig& cfg) {
-  const CodeFeatures f = code_features(cfg);
+CompiledCode estimated_code(const LaunchConfig& cfg, const FirstBlockWarps& first_block) {
+  const CodeFeatures f = code_features(cfg, first_block);
   CompiledCode c;
   c.basis = CodeBasis::Estimated;
   c.paths = estimate_paths(f);

@@ -11,6 +11,8 @@
 
 namespace memsim {
 
+struct FirstBlockWarps;  // sim/replay.hpp
+
 // Per warp: the warp of block 0 that makes the most accesses (a full warp of an inner tile).
 struct CodeFeatures {
   double global_loads = 0, global_stores = 0;  // warp instructions
@@ -19,7 +21,8 @@ struct CodeFeatures {
   int warps_in_block = 0;
   const char* kernel = nullptr;  // its own line where the fit has one (a suite kernel)
 };
-CodeFeatures code_features(const LaunchConfig& cfg);
+// From the replay's first block (sim/replay.hpp: ReplayResult::first_block, or first_block_warps).
+CodeFeatures code_features(const LaunchConfig& cfg, const FirstBlockWarps& first_block);
 
 // The rule's instructions along the inner and the edge paths, and the loads in flight (a warp issues the
 // global loads it makes before its first global store, shared stores between them not holding them back; a

@@ -348,7 +348,7 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
     }
 }
 
-CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
+CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o, const FirstBlockWarps& first_block) {
   std::string why;
   const Toolkit& tk = find_toolkit();
   if (!o.compile) {
@@ -381,7 +381,7 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o) {
       c.loads_in_flight = loads_in_flight(*row);
       return c;
     }
-  CompiledCode c = estimated_code(cfg);
+  CompiledCode c = estimated_code(cfg, first_block);
   c.source = why;
   if (kernel_file_source(*cfg.kernel)) c.source += "; a --kernel-file kernel: the rule fitted on the whole suite";
   return c;

@@ -18,15 +18,12 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/sass_paths.hpp"
+#include "core/kernel_counts.hpp"
 #include "kernels/resolve.hpp"
 
 namespace memsim {
 
-enum class CodeBasis {
-  Compiled,   // compiled now or earlier (the disk cache) by the toolkit named in `source`
-  Shipped,    // the SASS table shipped with memsim (codegen/launch_instructions.hpp), where no toolkit compiles
-  Estimated,  // the linear rule over the replay's accesses
-};
+struct FirstBlockWarps;  // sim/replay.hpp
 
 struct CompiledCode {
   CodeBasis basis = CodeBasis::Estimated;
@@ -68,10 +65,11 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
 // The configuration's code: compiled (from the cache, else compiled now), else the shipped table's row (sm_90,
 // the suite's default tiles at four blocks), else estimated (sm_90's rule). Never throws for a
 // toolkit's failure: the estimate's `source` then says what failed.
-CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& options);
+// `first_block` is the replay's (ReplayResult::first_block), which the estimate reads.
+CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& options, const FirstBlockWarps& first_block);
 
 // The estimate alone (tests and the judged comparison use it beside the compiled counts).
-CompiledCode estimated_code(const LaunchConfig& cfg);
+CompiledCode estimated_code(const LaunchConfig& cfg, const FirstBlockWarps& first_block);
 
 // A configuration's paths as the cache stores them (and the lab's tools print them): {"inner", "inner_exit",
 // "square", "square_exit", "edge", "edge_square", "loads", "load_waits"}.

@@ -4,8 +4,6 @@
 #include <vector>
 
 #include "kernels/static_shape.hpp"
-#include "sim/replay.hpp"
-#include "sim/tally.hpp"
 
 namespace memsim {
 namespace {
@@ -45,7 +43,7 @@ const SassPaths* shipped_sass_paths(const LaunchConfig& cfg) {
   return nullptr;
 }
 
-LaunchInstructions launch_instructions(const LaunchConfig& cfg, const SassPaths& p) {
+LaunchInstructions launch_instructions(const LaunchConfig& cfg, const SassPaths& p, int early_exit_warps) {
   const LaunchShape& s = cfg.shape;
   // The tile lies over the output for naive_read: its columns are the input's rows (kernels/suite/naive_read.hpp).
   const int64_t cols = cfg.kernel->tile_over_output ? s.height : s.width;
@@ -55,18 +53,8 @@ LaunchInstructions launch_instructions(const LaunchConfig& cfg, const SassPaths&
   e.inner_blocks = (cols / s.tile_x) * (rows / s.tile_y);
   e.edge_blocks = cfg.blocks() - e.inner_blocks;
   const int warps = cfg.warps_per_block();
-  if (e.inner_blocks > 0 && p.inner_exit < p.inner) {
-    // Block 0's tile is the matrix's first (every kernel's order, diagonal's too), inside when any tile is.
-    const int last_site = cfg.kernel->num_sites - 1;
-    std::vector<bool> reaches_last(size_t(warps), false);
-    Tally findings(cfg.kernel->num_sites);
-    for_each_warp_access(cfg, 0, 1, Recorders::Counting,
-                         [&](int64_t, int warp, const WarpAccess& a) {
-                           if (a.site == last_site && a.mask) reaches_last[size_t(warp)] = true;
-                         },
-                         findings);
-    for (bool r : reaches_last) e.early_exit_warps_per_block += r ? 0 : 1;
-  }
+  // Block 0's tile is the matrix's first (every kernel's order, diagonal's too), inside when any tile is.
+  if (e.inner_blocks > 0 && p.inner_exit < p.inner) e.early_exit_warps_per_block = early_exit_warps;
   const bool square = s.grid_x == s.grid_y;
   const double inner = square ? p.square : p.inner, exit = square ? p.square_exit : p.inner_exit;
   const double edge = square ? p.edge_square : p.edge;

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "codegen/install_paths.hpp"
+#include "core/install_paths.hpp"
 
 extern char** environ;
 

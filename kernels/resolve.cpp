@@ -34,8 +34,6 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-int dtype_bytes(Dtype d) { return d == Dtype::F16 ? 2 : d == Dtype::F32 ? 4 : 8; }
-const char* dtype_name(Dtype d) { return d == Dtype::F16 ? "f16" : d == Dtype::F32 ? "f32" : "f64"; }
 const char* storage_type(Dtype d) { return d == Dtype::F16 ? "uint16_t" : d == Dtype::F32 ? "float" : "double"; }
 Dtype parse_dtype(std::string_view text) {
   if (text == "f16") return Dtype::F16;

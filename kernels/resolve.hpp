@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/device_rules.hpp"
+#include "core/dtype.hpp"
 #include "kernels/kernel_info.hpp"
 #include "kernels/launch_shape.hpp"
 
@@ -17,9 +19,6 @@ struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Dtype { F16, F32, F64 };
-int dtype_bytes(Dtype d);
-const char* dtype_name(Dtype d);
 // The C++ type a dtype's elements are stored as on the GPU and in the replay ("uint16_t", "float", "double"):
 // a transpose moves bits, so f16 needs no half type.
 const char* storage_type(Dtype d);
@@ -40,14 +39,6 @@ struct UserConfig {
   std::optional<Size2> tile;  // default from the kernel's footprint
   std::optional<int> pad;     // default from the kernel
   Dtype dtype = Dtype::F32;
-};
-
-// What the device allows a launch (filled from the device profile).
-struct LaunchLimits {
-  int max_threads_per_block = 1024;
-  int max_block_x = 1024, max_block_y = 1024;
-  int64_t max_shared_per_block = 48 * 1024;  // bytes a block may use (with opt-in where the device has it)
-  int64_t max_grid_x = 2147483647, max_grid_y = 65535;
 };
 
 struct LaunchConfig {

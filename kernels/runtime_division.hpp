@@ -4,7 +4,7 @@
 // and 25 for 64-bit ones whose values fit in 32 bits (read off sm_90 SASS: model/devices/h100.json), once per
 // warp when the operands are uniform. Kernel bodies divide by launch values through divide_by_runtime, and the
 // CPU replay counts the sequences here as it counts lane-wise operations (sim/lanes.hpp), so that the
-// instruction estimate (model/counts.hpp) sees them; on the GPU this is a plain / and %.
+// instruction estimate (core/kernel_counts.hpp) sees them; on the GPU this is a plain / and %.
 #include <cstdint>
 #include <type_traits>
 

@@ -64,7 +64,7 @@ struct NoBounds {
 // origin alone), so every thread takes the same side and reaches the same barriers; hand-written kernels go
 // without the tests by requiring whole tiles, which the suite does not. A run-time shape tests every access,
 // as it always did: the replay's addresses and predicates are the same either way (inside a whole tile
-// every test passes), and its instruction estimate (model/counts.hpp) is of the tested form.
+// every test passes), and its instruction estimate (core/kernel_counts.hpp) is of the tested form.
 template <class Shape, class Index, class Body>
 MEMSIM_HD MEMSIM_INLINE void with_bounds(const Shape&, Index col0, Index row0, int tile_cols, int tile_rows, Index cols,
                                          Index rows, Body&& body) {

@@ -6,7 +6,6 @@
 #include <optional>
 #include <vector>
 
-#include "sim/dram_order.hpp"
 
 namespace memsim {
 namespace {
@@ -38,15 +37,10 @@ BlockResources block_resources(const KernelCounts& c, const PredictOptions& o) {
   return res;
 }
 
-// The DRAM order is counted (a replay of windows of blocks) and charged only where the profile has its costs.
-bool charges_dram_order(const CostConstants& k) {
-  return k.scattered_read_ps_per_byte > 0 || k.scattered_write_ps_per_byte > 0;
-}
-
 }  // namespace
 
-int64_t resident_blocks(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o) {
-  return std::max<int64_t>(1, int64_t(p.sms) * occupancy(p, block_resources(c, o)).blocks_per_sm);
+bool charges_dram_order(const CostConstants& k) {
+  return k.scattered_read_ps_per_byte > 0 || k.scattered_write_ps_per_byte > 0;
 }
 
 double Prediction::term(const std::string& name) const {
@@ -72,7 +66,7 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   const CostConstants& k = p.cost;
   Prediction pr;
   pr.device = p.name;
-  pr.occupancy = occupancy(p, block_resources(c, o));
+  pr.occupancy = o.occupancy ? *o.occupancy : occupancy(p, block_resources(c, o));
   pr.waves = waves(p, pr.occupancy, c.blocks);
 
   const double sms = p.sms, clock_hz = p.sm_clock_mhz * 1e6;
@@ -290,24 +284,6 @@ std::string sass_arch(const std::string& cc) {
       minor.find_first_not_of("0123456789") != std::string::npos || std::stoi(major) < 7)
     return {};
   return major + minor;
-}
-
-Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o) {
-  const bool cached = p.l2_bytes > 0 && p.coalescing == "sectors32";
-  std::optional<CompiledCode> code;
-  const std::string arch = sass_arch(p.compute_capability);
-  if (cached && !o.runtime_shape && r.config.kernel && !arch.empty()) {
-    CodegenOptions co = o.codegen;
-    co.arch = arch;
-    code = compiled_code(r.config, co);
-  }
-  KernelCounts c = counts_from_replay(r, cached, code ? &*code : nullptr);
-  if (cached && charges_dram_order(p.cost) && r.config.kernel) {
-    const WindowOrder order = window_order(r.config, resident_blocks(c, p, o));
-    c.dram_scattered[0] = order.scattered(0);
-    c.dram_scattered[1] = order.scattered(1);
-  }
-  return predict(c, p, o);
 }
 
 nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile) {

@@ -8,7 +8,7 @@
 //                             the L2 reads a fraction of their bytes back from DRAM before writing them
 //                             (its growth fitted on memsim-partial-lines, its cost per byte there for 4-byte
 //                             lanes and by memsim-calibrate for wider ones; the bytes also count on DRAM)
-//   crossbar into L2          the stores' write requests + the sectors they touch (model/counts.hpp) x
+//   crossbar into L2          the stores' write requests + the sectors they touch (core/kernel_counts.hpp) x
 //                             l2_write_slot_ps: half-sector stores keep it busier than whole-sector ones
 //                             (validate/results/store_path_f64.ncu.csv; the constant fitted on microbenchmarks)
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
@@ -45,7 +45,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/counts.hpp"
+#include "core/kernel_counts.hpp"
 #include "model/occupancy.hpp"
 #include "model/profile.hpp"
 
@@ -60,7 +60,10 @@ struct PredictOptions {
   // The kernel keeps run-time shapes (its block, tile and pad are launch values): its instructions are
   // estimated from the replay's operations, not read off compiled code (--runtime-shape).
   bool runtime_shape = false;
-  CodegenOptions codegen;  // how the compiled code is had (its arch comes from the profile)
+  bool compile = true;  // false: never run the toolkit for the compiled code (--no-compile; codegen/compiled_code.hpp)
+  // The launch's occupancy on the profile's device, where the caller has worked it out (the pipeline does once,
+  // report/analysis.cpp); else predict() works it out from the counts' block and the registers above.
+  std::optional<Occupancy> occupancy;
 };
 
 // The SASS architecture of a compute capability ("9.0" -> "90"), or "" where memsim reads no compiled code
@@ -118,7 +121,7 @@ struct Prediction {
   double lines_open_at_once = 0, held_line_share = 0, held_open_read_back = 0;
   // DRAM order (sim/dram_order.hpp), where the profile charges it: the share of the loads' and the stores'
   // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
-  double split_sectors = 0;  // sectors left for another block to complete, per block summed (model/counts.hpp)
+  double split_sectors = 0;  // sectors left for another block to complete, per block summed (core/kernel_counts.hpp)
   double split_sectors_us = 0;  // their time, part of the partial-store term
   double split_log2_distance = 0;  // their writers' mean log2(blocks apart in launch order)
   // The L2 read requests the loads send (sim/l2_requests.hpp) and the sectors they fetch.
@@ -136,12 +139,11 @@ struct Prediction {
 // sector its warp completes itself) the profile's read_back_one_warp_factor.
 double read_back_sector_warp_factor(const CostConstants& k, int warps);
 
-// The blocks of the launch resident at once on the profile's SMs (SMs x blocks an SM, at least 1), with the
-// registers a thread as predict() takes them.
-int64_t resident_blocks(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});
+// The DRAM order (sim/dram_order.hpp) is counted, a replay of windows of blocks, and charged only where the
+// profile has its costs.
+bool charges_dram_order(const CostConstants& k);
 
 Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o = {});
-Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o = {});
 
 // {"device", "time_us", "effective_bandwidth_gbs", ["fraction_of_copy"], "bottleneck", "bottleneck_us",
 //  "bottleneck_share", ["bottleneck_with": the residency's other term], "terms_us": {...},

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "kernels/registry.hpp"
-#include "codegen/install_paths.hpp"
+#include "core/install_paths.hpp"
 #include "model/json_fields.hpp"
 #include "model/significant.hpp"
 #include "model/user_text.hpp"

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernels/resolve.hpp"
-#include "sim/partition_spec.hpp"
-#include "sim/tally.hpp"
+#include "core/device_rules.hpp"
+#include "core/dtype.hpp"
+#include "core/partition_spec.hpp"
 
 namespace memsim {
 
@@ -27,13 +27,13 @@ struct CostConstants {
   double dram_gbs = 0;                 // achievable DRAM bandwidth, read + write, GB/s (1e9 B/s)
   double l2_request_ns = 0;            // a round trip longer for each L2 read request a load sends beyond one
   double l2_sector_ps = 0;             // chip-wide L2 time per full sector (loads after L1, whole-sector stores)
-  double partial_store_ps[3] = {0, 0, 0};  // per L2 write request of partly written sectors, by class (model/counts.hpp)
+  double partial_store_ps[3] = {0, 0, 0};  // per L2 write request of partly written sectors, by class (core/kernel_counts.hpp)
   double l1_cycles_per_wavefront = 1;  // per SM: global wavefronts and shared wavefronts share L1's data stage
-  double l2_write_slot_ps = 0;         // crossbar into L2, per store slot (model/counts.hpp); 0: no such term
+  double l2_write_slot_ps = 0;         // crossbar into L2, per store slot (core/kernel_counts.hpp); 0: no such term
   // DRAM bytes met out of order by the resident blocks (sim/dram_order.hpp): the time each such byte costs
   // beyond its share of dram_gbs, chip-wide, read and written. 0: no such term (and the order is not counted).
   double scattered_read_ps_per_byte = 0, scattered_write_ps_per_byte = 0;
-  // Per sector a block leaves partly written for another block to complete (model/counts.hpp); 0: no such term.
+  // Per sector a block leaves partly written for another block to complete (core/kernel_counts.hpp); 0: no such term.
   double split_sector_ps = 0;
   // Such a sector costs more the further apart its two writers are in launch order (measured 1.4 times from 1
   // to 512 blocks apart): split_sector_ps x (1 + this x log2(blocks apart)). 0: the same at any distance.

@@ -10,31 +10,22 @@
 #include "model/occupancy.hpp"
 #include "model/significant.hpp"
 #include "report/advice.hpp"
+#include "report/launch_prediction.hpp"
+#include "report/partition_report.hpp"
 #include "report/report.hpp"
 #include "sim/launch_size.hpp"
 
 namespace memsim {
 namespace {
 
-BlockResources resources_of(const LaunchConfig& cfg, int regs) {
+// A launch no SM can hold fails on the GPU ("too many resources requested"): say which resource, with the
+// figures, instead of predicting a time for it.
+void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, int regs, bool regs_given, const Occupancy& o) {
+  if (o.blocks_per_sm > 0) return;
   BlockResources br;
   br.threads = cfg.threads_per_block();
   br.shared_bytes = cfg.shared_bytes;
   if (regs > 0) br.regs_per_thread = regs;
-  return br;
-}
-
-// R, the blocks resident at once: every SM holds as many blocks as occupancy allows, capped by the launch.
-int64_t resident_for(const DeviceProfile& device, const LaunchConfig& cfg, int regs) {
-  return resident_blocks(device.sms, occupancy(device, resources_of(cfg, regs)).blocks_per_sm, cfg.blocks());
-}
-
-// A launch no SM can hold fails on the GPU ("too many resources requested"): say which resource, with the
-// figures, instead of predicting a time for it.
-void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, int regs, bool regs_given) {
-  const BlockResources br = resources_of(cfg, regs);
-  const Occupancy o = occupancy(device, br);
-  if (o.blocks_per_sm > 0) return;
   std::ostringstream os;
   os << "a block of " << br.threads << " threads";
   if (o.limiter == "registers") {
@@ -83,9 +74,16 @@ std::string mib(double bytes) {
   return os.str();
 }
 
-void check_partition_budget(const DeviceProfile& device, const LaunchConfig& cfg, const AnalysisOptions& options) {
-  const int regs = registers_of(device, options, cfg);
-  const int64_t resident = options.resident_blocks ? *options.resident_blocks : resident_for(device, cfg, regs);
+// R, the blocks resident at once, for the partition windows: --resident-blocks, else every SM holds as many
+// blocks as occupancy allows, capped by the launch.
+int64_t partition_resident(const DeviceProfile& device, const LaunchConfig& cfg, const AnalysisOptions& options,
+                           const Occupancy& o) {
+  return options.resident_blocks ? *options.resident_blocks : resident_blocks(device.sms, o.blocks_per_sm, cfg.blocks());
+}
+
+void check_partition_budget(const DeviceProfile& device, const LaunchConfig& cfg, const AnalysisOptions& options,
+                            const Occupancy& o) {
+  const int64_t resident = partition_resident(device, cfg, options, o);
   const BlockSchedule s = block_schedule(cfg.blocks(), resident, options.window_step);
   const int64_t group = std::gcd(s.resident, s.step);
   const int64_t groups = (s.blocks + group - 1) / group;
@@ -173,7 +171,11 @@ void compile_launch_code(const std::vector<std::pair<UserConfig, LaunchConfig>>&
   compile_batch(code, co, progress);
 }
 
-LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+namespace {
+
+// resolve_analysis, and the launch's occupancy it worked out: the one the analysis uses throughout.
+LaunchConfig resolve_with_occupancy(const UserConfig& user, const DeviceProfile& device,
+                                    const AnalysisOptions& options, Occupancy& occupancy) {
   // A kernel the device cannot run is refused, not predicted.
   if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
   check_analysis_options(device, options);
@@ -191,46 +193,57 @@ LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& devic
       resolve_launch_any_size(user, launch_limits(device), memory_rules(device), options.exact || count_partitions,
                               options.exact ? "--exact asks for the full replay"
                                             : "partition traffic is counted, which replays every block");
-  require_fit(device, cfg, registers_of(device, options, cfg), options.regs.has_value());
+  const int regs = registers_of(device, options, cfg);
+  occupancy = launch_occupancy(device, cfg, regs);
+  require_fit(device, cfg, regs, options.regs.has_value(), occupancy);
   if (count_partitions) {
     if (const std::string why = check_partition_spec(device.partitions); !why.empty())
       throw ConfigError("device " + device.name + ": " + why);
-    check_partition_budget(device, cfg, options);
+    check_partition_budget(device, cfg, options, occupancy);
   }
   return cfg;
 }
 
+}  // namespace
+
+LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
+  Occupancy occupancy;
+  return resolve_with_occupancy(user, device, options, occupancy);
+}
+
 Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   // The copy kernel on the same matrix, dtype and block; its traffic does not camp.
-  ReplayOptions copy_opts;
-  copy_opts.threads = options.threads;
-  copy_opts.rules = memory_rules(device);
-  copy_opts.exact = options.exact;
-  copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
   const LaunchConfig copy_cfg = copy_launch(user, device, options);
   PredictOptions copy_popts;
   copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", user.dtype);
   copy_popts.runtime_shape = options.runtime_shape;
-  copy_popts.codegen.compile = options.compile;
+  copy_popts.compile = options.compile;
+  copy_popts.occupancy = launch_occupancy(device, copy_cfg, copy_popts.regs_per_thread);
+  ReplayOptions copy_opts;
+  prepare_replay(copy_opts, device, copy_cfg, *copy_popts.occupancy);
+  copy_opts.threads = options.threads;
+  copy_opts.exact = options.exact;
+  copy_opts.progress = progress_of(options, "replaying copy, for the fraction of copy");
   return predict(replay(copy_cfg, copy_opts), device, copy_popts);
 }
 
 Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   Analysis a;
-  a.config = resolve_analysis(user, device, options);
-  const int regs = registers_of(device, options, a.config);
+  Occupancy occupancy;
+  a.config = resolve_with_occupancy(user, device, options, occupancy);
   const bool count_partitions = counts_partitions(device, options);
   ReplayOptions ropts;
+  prepare_replay(ropts, device, a.config, occupancy);
   ropts.threads = options.threads;
-  ropts.rules = memory_rules(device);
   ropts.exact = options.exact;
+  ropts.keep_first_block_shared = options.keep_first_block_shared;
   ropts.progress = progress_of(options, "replaying " + std::string(a.config.kernel->name) + " " +
                                             std::to_string(a.config.shape.width) + "x" +
                                             std::to_string(a.config.shape.height) + " " + dtype_name(a.config.dtype));
 
   std::unique_ptr<PartitionTrafficSink> counter;
   if (count_partitions) {
-    const int64_t resident = options.resident_blocks ? *options.resident_blocks : resident_for(device, a.config, regs);
+    const int64_t resident = partition_resident(device, a.config, options, occupancy);
     counter = std::make_unique<PartitionTrafficSink>(
         device.partitions, block_schedule(a.config.blocks(), resident, options.window_step), ropts.rules.sector_bytes);
     ropts.sector_sink_prototype = counter.get();
@@ -244,10 +257,11 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   a.replay = replay(a.config, ropts);
 
   PredictOptions popts;
-  popts.regs_per_thread = regs;
+  popts.regs_per_thread = registers_of(device, options, a.config);
   if (options.instructions) popts.instructions = *options.instructions;
   popts.runtime_shape = options.runtime_shape;
-  popts.codegen.compile = options.compile;
+  popts.compile = options.compile;
+  popts.occupancy = occupancy;
   if (a.replay.sectors) {
     a.partitions = summarize_partition_traffic(static_cast<const PartitionTrafficSink&>(*a.replay.sectors),
                                                options.max_windows);

@@ -36,6 +36,7 @@ struct AnalysisOptions {
   bool window_options_given = false;        // --window-step or --max-windows on the command line
   bool predict_copy = true;                 // also predict the copy kernel, for fraction_of_copy
   bool exact = false;                       // replay every block, not one of each class (sim/block_classes.hpp)
+  bool keep_first_block_shared = false;     // the bank map's accesses (ReplayOptions::keep_first_block_shared)
   // Told what is being replayed ("replaying padded 8192x8192 f32") and how many of its blocks are done, during
   // replays of every block (ReplayOptions::progress: from worker threads).
   std::function<void(const std::string& stage, int64_t done, int64_t total)> progress;

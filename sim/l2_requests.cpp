@@ -43,22 +43,26 @@ void L2RequestCounter::add(const WarpAccess& w) {
   }
 }
 
-double l2_read_requests_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
-  // Each warp's global loads in program order, then taken a turn at a time across the warps.
-  std::vector<std::vector<WarpAccess>> loads(size_t(std::max(1, cfg.warps_per_block())));
-  Tally findings(cfg.kernel->num_sites);
-  for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
-                       [&](int64_t, int warp, const WarpAccess& a) {
-                         if (a.space == Space::Global && a.op == Op::Load) loads[size_t(warp)].push_back(a);
-                       },
-                       findings);
+void BlockLoads::add(const WarpAccess& a, int warp) {
+  if (a.space == Space::Global && a.op == Op::Load) loads_[size_t(warp)].push_back(a);
+}
+
+double BlockLoads::l2_read_requests(const MemoryRules& rules) const {
   L2RequestCounter counter(rules);
   size_t turns = 0;
-  for (const auto& l : loads) turns = std::max(turns, l.size());
+  for (const auto& l : loads_) turns = std::max(turns, l.size());
   for (size_t t = 0; t < turns; ++t)
-    for (const auto& l : loads)
+    for (const auto& l : loads_)
       if (t < l.size()) counter.add(l[t]);
   return counter.requests();
+}
+
+double l2_read_requests_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {
+  BlockLoads loads(cfg.warps_per_block());
+  Tally findings(cfg.kernel->num_sites);
+  for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
+                       [&](int64_t, int warp, const WarpAccess& a) { loads.add(a, warp); }, findings);
+  return loads.l2_read_requests(rules);
 }
 
 }  // namespace memsim

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "kernels/resolve.hpp"
 #include "sim/tally.hpp"
@@ -41,6 +42,18 @@ class L2RequestCounter {
   std::unordered_map<uint64_t, int64_t> last_load_;  // line -> the load that last sent a request for it
   double requests_ = 0;
   int64_t unmerged_ = 0;
+};
+
+// A block's global loads, kept per warp in program order (warps numbered within the block; anything else is
+// ignored), then taken in issue order, a turn at a time across the warps, for the requests they send.
+class BlockLoads {
+ public:
+  explicit BlockLoads(int warps) : loads_(size_t(warps > 1 ? warps : 1)) {}
+  void add(const WarpAccess& a, int warp);
+  double l2_read_requests(const MemoryRules& rules) const;
+
+ private:
+  std::vector<std::vector<WarpAccess>> loads_;
 };
 
 // The L2 read requests of block `block`: its warps' global loads taken in issue order.

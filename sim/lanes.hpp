@@ -35,7 +35,7 @@ struct Lanes {
 // math (two for 64-bit results, which the GPU computes in 32-bit halves), plus one per memory access call
 // (sim/warp_recorder.hpp), issued even when every lane is predicated off; in a tile walk's later column
 // steps only the operations whose result varies per column (in_later_column_step below). What the
-// instruction estimate (model/counts.hpp) starts from; sim/replay.cpp reads the difference around each walk.
+// instruction estimate (core/kernel_counts.hpp) starts from; sim/replay.cpp reads the difference around each walk.
 inline thread_local int64_t lane_operations = 0;
 
 // Set while the warp replay runs a tile walk's second and later column steps (kernels/launch_shape.hpp): an

@@ -169,7 +169,11 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   Tally findings(cfg.kernel->num_sites);
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
-  return {pieces.sectors_by_writing_warps(cfg.warps_per_block()),
+  return partial_lines_of(pieces, cfg.warps_per_block());
+}
+
+PartialLines partial_lines_of(const PartialPieces& pieces, int block_warps) {
+  return {pieces.sectors_by_writing_warps(block_warps),
           pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list(), pieces.mean_open_rounds(),
           pieces.lines_open_at_once(),          pieces.lines_held_over_rounds(),         pieces.lines_closed_in_round()};
 }

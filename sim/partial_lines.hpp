@@ -18,19 +18,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/kernel_counts.hpp"
 #include "kernels/resolve.hpp"
 #include "sim/tally.hpp"
 #include "sim/warp_access.hpp"
 
 namespace memsim {
 
-// Lines partly written, as parts of lines, by how many warps write each sector in pieces (index 1..32).
-using PartialSectorLines = std::array<double, kWarpSize + 1>;
-inline double total_lines(const PartialSectorLines& s) {
-  double sum = 0;
-  for (double v : s) sum += v;
-  return sum;
-}
 
 // The warps that write partial pieces of each line, from one block's accesses (global stores only; others are
 // ignored; warps numbered 0..31 within the block), then the lines with two or more: the function the replay
@@ -105,6 +99,8 @@ struct PartialLines {
   int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
+// The same from a block's pieces already gathered (replay() gathers them in its one walk of the block).
+PartialLines partial_lines_of(const PartialPieces& pieces, int block_warps);
 
 // How far apart in launch order the two blocks of a split sector are: measured (memsim-microbench
 // --split-sectors), such a sector costs more the further apart its writers, from 1 to 512 blocks 1.4 times

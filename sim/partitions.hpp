@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/partition_spec.hpp"
+#include "core/partition_spec.hpp"
 #include "sim/tally.hpp"
 
 namespace memsim {

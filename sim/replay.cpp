@@ -13,7 +13,9 @@
 #include "kernels/suite.hpp"
 #include "sim/block_classes.hpp"
 #include "sim/clones.hpp"
+#include "sim/dram_order.hpp"
 #include "sim/l2_requests.hpp"
+#include "sim/launch_counts.hpp"
 #include "sim/partial_lines.hpp"
 #include "sim/plugin_abi.hpp"
 #include "sim/replay_kernel.hpp"
@@ -259,8 +261,21 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lane_operations = tally.lane_operations;
   for (int i = 0; i < 2; ++i) result.runtime_divisions[i] = tally.runtime_divisions[i];
   result.barriers_per_thread = tally.barriers_per_thread;
-  // One block in the middle of the grid stands for all: the suite's blocks differ only at ragged edges.
-  const PartialLines partial = partial_lines_of_block(cfg, blocks / 2, options.rules);
+  // One block in the middle of the grid stands for all: the suite's blocks differ only at ragged edges. One walk
+  // of it gives its partly written lines and its loads' L2 requests.
+  const int64_t middle = blocks / 2;
+  PartialPieces pieces(options.rules);
+  BlockLoads loads(cfg.warps_per_block());
+  {
+    Tally findings(cfg.kernel->num_sites);
+    for_each_warp_access(cfg, middle, middle + 1, Recorders::Counting,
+                         [&](int64_t, int warp, const WarpAccess& a) {
+                           pieces.add(a, warp);
+                           loads.add(a, warp);
+                         },
+                         findings);
+  }
+  const PartialLines partial = partial_lines_of(pieces, cfg.warps_per_block());
   result.partial_lines_per_block = partial.from_warps;
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
   result.partial_line_open_rounds = partial.mean_open_rounds;
@@ -269,10 +284,55 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lines_closed_in_round = partial.lines_closed_in_round;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
   if (!partial.sectors_left_partial.empty())
-    result.split_log2_distance =
-        split_log2_distance_from(cfg, blocks / 2, partial.sectors_left_partial, options.rules);
-  result.l2_read_requests_per_block = l2_read_requests_of_block(cfg, blocks / 2, options.rules);
+    result.split_log2_distance = split_log2_distance_from(cfg, middle, partial.sectors_left_partial, options.rules);
+  result.l2_read_requests_per_block = loads.l2_read_requests(options.rules);
+  result.first_block =
+      first_block_warps(cfg, options.keep_first_block_shared ? &result.first_block_shared : nullptr);
+  result.cached = options.cached;
+  result.dram_order_resident = options.dram_order_resident;
+  if (options.dram_order_resident > 0) {
+    const WindowOrder order = window_order(cfg, options.dram_order_resident);
+    result.dram_scattered[0] = order.scattered(0);
+    result.dram_scattered[1] = order.scattered(1);
+  }
+  result.counts = launch_counts(result, options.cached);
   return result;
+}
+
+FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair<int, WarpAccess>>* shared) {
+  const int warps = cfg.warps_per_block(), last_site = cfg.kernel->num_sites - 1;
+  struct PerWarp {
+    double gld = 0, gst = 0, sld = 0, sst = 0, before_store = 0;
+    bool stored = false, reaches_last = false;
+  };
+  std::vector<PerWarp> per(size_t(std::max(1, warps)));
+  Tally findings(cfg.kernel->num_sites);
+  for_each_warp_access(cfg, 0, 1, Recorders::Counting,
+                       [&](int64_t, int warp, const WarpAccess& a) {
+                         PerWarp& w = per[size_t(warp)];
+                         const bool global = a.space == Space::Global;
+                         if (a.op == Op::Load) {
+                           (global ? w.gld : w.sld) += 1;
+                           if (global && !w.stored) w.before_store += 1;
+                         } else {
+                           (global ? w.gst : w.sst) += 1;
+                           w.stored = w.stored || global;
+                         }
+                         if (a.site == last_site && a.mask) w.reaches_last = true;
+                         if (shared && a.space == Space::Shared && a.mask) shared->emplace_back(warp, a);
+                       },
+                       findings);
+  const auto busiest = std::max_element(per.begin(), per.end(), [](const PerWarp& a, const PerWarp& b) {
+    return a.gld + a.gst + a.sld + a.sst < b.gld + b.gst + b.sld + b.sst;
+  });
+  FirstBlockWarps f;
+  f.global_loads = busiest->gld;
+  f.global_stores = busiest->gst;
+  f.shared_loads = busiest->sld;
+  f.shared_stores = busiest->sst;
+  f.loads_before_store = busiest->before_store;
+  for (int w = 0; w < warps; ++w) f.early_exit_warps += per[size_t(w)].reaches_last ? 0 : 1;
+  return f;
 }
 
 std::vector<Metric> ncu_metrics(const ReplayResult& r) {

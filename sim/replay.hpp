@@ -4,8 +4,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/kernel_counts.hpp"
 #include "kernels/resolve.hpp"
 #include "sim/partial_lines.hpp"
 #include "sim/recorder.hpp"
@@ -22,6 +24,16 @@ struct ReplayOptions {
   const SectorSink* sector_sink_prototype = nullptr;  // cloned per worker when partition traffic is wanted
   // Replay every block even where the blocks fall into classes of identical counts (sim/block_classes.hpp).
   bool exact = false;
+  // Whether the device's global accesses go through an L2 of sectors (compute capability 2.0 and later): the
+  // launch's counts (ReplayResult::counts) then charge loads and stores to L2 and DRAM as sim/launch_counts.hpp
+  // says; without one, every transaction the replay counts goes to DRAM.
+  bool cached = true;
+  // R, the blocks resident at once, where the DRAM order is wanted (sim/dram_order.hpp, over windows of R
+  // blocks: KernelCounts::dram_scattered); 0: not counted. The caller knows R from the occupancy.
+  int64_t dram_order_resident = 0;
+  // Keep the first block's shared-memory warp accesses (ReplayResult::first_block_shared): the bank map memsim
+  // --plot banks draws.
+  bool keep_first_block_shared = false;
   // Called now and then during a replay of every block with the blocks replayed so far and the launch's
   // blocks, from the worker threads (at once: it must be thread-safe). Not called by the class replay.
   std::function<void(int64_t done, int64_t total)> progress;
@@ -33,6 +45,16 @@ struct ReplayPath {
   std::string why_full;        // when every block was replayed: why (the exact replay asked for, no proof, ...)
   int64_t classes = 0;         // by classes: how many
   int64_t blocks_replayed = 0;  // blocks whose warps ran through the kernel's body (checks included)
+};
+
+// What the compiled-code count reads of the launch's first block (codegen/code_estimate.hpp,
+// codegen/launch_instructions.hpp): the accesses of its busiest warp (the most accesses: a full warp of an inner
+// tile) and the warps that leave early.
+struct FirstBlockWarps {
+  double global_loads = 0, global_stores = 0;  // warp instructions
+  double shared_loads = 0, shared_stores = 0;
+  double loads_before_store = 0;  // global loads the warp makes before its first global store
+  int early_exit_warps = 0;       // warps with no active access at the kernel's last site (its final store)
 };
 
 struct ReplayResult {
@@ -68,6 +90,19 @@ struct ReplayResult {
   double split_log2_distance = 0;
   // The L2 read requests the middle block's loads send (sim/l2_requests.hpp).
   double l2_read_requests_per_block = 0;
+  FirstBlockWarps first_block;
+  // The first block's shared-memory warp accesses with an active lane, in launch order, with their warp number,
+  // where ReplayOptions::keep_first_block_shared asked for them.
+  std::vector<std::pair<int, WarpAccess>> first_block_shared;
+  // As the replay was told (ReplayOptions): whether the counts charge an L2, and R of the DRAM order (0: none).
+  bool cached = true;
+  int64_t dram_order_resident = 0;
+  // The share of the loads' and the stores' DRAM bytes the resident blocks meet out of order (sim/dram_order.hpp),
+  // over windows of dram_order_resident blocks; 0 where not counted.
+  double dram_scattered[2] = {0, 0};
+  // Everything above as the cost model reads it (sim/launch_counts.hpp), but for the compiled code's
+  // instructions, which the caller adds (report/launch_prediction.hpp).
+  KernelCounts counts;
 };
 
 BufferLayout default_layout(const LaunchConfig& cfg);
@@ -86,6 +121,12 @@ void replay_range(const LaunchConfig& cfg, const BufferLayout& layout, int64_t f
 using WarpVisitor = std::function<void(int64_t block, int warp, const WarpAccess& access)>;
 void for_each_warp_access(const LaunchConfig& cfg, int64_t first, int64_t last, Recorders recorders,
                           const WarpVisitor& visit, Tally& findings);
+
+// The first block's warps as replay() reports them (ReplayResult::first_block), for tests and the lab's tools
+// that need them without a replay of the launch.
+// `shared`, when given, receives the block's shared-memory accesses as ReplayResult::first_block_shared holds them.
+FirstBlockWarps first_block_warps(const LaunchConfig& cfg,
+                                  std::vector<std::pair<int, WarpAccess>>* shared = nullptr);
 
 // Replays kernel `info` (a register_kernel copy, kernels/registry.hpp) through a plugin's table: what
 // memsim --kernel-file does after loading a user's kernel (codegen/kernel_file.hpp). Before any replay.

@@ -5,15 +5,10 @@
 // Compute capability 1.x has 16 banks served per half-warp: set phase_lanes = 16, banks = 16.
 #include <cstdint>
 
+#include "core/device_rules.hpp"
 #include "sim/warp_access.hpp"
 
 namespace memsim {
-
-struct BankRules {
-  int banks = 32;
-  int bank_bytes = 4;
-  int phase_lanes = 32;  // lanes of a 4-byte access served together
-};
 
 struct SharedCost {
   int wavefronts = 0;

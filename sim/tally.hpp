@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/device_rules.hpp"
 #include "kernels/launch_shape.hpp"
 #include "sim/coalescing_cc1x.hpp"
 #include "sim/global_sectors.hpp"
@@ -61,18 +62,6 @@ class SectorSink {
   virtual void add(int64_t block_linear, Op op, const uint64_t* sectors, int count) = 0;
   virtual std::unique_ptr<SectorSink> clone_empty() const = 0;
   virtual void merge_from(const SectorSink& other) = 0;
-};
-
-// How a warp's global access becomes memory traffic: 32-byte sectors per warp (Volta and later, docs/hardware.md),
-// or the compute capability 1.x half-warp transactions of sim/coalescing_cc1x.hpp (1.2/1.3: GT200; 1.0/1.1:
-// G80).
-enum class GlobalCoalescing { Sectors32, Cc12Segments, Cc10Strict };
-
-struct MemoryRules {
-  int sector_bytes = 32;
-  int line_bytes = 128;
-  BankRules banks;
-  GlobalCoalescing coalescing = GlobalCoalescing::Sectors32;
 };
 
 struct Tally {

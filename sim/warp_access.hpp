@@ -3,11 +3,10 @@
 // active, how wide each lane's access is, and where in the kernel's source it comes from.
 #include <cstdint>
 
+#include "core/warp.hpp"
 #include "kernels/site.hpp"
 
 namespace memsim {
-
-constexpr int kWarpSize = 32;
 
 struct WarpAccess {
   uint64_t addr[kWarpSize];  // byte address per lane: global = address in the modelled address space,

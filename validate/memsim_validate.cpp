@@ -24,6 +24,7 @@
 #include "kernels/resolve.hpp"
 #include "model/cost.hpp"
 #include "model/profile.hpp"
+#include "report/launch_prediction.hpp"
 #include "sim/replay.hpp"
 #include "validate/address_check.hpp"
 #include "validate/capture_format.hpp"
@@ -424,7 +425,11 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
       ConfigResult& r = results[i - first];
       if (!s.check_only) {
         r.timing = combine_rounds(config_rounds[i - first]);
+        PredictOptions po;
+        po.regs_per_thread = kernel_registers(profile, r.cfg.kernel->name, r.cfg.dtype);
+        po.occupancy = launch_occupancy(profile, r.cfg, po.regs_per_thread);
         ReplayOptions ro;
+        prepare_replay(ro, profile, r.cfg, *po.occupancy);
         ro.threads = s.threads;
         const ReplayResult replayed = replay(r.cfg, ro);
         r.predicted = ncu_metrics(replayed);
@@ -432,8 +437,6 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
         r.upper_bounds = shared_instruction_bounds(r.cfg);
         // The cost model's time for the same counts on the chosen profile (as memsim prints it; the modern
         // profiles' partition mapping is assumed, so no camping factor is applied).
-        PredictOptions po;
-        po.regs_per_thread = kernel_registers(profile, r.cfg.kernel->name, r.cfg.dtype);
         const Prediction p = predict(replayed, profile, po);
         r.model = ModelPrediction{p.time_us, p.effective_bandwidth_gbs, p.bottleneck,
                                   "memsim cost model, profile " + provenance_line(profile)};

@@ -50,6 +50,7 @@
 #include "lab/calibration/microbench_records.hpp"
 #include "model/stats.hpp"
 #include "model/user_text.hpp"
+#include "report/launch_prediction.hpp"
 #include "sim/replay.hpp"
 
 using namespace memsim;
@@ -210,11 +211,12 @@ void print_holdout(const MicrobenchRun& run, const std::vector<LaunchConfig>& la
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
   for (size_t i = 0; i < run.holdout.size(); ++i) {
     const HoldoutRecord& h = run.holdout[i];
-    ReplayOptions ro;
-    ro.threads = threads;
-    ro.rules = memory_rules(prof);
     PredictOptions po;
     po.regs_per_thread = h.regs_per_thread;
+    po.occupancy = launch_occupancy(prof, launches[i], po.regs_per_thread);
+    ReplayOptions ro;
+    prepare_replay(ro, prof, launches[i], *po.occupancy);
+    ro.threads = threads;
     const Prediction p = predict(replay(launches[i], ro), prof, po);
     const double err = 100 * (p.time_us - h.time_us) / h.time_us;
     std::printf("  %-12s %-10s %-4s %-6s %10.1f %10.1f %+7.1f%%  %s\n", h.kernel.c_str(), h.matrix.c_str(),
@@ -355,11 +357,12 @@ int holdout_validate(const std::vector<std::string>& files, const DeviceProfile&
               "measured", "predicted", "error", "bottleneck");
   for (const Launch& l : launches) {
     const UserConfig& u = l.rec.config;
-    ReplayOptions ro;
-    ro.threads = threads;
-    ro.rules = memory_rules(prof);
     PredictOptions po;
     po.regs_per_thread = kernel_registers(prof, u.kernel, u.dtype);
+    po.occupancy = launch_occupancy(prof, l.cfg, po.regs_per_thread);
+    ReplayOptions ro;
+    prepare_replay(ro, prof, l.cfg, *po.occupancy);
+    ro.threads = threads;
     const Prediction p = predict(replay(l.cfg, ro), prof, po);
     const double meas = l.rec.time_us;
     const std::string matrix = format_size2(u.matrix), dtype = dtype_name(u.dtype), block = format_size2(u.block),

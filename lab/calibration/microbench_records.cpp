@@ -13,6 +13,7 @@
 #include "model/cost.hpp"
 #include "model/profile.hpp"
 #include "model/user_text.hpp"
+#include "sim/partitions.hpp"
 
 namespace memsim {
 namespace {
@@ -203,6 +204,15 @@ KernelCounts counts_from_microbench(const std::string& bench, const json& j, con
 }
 
 namespace {
+// R, the blocks of the run resident at once on the profile's SMs (registers a thread as predict() takes them).
+int64_t resident_of(const KernelCounts& c, const DeviceProfile& p) {
+  BlockResources br;
+  br.threads = c.threads_per_block;
+  br.shared_bytes = c.shared_bytes_per_block;
+  if (c.regs_per_thread > 0) br.regs_per_thread = c.regs_per_thread;
+  return resident_blocks(p.sms, occupancy(p, br).blocks_per_sm, c.blocks);
+}
+
 bool splits_sectors(const Measurement& m) {
   return m.bench.rfind("split_sector_store", 0) == 0 && m.params.is_object() && m.params.value("mode", "") == "split";
 }
@@ -219,9 +229,9 @@ std::vector<std::string> leave_split_sectors_out(std::vector<Measurement>& runs,
     else if (splits_sectors(m) && m.counts.split_sectors <= 0)
       why = "each sector's halves from two blocks, and the run does not count such sectors (a run from before "
             "2026-11-26: its counts are the same_warp run's; docs/model.md, split sectors)";
-    else if (splits_sectors(m) && m.params.value("distance_blocks", int64_t(0)) >= resident_blocks(m.counts, prof))
+    else if (splits_sectors(m) && m.params.value("distance_blocks", int64_t(0)) >= resident_of(m.counts, prof))
       why = "each sector's halves from blocks " + std::to_string(m.params.value("distance_blocks", int64_t(0))) +
-            " apart, further than the " + std::to_string(resident_blocks(m.counts, prof)) +
+            " apart, further than the " + std::to_string(resident_of(m.counts, prof)) +
             " resident at once: the L2 reads part of the first half back from DRAM, which the counts do not see";
     if (why.empty()) kept.push_back(std::move(m));
     else out.push_back(m.where + ": " + why);

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/resolve.hpp"
-#include "model/counts.hpp"
+#include "core/kernel_counts.hpp"
 #include "model/profile.hpp"
 
 namespace memsim {

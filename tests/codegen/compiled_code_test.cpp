@@ -11,6 +11,7 @@
 
 #include "codegen/code_estimate.hpp"
 #include "codegen/compiled_code.hpp"
+#include "sim/replay.hpp"
 
 namespace memsim {
 namespace {
@@ -44,6 +45,11 @@ LaunchConfig launch(const char* kernel, Size2 block, std::optional<Size2> tile =
   return resolve_launch(u);
 }
 
+// The code without the toolkit (--no-compile): the shipped table's row, else the estimate.
+CompiledCode estimate_or_table(const LaunchConfig& cfg) {
+  return compiled_code(cfg, CodegenOptions{false, "90", 0}, first_block_warps(cfg));
+}
+
 TEST(CompiledCode, TheListingsPathsCachedOnDisk) {
   ASSERT_TRUE(kEnvironment);
   ASSERT_TRUE(find_toolkit().usable()) << find_toolkit().missing;
@@ -53,7 +59,7 @@ TEST(CompiledCode, TheListingsPathsCachedOnDisk) {
   compile_batch({a, b}, CodegenOptions{1 == 1, "90", 1}, [&](int, int) { ++progress_calls; });
   EXPECT_EQ(compiles(), 1);  // one job: both in one nvcc run
   EXPECT_GE(progress_calls, 2);
-  const CompiledCode code = compiled_code(a, CodegenOptions{});
+  const CompiledCode code = compiled_code(a, CodegenOptions{}, first_block_warps(a));
   EXPECT_EQ(code.basis, CodeBasis::Compiled);
   EXPECT_EQ(code.source, "nvcc 13.0.88 for sm_90");
   // The listing: 3 instructions to the edge test, then 0x60-0x100 (11): 14 inner; the edge path 0x00-0x50: 6.
@@ -62,24 +68,24 @@ TEST(CompiledCode, TheListingsPathsCachedOnDisk) {
   EXPECT_EQ(code.paths.loads, 4);  // issued together, waited for once at the first STS
   EXPECT_EQ(code.paths.load_waits, 1);
   EXPECT_EQ(code.loads_in_flight, 4);
-  EXPECT_EQ(compiled_code(b, CodegenOptions{}).paths.inner, 14);
+  EXPECT_EQ(compiled_code(b, CodegenOptions{}, first_block_warps(b)).paths.inner, 14);
   EXPECT_EQ(compiles(), 1);  // both from memory
   // On disk: one entry a configuration.
   int entries = 0;
   for (const auto& e : fs::directory_iterator(kScratch / "cache" / "code")) entries += e.path().extension() == ".json";
   EXPECT_EQ(entries, 2);
   // Another architecture is other code: compiled again.
-  EXPECT_EQ(compiled_code(a, CodegenOptions{true, "100", 1}).basis, CodeBasis::Compiled);
+  EXPECT_EQ(compiled_code(a, CodegenOptions{true, "100", 1}, first_block_warps(a)).basis, CodeBasis::Compiled);
   EXPECT_EQ(compiles(), 2);
   fs::remove_all(kScratch);
 }
 
 TEST(CompiledCode, NoCompileTakesTheEstimate) {
-  const CompiledCode code = compiled_code(launch("padded", {32, 16}), CodegenOptions{false, "90", 0});
+  const CompiledCode code = estimate_or_table(launch("padded", {32, 16}));
   EXPECT_EQ(code.basis, CodeBasis::Estimated);
   EXPECT_EQ(code.source, "--no-compile");
   // A configuration of the shipped table keeps its row without compiling.
-  EXPECT_EQ(compiled_code(launch("padded", {32, 8}), CodegenOptions{false, "90", 0}).basis, CodeBasis::Shipped);
+  EXPECT_EQ(estimate_or_table(launch("padded", {32, 8})).basis, CodeBasis::Shipped);
 }
 
 TEST(CompiledCode, TheInstantiationNamesTheStaticShape) {
@@ -96,7 +102,7 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   // padded 64x8, tile 64x64: 512 threads cover 4096 elements, 8 a thread; a warp is half a 64-wide row and
   // walks 8 rows: 8 global loads, 8 shared stores, then 8 shared loads (a column of the tile each) and 8
   // global stores; every load before the first global store.
-  const CodeFeatures f = code_features(launch("padded", {64, 8}));
+  const CodeFeatures f = code_features(launch("padded", {64, 8}), first_block_warps(launch("padded", {64, 8})));
   EXPECT_EQ(f.global_loads, 8);
   EXPECT_EQ(f.shared_stores, 8);
   EXPECT_EQ(f.shared_loads, 8);
@@ -104,7 +110,7 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   EXPECT_EQ(f.loads_before_store, 8);
   EXPECT_EQ(f.warps_in_block, 16);
   // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store.
-  const CodeFeatures n = code_features(launch("naive", {32, 4}));
+  const CodeFeatures n = code_features(launch("naive", {32, 4}), first_block_warps(launch("naive", {32, 4})));
   EXPECT_EQ(n.global_loads, 8);
   EXPECT_EQ(n.global_stores, 8);
   EXPECT_EQ(n.loads_before_store, 1);

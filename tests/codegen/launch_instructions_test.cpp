@@ -2,12 +2,14 @@
 // table a launch reads, and how many blocks and warps take each path, worked out by hand for small launches.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
-#include "model/cost.hpp"
-#include "model/counts.hpp"
-#include "model/profile.hpp"
 #include "codegen/launch_instructions.hpp"
+#include "model/cost.hpp"
+#include "model/profile.hpp"
+#include "report/launch_prediction.hpp"
+#include "sim/launch_counts.hpp"
 
 namespace memsim {
 namespace {
@@ -32,7 +34,7 @@ const SassPaths& row(const char* kernel, Size2 block, Dtype dtype = Dtype::F32) 
 std::optional<LaunchInstructions> estimate(const LaunchConfig& cfg) {
   const SassPaths* p = shipped_sass_paths(cfg);
   if (!p) return std::nullopt;
-  return launch_instructions(cfg, *p);
+  return launch_instructions(cfg, *p, first_block_warps(cfg).early_exit_warps);
 }
 
 TEST(LaunchInstructions, UnrolledStepsCostWhatTheyCannotFold) {
@@ -137,8 +139,9 @@ TEST(LaunchInstructions, ChargedFromTheLaunchsCode) {
   o.threads = 1;
   const ReplayResult r = replay(resolve_launch(u), o);
   const CompiledCode code{CodeBasis::Shipped, *shipped_sass_paths(r.config), "test", 4};
-  const KernelCounts c = counts_from_replay(r, true, &code);
-  EXPECT_EQ(c.sass_instructions, launch_instructions(r.config, code.paths).instructions);
+  KernelCounts c = launch_counts(r);
+  add_compiled_code(c, r, code);
+  EXPECT_EQ(c.sass_instructions, launch_instructions(r.config, code.paths, r.first_block.early_exit_warps).instructions);
   const DeviceProfile p = load_profile_file(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
   Prediction pr = predict(c, p);
   EXPECT_EQ(pr.instructions_basis, std::string(kBasisSass) + " (test)");
@@ -148,9 +151,37 @@ TEST(LaunchInstructions, ChargedFromTheLaunchsCode) {
   given.instructions = 1234;
   EXPECT_EQ(predict(c, p, given).instructions, 1234);
   // A kernel that keeps run-time shapes: the replay's operations stand.
-  const KernelCounts runtime = counts_from_replay(r, true, nullptr);
+  const KernelCounts runtime = launch_counts(r, true);
   EXPECT_EQ(runtime.sass_instructions, 0);
   EXPECT_EQ(predict(runtime, p).instructions_basis, kBasisOperations);
+}
+
+// The replay is told beforehand what the prediction needs of it. padded 256x256 f32 in 32x32 tiles is 8 x 8 = 64
+// blocks, fewer than the H100's 132 SMs hold: R, capped by the launch, is 64, and the H100 charges the DRAM
+// order, so the replay counts it over windows of 64 blocks. The GTX 280 has no L2: nothing of the kind.
+TEST(LaunchPrediction, TheReplayIsPreparedForTheDevice) {
+  UserConfig u;
+  u.matrix = {256, 256};
+  const LaunchConfig cfg = resolve_launch(u);
+  const DeviceProfile h100 = load_profile_file(std::string(MEMSIM_TEST_DEVICE_DIR) + "/h100.json");
+  ReplayOptions o;
+  prepare_replay(o, h100, cfg, launch_occupancy(h100, cfg, 0));
+  EXPECT_TRUE(o.cached);
+  EXPECT_EQ(o.dram_order_resident, 64);
+  o.threads = 1;
+  const ReplayResult r = replay(cfg, o);
+  EXPECT_EQ(r.dram_order_resident, 64);
+  EXPECT_NO_THROW(predict(r, h100));
+  // A replay not told about the DRAM order cannot be predicted on a device that charges it.
+  ReplayOptions plain;
+  plain.threads = 1;
+  EXPECT_THROW(predict(replay(cfg, plain), h100), std::logic_error);
+  const DeviceProfile gt200 = load_profile_file(std::string(MEMSIM_TEST_DEVICE_DIR) + "/gtx280.json");
+  ReplayOptions g;
+  prepare_replay(g, gt200, cfg, launch_occupancy(gt200, cfg, 0));
+  EXPECT_FALSE(g.cached);
+  EXPECT_EQ(g.dram_order_resident, 0);
+  EXPECT_THROW(predict(replay(cfg, plain), gt200), std::logic_error);  // counted with an L2 it lacks
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The cost model's inputs from a replay, worked out by hand for small launches.
 #include <gtest/gtest.h>
 
-#include "model/counts.hpp"
+#include "report/launch_prediction.hpp"
+#include "sim/launch_counts.hpp"
 #include "model/profile.hpp"
 #include "lab/calibration/microbench_records.hpp"
 
@@ -23,7 +24,7 @@ TEST(Counts, NaiveStoresArePartialSectors) {
   // 64x64 f32, block 32x8 over 32x32 tiles: 4 blocks, 32 warps. Loads: rows of 32 floats = 4 whole sectors a
   // request, 4096 elements = 512 sectors. Stores: every lane a different output row, one 4-byte piece of a
   // sector each: 4096 partial sectors; DRAM still sees each output byte once (16384 bytes).
-  const KernelCounts c = counts_from_replay(run("naive", {64, 64}, {32, 8}));
+  const KernelCounts c = launch_counts(run("naive", {64, 64}, {32, 8}));
   EXPECT_EQ(c.blocks, 4);
   EXPECT_EQ(c.warps(), 32);
   EXPECT_EQ(c.l2_load_sectors, 512);
@@ -44,7 +45,7 @@ TEST(Counts, HalfSectorRequestsArePartialStores) {
   // vec4_shared f16 256x16, block 32x8 over 128x8 tiles: 4 blocks. Each tile's transpose is 128 output rows
   // of 8 halves (16 bytes), stored by 8 lanes of 2 bytes: one request into one sector, as few sectors as its
   // bytes need, yet half of it unwritten. 4 x 128 = 512 such requests, each one line; 8192 bytes in all.
-  const KernelCounts c = counts_from_replay(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16));
+  const KernelCounts c = launch_counts(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16));
   EXPECT_EQ(c.blocks, 4);
   EXPECT_EQ(c.global_store_instructions, 512);
   EXPECT_EQ(c.partial_store_requests[kLanes4], 512);
@@ -56,21 +57,21 @@ TEST(Counts, HalfSectorRequestsArePartialStores) {
 TEST(Counts, StoreSlotsAreWriteRequestsPlusSectors) {
   // naive f32 64x64, block 32x8: 128 store instructions, each 32 output rows of one sector: 32 L2 write
   // requests and 32 sectors, 64 slots each. The loads take none.
-  EXPECT_EQ(counts_from_replay(run("naive", {64, 64}, {32, 8})).l2_write_slots, 128 * 64);
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {32, 8})).l2_write_slots, 128 * 64);
   // copy: a store is one 128-byte row, 1 request and 4 sectors.
-  EXPECT_EQ(counts_from_replay(run("copy", {64, 64}, {32, 8})).l2_write_slots, 128 * 5);
+  EXPECT_EQ(launch_counts(run("copy", {64, 64}, {32, 8})).l2_write_slots, 128 * 5);
 }
 
 TEST(Counts, LoadLinesPerRequest) {
   // naive_read reads a column: under 16x16 blocks a warp is 16 rows (x) by 2 columns (y), so each load
   // request touches 16 lines, whatever the element size; 64x64 has 16 blocks of 8 warps, one load each.
   for (Dtype d : {Dtype::F16, Dtype::F32, Dtype::F64}) {
-    const KernelCounts c = counts_from_replay(run("naive_read", {64, 64}, {16, 16}, d));
+    const KernelCounts c = launch_counts(run("naive_read", {64, 64}, {16, 16}, d));
     EXPECT_EQ(c.global_load_instructions, 128);
     EXPECT_EQ(c.global_load_lines, 128 * 16);
   }
   // copy's rows of 32 doubles are 256 bytes: two lines a request.
-  const KernelCounts c = counts_from_replay(run("copy", {64, 64}, {32, 8}, Dtype::F64));
+  const KernelCounts c = launch_counts(run("copy", {64, 64}, {32, 8}, Dtype::F64));
   EXPECT_EQ(c.global_load_lines, 2 * c.global_load_instructions);
 }
 
@@ -82,10 +83,11 @@ TEST(Counts, StagedTilesBatchTheirLoadsAndCountConflicts) {
   // Tile reads down a column of a 32-wide tile: 32 lanes in one bank, 32 wavefronts, 31 of them conflicts;
   // 4 per warp x 32 warps = 128 instructions.
   const ReplayResult r = run("coalesced", {64, 64}, {32, 8});
-  const CompiledCode code = compiled_code(r.config, CodegenOptions{});
-  const KernelCounts c = counts_from_replay(r, true, &code);
+  const CompiledCode code = compiled_code(r.config, CodegenOptions{}, r.first_block);
+  KernelCounts c = launch_counts(r);
+  add_compiled_code(c, r, code);
   EXPECT_EQ(c.loads_in_flight_per_warp, 4);
-  EXPECT_EQ(counts_from_replay(run("coalesced", {64, 64}, {32, 8}), false).loads_in_flight_per_warp, 1);
+  EXPECT_EQ(launch_counts(run("coalesced", {64, 64}, {32, 8}), false).loads_in_flight_per_warp, 1);
   EXPECT_EQ(c.shared_wavefronts, 128 * 32 + 128);  // column reads + conflict-free row stores
   EXPECT_EQ(c.shared_conflict_wavefronts, 128 * 31);
   EXPECT_EQ(c.l2_store_sectors, 512);  // the transposed tile rows are written whole
@@ -103,16 +105,16 @@ TEST(Counts, AStagedColumnWalkOfFourStepsBatchesLoads) {
   u.tile = Size2{128, 32};
   ReplayOptions o;
   o.threads = 1;
-  EXPECT_EQ(counts_from_replay(replay(resolve_launch(u), o)).loads_in_flight_per_warp, 2);
-  EXPECT_EQ(counts_from_replay(run("padded", {64, 64}, {8, 32})).loads_in_flight_per_warp, 1);
+  EXPECT_EQ(launch_counts(replay(resolve_launch(u), o)).loads_in_flight_per_warp, 2);
+  EXPECT_EQ(launch_counts(run("padded", {64, 64}, {8, 32})).loads_in_flight_per_warp, 1);
   // vec4_shared f64 under 32x8 (tile 128x8): one step, its 4-double row in two 16-byte loads: 2 in flight.
-  EXPECT_EQ(counts_from_replay(run("vec4_shared", {256, 64}, {32, 8}, Dtype::F64)).loads_in_flight_per_warp, 2);
+  EXPECT_EQ(launch_counts(run("vec4_shared", {256, 64}, {32, 8}, Dtype::F64)).loads_in_flight_per_warp, 2);
 }
 
 TEST(Counts, SixteenByteLanesAndTheReg4x4Footprint) {
   // reg4x4 64x64 f32, block 32x8: tile 128x32 -> each lane stores 16-byte rows of the output, 32 different
   // rows a request: 16 bytes of each sector. Its 4 row loads come before any store: 4 in flight.
-  const KernelCounts c = counts_from_replay(run("reg4x4", {128, 64}, {32, 8}));
+  const KernelCounts c = launch_counts(run("reg4x4", {128, 64}, {32, 8}));
   EXPECT_GT(c.partial_store_requests[kLanes16], 0);
   EXPECT_EQ(c.partial_store_requests[kLanes4], 0);
   EXPECT_EQ(c.partial_store_requests[kLanes16] * 16, c.dram_write_bytes);
@@ -125,7 +127,7 @@ TEST(Counts, PartialStoresAreCountedPerLineRequest) {
   // (x + j); its 4 ty write y = 16w + 4ty, 4 neighbouring sectors of one line, 16 bytes of each. So a
   // request writes half of 32 sectors in 8 lines: 256 x 8 = 2048 L2 write requests (8192 half sectors),
   // 16-byte class.
-  const KernelCounts c = counts_from_replay(run("reg4x4", {128, 128}, {8, 32}, Dtype::F64));
+  const KernelCounts c = launch_counts(run("reg4x4", {128, 128}, {8, 32}, Dtype::F64));
   EXPECT_EQ(c.warps(), 32);
   EXPECT_EQ(c.partial_store_requests[kLanes16], 2048);
   EXPECT_EQ(c.partial_store_requests[kLanes4] + c.partial_store_requests[kLanes8], 0);
@@ -138,16 +140,16 @@ TEST(Counts, PartialStoresAreCountedPerLineRequest) {
 
 TEST(Counts, BarriersPerBlockFromTheBody) {
   // The staged bodies pass one __syncthreads() between their global loads and stores; naive passes none.
-  EXPECT_EQ(counts_from_replay(run("coalesced", {64, 64}, {32, 8})).barriers_per_block, 1);
-  EXPECT_EQ(counts_from_replay(run("copy_shared", {64, 64}, {16, 16})).barriers_per_block, 1);
-  EXPECT_EQ(counts_from_replay(run("vec4_shared", {128, 64}, {32, 8})).barriers_per_block, 1);
-  EXPECT_EQ(counts_from_replay(run("naive", {64, 64}, {32, 8})).barriers_per_block, 0);
-  EXPECT_EQ(counts_from_replay(run("reg4x4", {128, 128}, {8, 32})).barriers_per_block, 0);
+  EXPECT_EQ(launch_counts(run("coalesced", {64, 64}, {32, 8})).barriers_per_block, 1);
+  EXPECT_EQ(launch_counts(run("copy_shared", {64, 64}, {16, 16})).barriers_per_block, 1);
+  EXPECT_EQ(launch_counts(run("vec4_shared", {128, 64}, {32, 8})).barriers_per_block, 1);
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {32, 8})).barriers_per_block, 0);
+  EXPECT_EQ(launch_counts(run("reg4x4", {128, 128}, {8, 32})).barriers_per_block, 0);
 }
 
 TEST(Counts, WithoutL2EveryTransactionIsDramTraffic) {
   const ReplayResult r = run("naive", {64, 64}, {32, 8});
-  const KernelCounts c = counts_from_replay(r, false);
+  const KernelCounts c = launch_counts(r, false);
   EXPECT_EQ(c.dram_write_bytes, 4096 * 32);  // a 32-byte sector per scattered element
   EXPECT_EQ(c.partial_store_requests[kLanes4], 0);
 }

@@ -15,6 +15,7 @@
 #include "codegen/code_estimate.hpp"
 #include "codegen/compiled_code.hpp"
 #include "kernels/registry.hpp"
+#include "sim/replay.hpp"
 
 using namespace memsim;
 
@@ -64,8 +65,9 @@ int main(int argc, char** argv) {
   CodegenOptions o;
   compile_batch(all, o, [](int done, int total) { std::cerr << "compiled " << done << " of " << total << "\n"; });
   for (const auto& [set, cfg] : configs) {
-    const CodeFeatures f = code_features(cfg);
-    const CompiledCode code = compiled_code(cfg, o);
+    const FirstBlockWarps first_block = first_block_warps(cfg);
+    const CodeFeatures f = code_features(cfg, first_block);
+    const CompiledCode code = compiled_code(cfg, o, first_block);
     nlohmann::ordered_json j{{"set", set},
                              {"kernel", cfg.kernel->name},
                              {"dtype", dtype_name(cfg.dtype)},

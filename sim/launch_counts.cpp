@@ -1,17 +1,10 @@
-#include "model/counts.hpp"
+#include "sim/launch_counts.hpp"
 
 #include <algorithm>
 
-#include "codegen/launch_instructions.hpp"
-
 namespace memsim {
 
-int partial_store_class(double bytes_per_lane, double bytes_per_sector) {
-  if (bytes_per_lane <= 4.5) return kLanes4;
-  return std::max(bytes_per_lane, bytes_per_sector) > 8.5 ? kLanes16 : kLanes8;
-}
-
-KernelCounts counts_from_replay(const ReplayResult& r, bool cached, const CompiledCode* code) {
+KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   const LaunchConfig& cfg = r.config;
   const KernelInfo& k = *cfg.kernel;
   KernelCounts c;
@@ -22,11 +15,6 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached, const Compil
   c.source_operations = double(r.lane_operations);
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
-  if (code) {
-    c.sass_instructions = launch_instructions(cfg, code->paths).instructions;
-    c.code_basis = code->basis;
-    c.code_source = code->source;
-  }
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   c.partial_line_open_rounds = r.partial_line_open_rounds;
@@ -36,6 +24,8 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached, const Compil
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
   c.split_log2_distance = r.split_log2_distance;
   if (cached) c.l2_read_requests = r.l2_read_requests_per_block * double(r.config.blocks());
+  c.dram_scattered[0] = r.dram_scattered[0];
+  c.dram_scattered[1] = r.dram_scattered[1];
   constexpr double kSector = 32;
   for (int i = 0; i < k.num_sites; ++i) {
     const SiteInfo& site = k.sites[i];
@@ -82,12 +72,7 @@ KernelCounts counts_from_replay(const ReplayResult& r, bool cached, const Compil
   const double warps = c.warps();
   const double loads_per_warp = warps > 0 ? c.global_load_instructions / warps : 0;
   double in_flight = 1;
-  if (cached && code) {
-    // A static shape runs its compiled SASS path: nvcc unrolls every walk, and a warp issues the loads between
-    // two waits for a loaded register at once (codegen/sass_paths.hpp; a staged 32x8 body all 4 rows' loads
-    // before its first shared store, a direct one a load before each store).
-    in_flight = std::min(loads_per_warp, code->loads_in_flight);
-  } else if (k.uses_shared_tile) {
+  if (k.uses_shared_tile) {
     // A run-time shape. A staging step loads and stores its values to shared memory. The walks' step counts
     // are launch values, so nvcc unrolls only the inner (column) walk, by 4, and batches loads across steps
     // only there (cuobjdump -sass of the suite, sm_90, CUDA 13.0: 2 to 4 steps' loads before the first

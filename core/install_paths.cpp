@@ -1,4 +1,4 @@
-#include "codegen/install_paths.hpp"
+#include "core/install_paths.hpp"
 
 #include <filesystem>
 #include <system_error>

@@ -1,13 +1,33 @@
 #pragma once
 // What the cost model reads about one launch: traffic at each level of the memory system, instruction
-// counts and the launch's shape. Filled from a replay (counts_from_replay) or written by hand for a
-// microbenchmark (lab/calibration emits the same fields).
+// counts and the launch's shape. The replay fills it (sim/launch_counts.hpp), the compiled code adds its
+// instructions (report/launch_prediction.hpp); a microbenchmark's record is written by hand
+// (lab/calibration/microbench.cu emits the same fields). A plain record: the model (model/cost.hpp) reads it
+// without the kernels or the replay.
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <string>
 
-#include "codegen/compiled_code.hpp"
-#include "sim/replay.hpp"
+#include "core/warp.hpp"
 
 namespace memsim {
+
+// Where a launch's compiled-code instructions come from (codegen/compiled_code.hpp).
+enum class CodeBasis {
+  Compiled,   // compiled now or earlier (the disk cache) by the toolkit named in `source`
+  Shipped,    // the SASS table shipped with memsim (codegen/launch_instructions.hpp), where no toolkit compiles
+  Estimated,  // the linear rule over the replay's accesses
+};
+
+// Lines partly written, as parts of lines, by how many warps write each sector in pieces (index 1..32;
+// sim/partial_lines.hpp).
+using PartialSectorLines = std::array<double, kWarpSize + 1>;
+inline double total_lines(const PartialSectorLines& s) {
+  double sum = 0;
+  for (double v : s) sum += v;
+  return sum;
+}
 
 // Partially written sectors are costed per L2 write request (one per line a store instruction writes, its
 // sectors masked in: measured, a request writing 1, 2 or 4 half sectors of a line costs about the same), by
@@ -15,7 +35,10 @@ namespace memsim {
 // wider lanes the cost grows with the bytes a request writes into each sector (8 or 16; measured: 8-byte
 // lanes two to a sector cost what one 16-byte lane does).
 enum LaneWidthClass { kLanes4 = 0, kLanes8 = 1, kLanes16 = 2 };
-int partial_store_class(double bytes_per_lane, double bytes_per_sector);
+inline int partial_store_class(double bytes_per_lane, double bytes_per_sector) {
+  if (bytes_per_lane <= 4.5) return kLanes4;
+  return std::max(bytes_per_lane, bytes_per_sector) > 8.5 ? kLanes16 : kLanes8;
+}
 
 struct KernelCounts {
   int64_t blocks = 0;
@@ -68,26 +91,5 @@ struct KernelCounts {
   int warps_per_block() const { return (threads_per_block + 31) / 32; }  // a partial warp counts as one
   double warps() const { return double(blocks) * warps_per_block(); }
 };
-
-// From a replay, under these assumptions (each checked against ncu on an H100 for the suite):
-//  - a block's loads that share a sector hit in L1 (their sectors are fetched from L2 once per block), so
-//    L2 load sectors = the ideal sectors of the loads, and DRAM reads = those sectors (every input byte is
-//    read once);
-//  - stores are written through to L2 per request, one L2 request per line; a request's sectors are partial
-//    when the request covers fewer bytes than its sectors hold; L2 completes partial sectors before it
-//    evicts them, so DRAM writes = the ideal sectors of the stores;
-//  - L1 data-stage wavefronts as the replay counts them (sim/global_sectors.hpp): one per distinct line
-//    each group of lanes touches (32 lanes of 4 bytes or fewer, 16 of 8 bytes, 8 of 16 bytes);
-//  - loads in flight per warp from how nvcc schedules the suite's bodies: with the launch's compiled code,
-//    read off it (codegen/compiled_code.hpp: the path's global loads / the waits for them; cached devices
-//    only); else, for a kernel that keeps run-time shapes, a body that
-//    alternates global loads and global stores keeps one load in flight (a load may not pass a store that
-//    may alias it); a body that stages a tile through shared memory, or loads its whole 4x4 footprint before
-//    storing, keeps one unrolled step's loads in flight (the loop is unrolled 4 times);
-//  - a launch with compiled code executes, warp by warp, the SASS paths of its instantiation
-//    (codegen/launch_instructions.hpp: sass_instructions). `code` is null for a run-time shape.
-// Without an L2 (compute capability 1.x) every transaction the replay counted goes to DRAM: pass
-// cached = false and DRAM bytes are all sectors moved, with no L2 terms.
-KernelCounts counts_from_replay(const ReplayResult& r, bool cached = true, const CompiledCode* code = nullptr);
 
 }  // namespace memsim

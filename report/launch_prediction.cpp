@@ -1,0 +1,55 @@
+#include "report/launch_prediction.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "codegen/launch_instructions.hpp"
+#include "sim/partitions.hpp"
+
+namespace memsim {
+
+bool has_sector_l2(const DeviceProfile& p) { return p.l2_bytes > 0 && p.coalescing == "sectors32"; }
+
+Occupancy launch_occupancy(const DeviceProfile& p, const LaunchConfig& cfg, int regs) {
+  BlockResources br;
+  br.threads = cfg.threads_per_block();
+  br.shared_bytes = cfg.shared_bytes;
+  if (regs > 0) br.regs_per_thread = regs;
+  return occupancy(p, br);
+}
+
+void prepare_replay(ReplayOptions& ro, const DeviceProfile& p, const LaunchConfig& cfg, const Occupancy& occupancy) {
+  ro.rules = memory_rules(p);
+  ro.cached = has_sector_l2(p);
+  ro.dram_order_resident =
+      ro.cached && charges_dram_order(p.cost) ? resident_blocks(p.sms, occupancy.blocks_per_sm, cfg.blocks()) : 0;
+}
+
+void add_compiled_code(KernelCounts& c, const ReplayResult& r, const CompiledCode& code) {
+  c.sass_instructions = launch_instructions(r.config, code.paths, r.first_block.early_exit_warps).instructions;
+  c.code_basis = code.basis;
+  c.code_source = code.source;
+  const double warps = c.warps();
+  const double loads_per_warp = warps > 0 ? c.global_load_instructions / warps : 0;
+  c.loads_in_flight_per_warp = std::max(1.0, std::min(loads_per_warp, code.loads_in_flight));
+}
+
+Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictOptions& o) {
+  const bool cached = has_sector_l2(p);
+  if (r.cached != cached || (cached && charges_dram_order(p.cost) && r.config.kernel && r.dram_order_resident < 1))
+    throw std::logic_error("predict: the replay of " + std::string(r.config.kernel ? r.config.kernel->name : "?") +
+                           " was not prepared for " + p.name + " (prepare_replay)");
+  KernelCounts c = r.counts;
+  const std::string arch = sass_arch(p.compute_capability);
+  if (cached && !o.runtime_shape && r.config.kernel && !arch.empty()) {
+    CodegenOptions co;
+    co.compile = o.compile;
+    co.arch = arch;
+    add_compiled_code(c, r, compiled_code(r.config, co, r.first_block));
+  }
+  return predict(c, p, o);
+}
+
+}  // namespace memsim
