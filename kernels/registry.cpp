@@ -36,6 +36,12 @@ const KernelInfo* find_kernel(std::string_view name) {
   return nullptr;
 }
 
+std::string unknown_kernel_register_key(const std::map<std::string, int>& kernel_registers) {
+  for (const auto& [key, registers] : kernel_registers)
+    if (!find_kernel(std::string_view(key).substr(0, key.find('/')))) return key;
+  return {};
+}
+
 const KernelInfo* register_kernel(const KernelInfo& info) {
   registered().push_back(info);
   return &registered().back();

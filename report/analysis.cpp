@@ -7,8 +7,10 @@
 #include <sstream>
 #include <string>
 
+#include "kernels/registry.hpp"
 #include "model/occupancy.hpp"
 #include "model/significant.hpp"
+#include "model/user_text.hpp"
 #include "report/advice.hpp"
 #include "report/launch_prediction.hpp"
 #include "report/partition_report.hpp"
@@ -127,6 +129,9 @@ std::function<void(int64_t, int64_t)> progress_of(const AnalysisOptions& options
 }  // namespace
 
 void check_analysis_options(const DeviceProfile& device, const AnalysisOptions& options) {
+  if (const std::string key = unknown_kernel_register_key(device.kernel_registers); !key.empty())
+    throw ProfileError("device " + device.name + ": field 'kernel_registers." + echo_text(key) +
+                       "' names no kernel (memsim --list-kernels)");
   if (options.regs && (*options.regs < 1 || *options.regs > device.max_regs_per_thread))
     throw ConfigError("--regs must be between 1 and " + std::to_string(device.max_regs_per_thread) + " (" +
                       device.name + "'s registers a thread)");

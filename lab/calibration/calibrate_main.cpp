@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/registry.hpp"
 #include "model/atomic_file.hpp"
 #include "model/cost.hpp"
 #include "lab/calibration/fit.hpp"
@@ -94,13 +95,19 @@ int parse_threads(const std::string& text) {
 // A base given as a path must be a file: a directory opens as a stream and fails only when read, with a
 // message that names no path.
 std::string base_path(const std::string& base) {
+  std::string path;
   if (base.find('/') != std::string::npos || (base.size() > 5 && base.substr(base.size() - 5) == ".json")) {
     std::error_code ec;
     if (std::filesystem::is_directory(base, ec)) throw InputError("device profile " + base + ": is a directory, not a JSON file");
-    return base;
+    path = base;
+  } else {
+    load_profile(base);  // the clear error for an unknown name
+    path = device_dir() + "/" + base + ".json";
   }
-  load_profile(base);  // the clear error for an unknown name
-  return device_dir() + "/" + base + ".json";
+  // A register table that names no kernel would leave that kernel's registers assumed, silently.
+  if (const std::string key = unknown_kernel_register_key(load_profile_file(path).kernel_registers); !key.empty())
+    throw InputError("device profile " + base + ": field 'kernel_registers." + key + "' names no kernel");
+  return path;
 }
 
 // --out: a file name in a directory that exists and is writable, not a directory itself.

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/registry.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
 #include "sim/partitions.hpp"
 #include "tests/support/run_command.hpp"
 
@@ -148,8 +150,21 @@ TEST(InputBounds, CalibrationFieldsAreTyped) {
 }
 
 TEST(InputBounds, KernelRegisterKeysNameAKernelAndADtype) {
-  const std::string why = profile_error(edited("h100", "\"copy/f32\": 26", "\"cpoy/f32\": 26"));
-  EXPECT_NE(why.find("field 'kernel_registers.cpoy/f32' is not a \"kernel/dtype\" key"), std::string::npos) << why;
+  // The reader checks the key's form; that its kernel exists is checked by whoever knows the kernels.
+  const std::string form = profile_error(edited("h100", "\"copy/f32\": 26", "\"copy/f128\": 26"));
+  EXPECT_NE(form.find("field 'kernel_registers.copy/f128' is not a \"kernel/dtype\" key"), std::string::npos) << form;
+  const DeviceProfile misspelt = parse_profile(edited("h100", "\"copy/f32\": 26", "\"cpoy/f32\": 26"), "h100", "h100.json");
+  EXPECT_EQ(unknown_kernel_register_key(misspelt.kernel_registers), "cpoy/f32");
+  EXPECT_EQ(unknown_kernel_register_key(parse_profile(shipped("h100"), "h100", "h100.json").kernel_registers), "");
+  UserConfig user;
+  user.kernel = "padded";
+  try {
+    analyze(user, misspelt, AnalysisOptions{});
+    ADD_FAILURE() << "a register table naming no kernel was accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'kernel_registers.cpoy/f32' names no kernel"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(InputBounds, SchemaVersionIsOneOrAbsent) {
