@@ -96,16 +96,18 @@ int parse_threads(const std::string& text) {
 // message that names no path.
 std::string base_path(const std::string& base) {
   std::string path;
+  DeviceProfile profile;  // read once here, for the clear error of an unknown name and the register table's check
   if (base.find('/') != std::string::npos || (base.size() > 5 && base.substr(base.size() - 5) == ".json")) {
     std::error_code ec;
     if (std::filesystem::is_directory(base, ec)) throw InputError("device profile " + base + ": is a directory, not a JSON file");
     path = base;
+    profile = load_profile_file(path);
   } else {
-    load_profile(base);  // the clear error for an unknown name
+    profile = load_profile(base);
     path = device_dir() + "/" + base + ".json";
   }
   // A register table that names no kernel would leave that kernel's registers assumed, silently.
-  if (const std::string key = unknown_kernel_register_key(load_profile_file(path).kernel_registers); !key.empty())
+  if (const std::string key = unknown_kernel_register_key(profile.kernel_registers); !key.empty())
     throw InputError("device profile " + base + ": field 'kernel_registers." + key + "' names no kernel");
   return path;
 }
