@@ -52,6 +52,9 @@ struct KernelCounts {
   double l2_store_sectors = 0;                   // stored sectors written whole by their request
   double partial_store_requests[3] = {0, 0, 0};  // L2 write requests (lines) of partly written sectors, by class
   double partial_store_bytes[3] = {0, 0, 0};     // the bytes those requests write
+  // Of those bytes, the ones a request writes as half sectors or more (16 to 31 bytes a sector it touches):
+  // a narrow block's column pieces, the caveat's test in model/profile.hpp (half_sector_wait_lines).
+  double half_sector_piece_bytes = 0;
   // What the stores send through the crossbar into L2: each L2 write request (one per line a store
   // instruction writes) and each sector it touches, whole or in part, takes a slot.
   double l2_write_slots = 0;

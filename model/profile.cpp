@@ -87,12 +87,13 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost",
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
-        "split_sector_per_log2_distance", "latency_us", "l2_request_ns", "long_wait", "store_bursts", "block_us",
-        "barrier_us", "block_drain_rounds", "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op",
-        "instructions_per_warp", "instructions_per_source_op", "read_back", "instructions_per_division",
-        "launch_us", "overlap_p"}},
+        "split_sector_per_log2_distance", "latency_us", "l2_request_ns", "long_wait", "store_bursts",
+        "half_sector_wait", "block_us", "barrier_us", "block_drain_rounds", "block_launch_ns", "issue_per_cycle",
+        "instructions_per_memory_op", "instructions_per_warp", "instructions_per_source_op", "read_back",
+        "instructions_per_division", "launch_us", "overlap_p"}},
       {"cost.long_wait", {"from_lines", "evidence"}},
       {"cost.store_bursts", {"from_stores", "evidence"}},
+      {"cost.half_sector_wait", {"from_lines", "evidence"}},
       {"cost.read_back",
        {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open"}},
       {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "note"}},
@@ -209,8 +210,8 @@ PartitionSpec read_partitions(const JsonFields& r) {
   return p;
 }
 
-// A caveat's threshold (model/profile.hpp: long_wait, store_bursts): optional (absent: no such caveat), else a
-// positive threshold and the evidence it rests on.
+// A caveat's threshold (model/profile.hpp: long_wait, store_bursts, half_sector_wait): optional (absent: no such
+// caveat), else a positive threshold and the evidence it rests on.
 void read_caveat_threshold(const JsonFields& r, const std::string& group, const char* threshold,
                            const NumberRange& range, double& from, std::string& evidence) {
   if (!r.find(group)) return;
@@ -236,6 +237,8 @@ CostConstants read_cost(const JsonFields& r) {
   read_caveat_threshold(r, "cost.long_wait", "from_lines", kLinesPerRequest, c.long_wait_lines, c.long_wait_evidence);
   read_caveat_threshold(r, "cost.store_bursts", "from_stores", kStoresPerWarp, c.store_burst_stores,
                         c.store_burst_evidence);
+  read_caveat_threshold(r, "cost.half_sector_wait", "from_lines", kLinesPerRequest, c.half_sector_wait_lines,
+                        c.half_sector_wait_evidence);
   c.block_us = r.number_in_or("cost.block_us", kHold, 0);  // absent: no block cost
   c.barrier_us = r.number_in_or("cost.barrier_us", kHold, 0);  // absent: barriers cost nothing extra
   c.block_drain_rounds = r.number_in_or("cost.block_drain_rounds", kHold, 0);    // absent: no drain cost

@@ -50,6 +50,13 @@ struct CostConstants {
   // queue is full and merges almost none, so such a prediction says its time is likely low. 0: no such caveat.
   double store_burst_stores = 0;
   std::string store_burst_evidence;   // what the threshold rests on, quoted in the caveat
+  // Not a cost either: where latency_us and the partial-store costs are known to fall short together. With one
+  // load in flight a warp, loads spread over this many lines a request or more, beside stores that write their
+  // sectors in half-sector pieces from two or more warps (a narrow block's columns), run longer than predicted
+  // (memsim-loaded-latency, lab/studies/loaded_latency); such a prediction says its time is likely low. 0: no
+  // such caveat.
+  double half_sector_wait_lines = 0;
+  std::string half_sector_wait_evidence;  // what the threshold rests on, quoted in the caveat
   double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
                                        // prologue index math, barrier, retirement)

@@ -381,6 +381,43 @@ TEST(Cost, LoadsOverManyLinesWithOneInFlightSayTheTimeIsLikelyLow) {
   EXPECT_TRUE(predict(k, p).caveats.empty());  // L1-bound: it waits in L1's queue anyway
 }
 
+// Loads over 4 lines a request, one in flight a warp, beside stores whose bytes are all half-sector pieces that
+// other warps complete: the half-sector-wait caveat's case. Loads of one line, two loads in flight, pieces under
+// half a sector, or pieces no other warp completes, are not.
+TEST(Cost, LoadsOverLinesBesideHalfSectorPiecesSayTheTimeIsLikelyLow) {
+  DeviceProfile p = toy();
+  p.cost.half_sector_wait_lines = 2;
+  p.cost.half_sector_wait_evidence = "toy walks";
+  KernelCounts k = base_counts();
+  k.blocks = 25600;
+  k.global_load_instructions = 819200;
+  k.global_load_lines = 819200 * 4.0;
+  k.loads_in_flight_per_warp = 1;
+  k.partial_store_requests[kLanes4] = 819200 * 8.0;
+  k.partial_store_bytes[kLanes4] = 819200 * 128.0;
+  k.half_sector_piece_bytes = 819200 * 128.0;
+  k.partial_lines_per_block[2] = 8;  // sectors two warps write in pieces
+  Prediction pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("spreads over 4 lines (from 2 on)"), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("(toy walks)"), std::string::npos) << pr.caveats[0];
+  EXPECT_DOUBLE_EQ(predict(k, toy()).time_us, pr.time_us);  // a caveat, not a cost
+  KernelCounts one_line = k;
+  one_line.global_load_lines = 819200;
+  EXPECT_TRUE(predict(one_line, p).caveats.empty());
+  KernelCounts two_in_flight = k;
+  two_in_flight.loads_in_flight_per_warp = 2;
+  EXPECT_TRUE(predict(two_in_flight, p).caveats.empty());
+  KernelCounts small_pieces = k;
+  small_pieces.half_sector_piece_bytes = 0.4 * k.partial_store_bytes[kLanes4];  // most pieces under 16 bytes
+  EXPECT_TRUE(predict(small_pieces, p).caveats.empty());
+  KernelCounts own_sectors = k;
+  own_sectors.partial_lines_per_block = {};  // no sector that other warps of the block complete
+  EXPECT_TRUE(predict(own_sectors, p).caveats.empty());
+  own_sectors.lines_open_at_once_per_block[1] = 4;  // but lines held open over rounds are
+  EXPECT_EQ(predict(own_sectors, p).caveats.size(), 1u);
+}
+
 // 200 blocks of 8 warps: 1600 warps. 12800 store instructions are 8 a warp; with lines a warp completes
 // itself, that is the store-burst caveat's case; 7 a warp, or no such lines, is not.
 TEST(Cost, WarpsCompletingTheirOwnSectorsInBurstsSayTheTimeIsLikelyLow) {

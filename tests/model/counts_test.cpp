@@ -54,6 +54,18 @@ TEST(Counts, HalfSectorRequestsArePartialStores) {
   EXPECT_EQ(c.dram_write_bytes, 8192);
 }
 
+TEST(Counts, HalfSectorPiecesAreTheStoreBytesWrittenAsHalvesOfSectors) {
+  // naive f32 64x64, block 8x16 (one element a thread): a warp is 8 columns x 4 rows, so a store writes 8 output
+  // rows of 4 consecutive floats, a 16-byte piece of one sector each: every stored byte (64 x 64 x 4) is in a
+  // half-sector piece. Block 32x8 writes 4-byte pieces (none); vec4_shared f16 32x8 writes 16 bytes into a
+  // sector with 8 lanes of 2 bytes (all of its 8192 bytes).
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {8, 16})).half_sector_piece_bytes, 16384);
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {32, 8})).half_sector_piece_bytes, 0);
+  EXPECT_EQ(launch_counts(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16)).half_sector_piece_bytes, 8192);
+  // Whole sectors are not pieces: copy's stores.
+  EXPECT_EQ(launch_counts(run("copy", {64, 64}, {8, 16})).half_sector_piece_bytes, 0);
+}
+
 TEST(Counts, StoreSlotsAreWriteRequestsPlusSectors) {
   // naive f32 64x64, block 32x8: 128 store instructions, each 32 output rows of one sector: 32 L2 write
   // requests and 32 sectors, 64 slots each. The loads take none.

@@ -376,6 +376,20 @@ TEST_F(ScratchDir, StoreBurstCaveatNeedsItsEvidence) {
   EXPECT_EQ(load_profile("plain").cost.store_burst_stores, 0);
 }
 
+// The half-sector-wait caveat likewise: optional, else a positive line count and its evidence.
+TEST_F(ScratchDir, HalfSectorWaitCaveatNeedsItsEvidence) {
+  nlohmann::json j = shipped_h100();
+  write("shipped", j.dump());
+  EXPECT_EQ(load_profile("shipped").cost.half_sector_wait_lines, 2);
+  expect_each_field_required(j, "half_sector_wait", {"from_lines", "evidence"});
+  j["cost"]["half_sector_wait"]["from_lines"] = 0;
+  write("zero", j.dump());
+  EXPECT_THROW(load_profile("zero"), ProfileError);
+  j["cost"].erase("half_sector_wait");
+  write("plain", j.dump());
+  EXPECT_EQ(load_profile("plain").cost.half_sector_wait_lines, 0);
+}
+
 // The crossbar's cost per store slot is optional (absent: no such term), never negative.
 TEST_F(ScratchDir, CrossbarSlotCostIsOptional) {
   nlohmann::json j = shipped_h100();
