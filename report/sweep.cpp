@@ -100,6 +100,7 @@ nlohmann::ordered_json row_json(const SweepRow& r, const DeviceProfile& device) 
                     {"limiter", r.occupancy_limiter}};
   j[metric(M::Instructions).key] = r.instructions;
   j[metric(M::InstructionsBasis).key] = r.instructions_basis;
+  j["caveats"] = r.caveats;
   return j;
 }
 
@@ -274,6 +275,7 @@ std::vector<SweepRow> analyse_sweep(const std::vector<SweepLaunch>& launches, co
       r.occupancy_limiter = p.occupancy.limiter;
       r.instructions = p.instructions;
       r.instructions_basis = p.instructions_basis;
+      r.caveats = p.caveats;
       rows.push_back(std::move(r));
     } catch (const ConfigError& e) {
       refused.push_back({launches[i].point, e.what()});
@@ -411,6 +413,8 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
                             M::WarpsPerSm, M::SharedBytesPerBlock, M::InstructionsBasis, M::Bottleneck})
     header.push_back(metric(id).label);
   const size_t text_from = one_group ? 1 : 2;  // kernel .. pad are left-aligned, as is the bottleneck
+  const bool any_caveat =
+      std::any_of(r.rows.begin(), r.rows.end(), [](const SweepRow& row) { return !row.caveats.empty(); });
   std::vector<std::vector<std::string>> cells;
   for (const SweepRow& row : r.rows) {
     std::vector<std::string> c = {std::to_string(row.rank)};
@@ -421,7 +425,7 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
     c.push_back(dims(row.point.user.block));
     c.push_back(dims({row.launch.shape.tile_x, row.launch.shape.tile_y}));
     c.push_back(row.launch.shared_bytes > 0 ? std::to_string(row.launch.shape.pad) : "-");
-    c.push_back(metric_cell(M::Time, row.time_us));
+    c.push_back(metric_cell(M::Time, row.time_us) + (!any_caveat ? "" : row.caveats.empty() ? " " : "*"));
     c.push_back(metric_cell(M::EffectiveBandwidth, row.effective_bandwidth_gbs));
     c.push_back(metric_cell(M::FractionOfAttainable, fraction_of_attainable(row.effective_bandwidth_gbs, r.device)));
     c.push_back(metric_cell(M::FractionOfCopy, row.fraction_of_copy));
@@ -452,6 +456,9 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   os << "  " << attainable_legend(r.device)
      << "\n  of copy k: the suite's copy kernel's time at the same matrix, dtype and block over this one\n"
      << "  blk/SM, warps/SM: resident on an SM at once; instr: what the instruction count is based on (docs/cli.md)\n";
+  if (any_caveat)
+    os << "  *: the prediction carries a caveat (a cost it leaves out, or a regime where it is known to run low); "
+          "memsim with that configuration alone prints it\n";
 
   if (!r.refused.empty()) {
     os << "\nRefused (" << r.refused.size() << ")\n";
@@ -459,14 +466,29 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   }
   if (!one_group) {
     os << "\nFastest in each group (kernel, dtype, matrix)\n";
-    for (const SweepRow* row : best_per_group(r)) os << "  " << row_text(*row) << ": " << figures(*row, r.device) << "\n";
+    for (const SweepRow* row : best_per_group(r))
+      os << "  " << row_text(*row) << ": " << figures(*row, r.device) << (row->caveats.empty() ? "" : " *") << "\n";
   }
   os << "\n";
-  if (r.rows.empty())
+  if (r.rows.empty()) {
     os << "fastest: none (every configuration was refused)\n";
-  else
-    os << "fastest: " << row_text(r.rows.front()) << ": " << figures(r.rows.front(), r.device)
-       << (same_bytes ? "" : " (the highest effective bandwidth)") << "\n";
+    return;
+  }
+  const SweepRow& fastest = r.rows.front();
+  os << "fastest: " << row_text(fastest) << ": " << figures(fastest, r.device)
+     << (same_bytes ? "" : " (the highest effective bandwidth)") << "\n";
+  if (!fastest.caveats.empty()) {
+    // A pick whose time is likely low may not be the fastest: the first the model has no doubt about.
+    const auto sure =
+        std::find_if(r.rows.begin(), r.rows.end(), [](const SweepRow& row) { return row.caveats.empty(); });
+    const bool one = fastest.caveats.size() == 1;
+    os << "  * its prediction carries " << fastest.caveats.size() << (one ? " caveat" : " caveats")
+       << " (memsim with that configuration alone prints " << (one ? "it" : "them") << "); ";
+    if (sure == r.rows.end())
+      os << "so does every other row's\n";
+    else
+      os << "the fastest without one: " << row_text(*sure) << ": " << figures(*sure, r.device) << "\n";
+  }
 }
 
 void print_sweep_csv(std::ostream& os, const SweepResult& r) {
@@ -478,6 +500,7 @@ void print_sweep_csv(std::ostream& os, const SweepResult& r) {
   std::vector<std::string> header = {"rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad",
                                      metric(M::SharedBytesPerBlock).key};
   for (const MetricId id : kFigures) header.push_back(metric(id).key);
+  header.push_back("caveats");  // how many the prediction carries (the JSON rows hold their texts)
   header.push_back("refused");
   csv_row(os, header);
   const auto number = [](double v) { return nlohmann::ordered_json(v).dump(); };
@@ -490,12 +513,12 @@ void print_sweep_csv(std::ostream& os, const SweepResult& r) {
                  optional_number(fraction_of_attainable(row.effective_bandwidth_gbs, r.device)),
                  optional_number(row.fraction_of_copy), row.bottleneck, number(row.bottleneck_share),
                  std::to_string(row.blocks_per_sm), std::to_string(row.warps_per_sm), row.occupancy_limiter,
-                 number(row.instructions), row.instructions_basis, ""});
+                 number(row.instructions), row.instructions_basis, std::to_string(row.caveats.size()), ""});
   for (const SweepRefusal& x : r.refused) {
     const UserConfig& u = x.point.user;
     std::vector<std::string> fields = {"", "", u.kernel, dtype_name(u.dtype), dims(u.matrix), dims(u.block),
                                        u.tile ? dims(*u.tile) : "", u.pad ? std::to_string(*u.pad) : "", ""};
-    fields.resize(fields.size() + std::size(kFigures));
+    fields.resize(fields.size() + std::size(kFigures) + 1);  // no figures, no caveats
     fields.push_back(x.reason);
     csv_row(os, fields);
   }

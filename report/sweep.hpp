@@ -97,6 +97,9 @@ struct SweepRow {
   std::string occupancy_limiter;
   double instructions = 0;
   std::string instructions_basis;  // the prediction's words (model/cost.hpp)
+  // What the prediction says its time leaves out or where it is known to run low (Prediction::caveats): the
+  // table marks such rows, and names the fastest row without any beside the fastest.
+  std::vector<std::string> caveats;
 };
 
 // The table's short word for a prediction's instructions_basis: sass, counted, ops, ratio or given.

@@ -955,7 +955,7 @@ TEST(Cli, SweepJsonShape) {
                                 "rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad",
                                 "shared_bytes_per_block", "time_us", "effective_bandwidth_gbs",
                                 "fraction_of_attainable", "fraction_of_copy", "bottleneck", "bottleneck_share",
-                                "occupancy", "instructions", "instructions_basis"}));
+                                "occupancy", "instructions", "instructions_basis", "caveats"}));
     EXPECT_EQ(row["rank"], i + 1);
     EXPECT_LE(row["effective_bandwidth_gbs"].get<double>(), last_bandwidth);
     last_bandwidth = row["effective_bandwidth_gbs"].get<double>();
@@ -1008,10 +1008,10 @@ TEST(Cli, SweepCsvHasARowAConfiguration) {
   ASSERT_EQ(ls.size(), 1u + 12u) << r.out;
   EXPECT_EQ(ls[0], "rank,group_rank,kernel,dtype,matrix,block,tile,pad,shared_bytes_per_block,time_us,"
                    "effective_bandwidth_gbs,fraction_of_attainable,fraction_of_copy,bottleneck,bottleneck_share,blocks_per_sm,warps_per_sm,"
-                   "occupancy_limiter,instructions,instructions_basis,refused");
+                   "occupancy_limiter,instructions,instructions_basis,caveats,refused");
   for (size_t i = 1; i <= 8; ++i) {
     const std::vector<std::string> f = split(ls[i], ',');
-    ASSERT_EQ(f.size(), 21u) << ls[i];
+    ASSERT_EQ(f.size(), 22u) << ls[i];
     const auto& row = j["rows"][i - 1];
     EXPECT_EQ(f[0], std::to_string(i));
     EXPECT_EQ(f[2], row["kernel"]);
@@ -1020,7 +1020,8 @@ TEST(Cli, SweepCsvHasARowAConfiguration) {
     EXPECT_EQ(f[9], row["time_us"].dump());
     EXPECT_EQ(f[11], row["fraction_of_attainable"].dump());
     EXPECT_EQ(f[19], row["instructions_basis"]);
-    EXPECT_EQ(f[20], "");
+    EXPECT_EQ(f[20], std::to_string(row["caveats"].size()));
+    EXPECT_EQ(f[21], "");
   }
   // The refused ones last: no rank, the reason in the last column.
   for (size_t i = 9; i <= 12; ++i) {

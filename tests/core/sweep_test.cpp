@@ -199,6 +199,7 @@ TEST(Sweep, RowsAreSingleAnalysesRanked) {
     EXPECT_EQ(row.blocks_per_sm, p.occupancy.blocks_per_sm) << what;
     EXPECT_EQ(row.warps_per_sm, p.occupancy.resident_warps()) << what;
     EXPECT_EQ(row.instructions_basis, p.instructions_basis) << what;
+    EXPECT_EQ(row.caveats, p.caveats) << what;
     EXPECT_EQ(row.launch.shared_bytes, single.config.shared_bytes) << what;
     EXPECT_EQ(row.launch.shape.tile_x, single.config.shape.tile_x) << what;
     EXPECT_EQ(row.launch.shape.pad, single.config.shape.pad) << what;
@@ -231,6 +232,46 @@ TEST(Sweep, RowsAreSingleAnalysesRanked) {
   // Within one matrix and dtype, the overall order is the time's too: rank order of one group's rows.
   for (const auto& [key, members] : groups)
     for (size_t i = 1; i < members.size(); ++i) EXPECT_LT(members[i - 1]->rank, members[i]->rank);
+}
+
+// A row whose prediction carries a caveat is marked in the table, counted in the CSV and listed in the JSON; the
+// fastest row's caveat names the fastest row without one. naive f32 at 8x32 (8 columns a warp: loads over 4
+// lines, one in flight, beside 16-byte pieces two warps complete) carries the half-sector-wait caveat on the
+// h100 profile; at 16x16 (8-byte pieces) and 32x8 (4-byte pieces) it does not.
+TEST(Sweep, CaveatsAreMarkedAndTheFastestWithoutOneNamed) {
+  SweepAxes a;
+  a.kernels = {"naive"};
+  a.dtypes = {Dtype::F32};
+  a.matrices = {{4096, 4096}};
+  a.blocks = {{8, 32}, {16, 16}, {32, 8}};
+  const SweepResult r = run_sweep(a, h100());
+  ASSERT_EQ(r.rows.size(), 3u);
+  std::map<int64_t, const SweepRow*> by_block_x;
+  for (const SweepRow& row : r.rows) by_block_x[row.point.user.block.x] = &row;
+  ASSERT_EQ(by_block_x[8]->caveats.size(), 1u);
+  EXPECT_NE(by_block_x[8]->caveats[0].find("half-sector pieces"), std::string::npos) << by_block_x[8]->caveats[0];
+  EXPECT_TRUE(by_block_x[16]->caveats.empty());
+  EXPECT_TRUE(by_block_x[32]->caveats.empty());
+  ASSERT_EQ(r.rows.front().point.user.block.x, 8) << "the model ranks 8x32 fastest";
+  std::ostringstream table;
+  print_sweep(table, r);
+  const std::string t = table.str();
+  EXPECT_NE(t.find("*: the prediction carries a caveat"), std::string::npos) << t;
+  const SweepRow& second = r.rows[1];
+  EXPECT_NE(t.find("the fastest without one: naive f32 4096x4096 block " + format_size2(second.point.user.block)),
+            std::string::npos)
+      << t;
+  const nlohmann::ordered_json j = sweep_json(r);
+  EXPECT_EQ(j["rows"][0]["caveats"].size(), 1u);
+  EXPECT_EQ(j["rows"][1]["caveats"].size(), 0u);
+  std::ostringstream csv;
+  print_sweep_csv(csv, r);
+  std::istringstream lines(csv.str());
+  std::string header, first;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  EXPECT_NE(header.find(",caveats,refused"), std::string::npos) << header;
+  EXPECT_NE(first.find(",1,"), std::string::npos) << first;
 }
 
 // --block all is the list docs/cli.md shows, in its order.
