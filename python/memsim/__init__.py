@@ -134,9 +134,9 @@ def sweep(kernel="padded", block=None, matrix=None, dtype=None, device=None, til
     """Every combination of the lists, analysed and ranked as ``memsim --block ... --format json`` does: a list of
     records (the document's "rows": rank, group_rank, kernel, dtype, matrix, block, tile, pad,
     shared_bytes_per_block, time_us, effective_bandwidth_gbs, fraction_of_copy, bottleneck, bottleneck_share,
-    occupancy, instructions, instructions_basis), best first. kernel, dtype: a name or a list; block, matrix, tile:
-    (X, Y), a list of them, or text ("32x8,16x16"; block "all": the shapes tuners try). A single value is a sweep
-    of one. as_frame: a pandas DataFrame (to_frame). refused: the whole document instead, with the configurations
+    occupancy, instructions, instructions_basis, caveats: the prediction's, as texts), best first. kernel, dtype: a
+    name or a list; block, matrix, tile: (X, Y), a list of them, or text ("32x8,16x16"; block "all": the shapes
+    tuners try). A single value is a sweep of one. as_frame: a pandas DataFrame (to_frame). refused: the whole document instead, with the configurations
     the device refuses and why ("refused"), and the best ("best")."""
     doc = _memsim.run(_arguments(kernel, block, matrix, dtype, device, tile, pad, more, many=True), True)
     if refused:
