@@ -43,7 +43,8 @@ def repredict(r, memsim, device, extra=()):
         args += ["--pad", str(c["pad"])]
     args += list(extra)
     j = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
-    return j["prediction"]["time_us"], j["prediction"].get("instructions"), j["prediction"].get("instructions_basis")
+    p = j["prediction"]
+    return p["time_us"], p.get("instructions"), p.get("instructions_basis"), p.get("caveats", [])
 
 
 def judge(rows, label, out):
@@ -72,6 +73,24 @@ def judge(rows, label, out):
     out.extend(lines)
 
 
+def caveat_line(rows, caveated, out):
+    """How the predictions that carry a caveat (a time memsim says is likely low, or a cost it leaves out) fare."""
+    errs = [p / m - 1 for _, m, p in rows]
+    marked = [e for e, c in zip(errs, caveated) if c]
+    far = [c for e, c in zip(errs, caveated) if abs(e) > 0.25]
+    if not marked:
+        out.append("  with a caveat: none")
+        return
+    low, high = [e for e in marked if e < 0], [e for e in marked if e >= 0]
+    text = "  with a caveat: %d configurations, %d predicted fast" % (len(marked), len(low))
+    if low:
+        text += " (%.0f%% to %.0f%%)" % (100 * max(low), 100 * min(low))
+    text += ", %d slow" % len(high)
+    if high:
+        text += " (%+.0f%% to %+.0f%%)" % (100 * min(high), 100 * max(high))
+    out.append(text + "; of the %d off by more than 25%%, %d carry one" % (len(far), sum(far)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+")
@@ -91,14 +110,17 @@ def main():
     inst = []
     if a.memsim:
         rows, bases = [], defaultdict(int)
+        caveated = []
         for r in recs:
-            t, n, basis = repredict(r, a.memsim, a.device, a.memsim_arg)
+            t, n, basis, caveats = repredict(r, a.memsim, a.device, a.memsim_arg)
+            caveated.append(bool(caveats))
             bases[(basis or "").split(" (")[0]] += 1
             rows.append((r, r["measured"]["time_us"]["median"], t))
             m = r.get("metrics", {}).get("smsp__inst_executed.sum", {}).get("measured")
             if m and n:
                 inst.append((n / m - 1, r))
         judge(rows, "predicted here%s (%s)" % ("".join(" " + x for x in a.memsim_arg), "; ".join("%s: %d" % kv for kv in bases.items())), out)
+        caveat_line(rows, caveated, out)
     if inst:
         a_ = [abs(e) for e, _ in inst]
         out.append("  warp instructions against smsp__inst_executed.sum: %d configurations, mean |error| %.2f%%, worst %+.2f%%, within 10%%: %d, within 20%%: %d"
