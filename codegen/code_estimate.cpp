@@ -36,6 +36,10 @@ CodeFeatures code_features(const LaunchConfig& cfg, const FirstBlockWarps& busie
   f.shared_loads = busiest.shared_loads;
   f.shared_stores = busiest.shared_stores;
   f.loads_before_store = busiest.loads_before_store;
+  f.load_rows = busiest.load_rows;
+  f.store_rows = busiest.store_rows;
+  f.load_bytes = busiest.load_bytes;
+  f.guarded_accesses = busiest.guarded_accesses;
   f.warps_in_block = cfg.warps_per_block();
   f.kernel = cfg.kernel->name;
   return f;

@@ -18,6 +18,9 @@ struct CodeFeatures {
   double global_loads = 0, global_stores = 0;  // warp instructions
   double shared_loads = 0, shared_stores = 0;
   double loads_before_store = 0;  // global loads the warp makes before its first global store
+  double load_rows = 0, store_rows = 0;  // matrix rows its global loads and stores step to
+  int load_bytes = 0;                    // bytes a lane of its widest global load reads
+  double guarded_accesses = 0;           // those of its accesses whose walk tests every step (replay.hpp)
   int warps_in_block = 0;
   const char* kernel = nullptr;  // its own line where the fit has one (a suite kernel)
 };

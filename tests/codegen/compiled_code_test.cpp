@@ -109,12 +109,32 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   EXPECT_EQ(f.global_stores, 8);
   EXPECT_EQ(f.loads_before_store, 8);
   EXPECT_EQ(f.warps_in_block, 16);
-  // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store.
+  // Its rows: warp 0 (ty = 0) loads input rows 0, 8, ..., 56, and the drain (the tile's columns as output rows,
+  // stepped by BY as well) stores output rows 0, 8, ..., 56; 4-byte loads.
+  EXPECT_EQ(f.load_rows, 8);
+  EXPECT_EQ(f.store_rows, 8);
+  EXPECT_EQ(f.load_bytes, 4);
+  EXPECT_EQ(f.guarded_accesses, 0);  // 64 divides both walks: no step tests its position
+  // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store. It
+  // loads input rows 0, 4, ..., 28; its stores' first lane (tx = 0) writes output row 0 at every step.
   const CodeFeatures n = code_features(launch("naive", {32, 4}), first_block_warps(launch("naive", {32, 4})));
   EXPECT_EQ(n.global_loads, 8);
   EXPECT_EQ(n.global_stores, 8);
   EXPECT_EQ(n.loads_before_store, 1);
+  EXPECT_EQ(n.load_rows, 8);
+  EXPECT_EQ(n.store_rows, 1);
   EXPECT_EQ(estimate_paths(n).load_waits, 8);
+  // coalesced 128x4, tile 128x64: the stage walks 64 rows / 4 = 16 steps of the whole 128 columns, exact; the
+  // drain walks 128 output rows / 4 = 32 steps of 64 columns, which 128 threads across do not divide (half of
+  // them idle): warp 0 makes 16 loads and 16 shared stores, then 32 shared loads and 32 stores, every step of
+  // the drain tested.
+  const LaunchConfig c = launch("coalesced", {128, 4}, Size2{128, 64});
+  const CodeFeatures g = code_features(c, first_block_warps(c));
+  EXPECT_EQ(g.global_loads, 16);
+  EXPECT_EQ(g.shared_stores, 16);
+  EXPECT_EQ(g.shared_loads, 32);
+  EXPECT_EQ(g.global_stores, 32);
+  EXPECT_EQ(g.guarded_accesses, 64);
 }
 
 }  // namespace
