@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include "codegen/code_estimate.hpp"
 #include "codegen/compiled_code.hpp"
@@ -36,9 +37,10 @@ int compiles() {
   return n;
 }
 
-LaunchConfig launch(const char* kernel, Size2 block, std::optional<Size2> tile = {}) {
+LaunchConfig launch(const char* kernel, Size2 block, std::optional<Size2> tile = {}, Dtype dtype = Dtype::F32) {
   UserConfig u;
   u.kernel = kernel;
+  u.dtype = dtype;
   u.matrix = {1024, 1024};
   u.block = block;
   u.tile = tile;
@@ -135,6 +137,27 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   EXPECT_EQ(g.shared_loads, 32);
   EXPECT_EQ(g.global_stores, 32);
   EXPECT_EQ(g.guarded_accesses, 64);
+}
+
+TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {
+  // The fit's bound (codegen/code_estimate_sm90.inc): 64 bytes a lane, a load counted as the 32-bit registers
+  // it fills. padded 64x8: its 8 loads of 4 bytes (32) all in flight, one wait.
+  const LaunchConfig p = launch("padded", {64, 8});
+  EXPECT_EQ(estimated_loads_in_flight(code_features(p, first_block_warps(p))), 8);
+  EXPECT_EQ(estimate_paths(code_features(p, first_block_warps(p))).load_waits, 1);
+  // coalesced 32x1 (tile 32x32): 32 loads before the first global store, of which 64 bytes hold 16: two
+  // waits; in f16 too (a 2-byte load fills a register); in f64, 8 at once: four waits.
+  for (const auto& [dtype, in_flight, waits] :
+       {std::tuple{Dtype::F32, 16, 2}, std::tuple{Dtype::F16, 16, 2}, std::tuple{Dtype::F64, 8, 4}}) {
+    const LaunchConfig c = launch("coalesced", {32, 1}, {}, dtype);
+    const CodeFeatures f = code_features(c, first_block_warps(c));
+    EXPECT_EQ(f.loads_before_store, 32);
+    EXPECT_EQ(estimated_loads_in_flight(f), in_flight) << dtype_name(dtype);
+    EXPECT_EQ(estimate_paths(f).load_waits, waits) << dtype_name(dtype);
+  }
+  // naive 32x4: 1 load before its first store.
+  const LaunchConfig n = launch("naive", {32, 4});
+  EXPECT_EQ(estimated_loads_in_flight(code_features(n, first_block_warps(n))), 1);
 }
 
 }  // namespace
