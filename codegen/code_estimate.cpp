@@ -11,15 +11,23 @@
 namespace memsim {
 namespace {
 
-// Per kernel, its constant and instructions per memory access along the inner and the edge path; the row
-// named "" stands for any other kernel (lab/calibration/code_estimate/fit_code_estimate.py fits them).
+// Per kernel, along the inner and then the edge path, its constant and instructions per global and per shared
+// access, per access whose walk tests every step, and per matrix row of its global loads and of its global
+// stores; the row named "" stands for any other kernel; and the bytes of loads a lane keeps in flight
+// (lab/calibration/code_estimate/fit_code_estimate.py fits them).
+struct PathLine {
+  double constant, per_global, per_shared, per_guarded, per_load_row, per_store_row;
+  double at(const CodeFeatures& f) const {
+    return constant + per_global * (f.global_loads + f.global_stores) +
+           per_shared * (f.shared_loads + f.shared_stores) + per_guarded * f.guarded_accesses +
+           per_load_row * f.load_rows + per_store_row * f.store_rows;
+  }
+};
 struct KernelLine {
   const char* kernel;
-  double inner_constant, inner_per_access, edge_constant, edge_per_access;
+  PathLine inner, edge;
 };
-constexpr KernelLine kSm90[] = {
 #include "codegen/code_estimate_sm90.inc"
-};
 
 const KernelLine& line_of(const char* kernel) {
   for (const KernelLine& l : kSm90)
@@ -36,20 +44,29 @@ CodeFeatures code_features(const LaunchConfig& cfg, const FirstBlockWarps& busie
   f.shared_loads = busiest.shared_loads;
   f.shared_stores = busiest.shared_stores;
   f.loads_before_store = busiest.loads_before_store;
+  f.load_rows = busiest.load_rows;
+  f.store_rows = busiest.store_rows;
+  f.load_bytes = busiest.load_bytes;
+  f.guarded_accesses = busiest.guarded_accesses;
   f.warps_in_block = cfg.warps_per_block();
   f.kernel = cfg.kernel->name;
   return f;
 }
 
+double estimated_loads_in_flight(const CodeFeatures& f) {
+  const double before_store = std::max(1.0, f.loads_before_store);
+  if (f.load_bytes <= 0) return before_store;
+  const int load_bytes = std::max(f.load_bytes, kLoadBytesAtLeast);
+  return std::max(1.0, std::min(before_store, std::floor(kLoadBytesInFlight / load_bytes)));
+}
+
 SassPaths estimate_paths(const CodeFeatures& f) {
   const KernelLine& l = line_of(f.kernel ? f.kernel : "");
-  const double accesses = f.global_loads + f.global_stores + f.shared_loads + f.shared_stores;
   SassPaths p;
-  p.inner = p.inner_exit = p.square = p.square_exit =
-      int(std::lround(std::max(1.0, l.inner_constant + l.inner_per_access * accesses)));
-  p.edge = p.edge_square = std::max(p.inner, int(std::lround(l.edge_constant + l.edge_per_access * accesses)));
+  p.inner = p.inner_exit = p.square = p.square_exit = int(std::lround(std::max(1.0, l.inner.at(f))));
+  p.edge = p.edge_square = std::max(p.inner, int(std::lround(l.edge.at(f))));
   p.loads = int(f.global_loads);
-  p.load_waits = f.global_loads > 0 ? int(std::ceil(f.global_loads / std::max(1.0, f.loads_before_store))) : 0;
+  p.load_waits = f.global_loads > 0 ? int(std::ceil(f.global_loads / estimated_loads_in_flight(f))) : 0;
   return p;
 }
 
@@ -58,7 +75,7 @@ CompiledCode estimated_code(const LaunchConfig& cfg, const FirstBlockWarps& firs
   CompiledCode c;
   c.basis = CodeBasis::Estimated;
   c.paths = estimate_paths(f);
-  c.loads_in_flight = std::max(1.0, f.loads_before_store);
+  c.loads_in_flight = estimated_loads_in_flight(f);
   c.source = "sm_90's rule";
   return c;
 }

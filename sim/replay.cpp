@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -304,19 +305,48 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
   struct PerWarp {
     double gld = 0, gst = 0, sld = 0, sst = 0, before_store = 0;
     bool stored = false, reaches_last = false;
+    std::set<uint64_t> load_rows, store_rows;
+    int load_bytes = 0;
+    std::vector<double> at_site;
   };
   std::vector<PerWarp> per(size_t(std::max(1, warps)));
+  for (PerWarp& w : per) w.at_site.assign(size_t(std::max(1, cfg.kernel->num_sites)), 0);
+  // The sites where some lane of the block is off: in a tile inside the matrix, the walks the block does not
+  // divide, whose every step tests its position.
+  std::vector<bool> guarded(size_t(std::max(1, cfg.kernel->num_sites)), false);
+  const int threads = cfg.threads_per_block();
   Tally findings(cfg.kernel->num_sites);
+  // Row pitches in bytes: the input's W elements; the output's H where the output is laid out transposed.
+  const BufferLayout layout = default_layout(cfg);
+  const OutputKind out = cfg.kernel->output;
+  const uint64_t in_pitch = uint64_t(std::max<int64_t>(1, cfg.shape.width)) * uint64_t(layout.elem_bytes);
+  const uint64_t out_pitch =
+      uint64_t(std::max<int64_t>(1, out == OutputKind::Transpose || out == OutputKind::TilesMoved ? cfg.shape.height
+                                                                                                  : cfg.shape.width)) *
+      uint64_t(layout.elem_bytes);
   for_each_warp_access(cfg, 0, 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) {
                          PerWarp& w = per[size_t(warp)];
                          const bool global = a.space == Space::Global;
+                         const int lanes = std::min(32, threads - 32 * warp);
+                         const uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+                         w.at_site[size_t(a.site)] += 1;
+                         if ((a.mask & all) != all) guarded[size_t(a.site)] = true;
                          if (a.op == Op::Load) {
                            (global ? w.gld : w.sld) += 1;
                            if (global && !w.stored) w.before_store += 1;
                          } else {
                            (global ? w.gst : w.sst) += 1;
                            w.stored = w.stored || global;
+                         }
+                         if (global && a.mask) {
+                           const uint64_t first = a.addr[__builtin_ctz(a.mask)];
+                           if (a.op == Op::Load) {
+                             w.load_rows.insert((first - layout.in_base) / in_pitch);
+                             w.load_bytes = std::max(w.load_bytes, int(a.width));
+                           } else {
+                             w.store_rows.insert((first - layout.out_base) / out_pitch);
+                           }
                          }
                          if (a.site == last_site && a.mask) w.reaches_last = true;
                          if (shared && a.space == Space::Shared && a.mask) shared->emplace_back(warp, a);
@@ -331,6 +361,15 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
   f.shared_loads = busiest->sld;
   f.shared_stores = busiest->sst;
   f.loads_before_store = busiest->before_store;
+  f.load_rows = double(busiest->load_rows.size());
+  f.store_rows = double(busiest->store_rows.size());
+  f.load_bytes = busiest->load_bytes;
+  for (size_t site = 0; site < guarded.size(); ++site) {
+    // ... or where some warp makes fewer accesses than another (the replay may skip a warp's access with no
+    // lane on).
+    for (const PerWarp& w : per) guarded[site] = guarded[site] || w.at_site[site] != busiest->at_site[site];
+    if (guarded[site]) f.guarded_accesses += busiest->at_site[site];
+  }
   for (int w = 0; w < warps; ++w) f.early_exit_warps += per[size_t(w)].reaches_last ? 0 : 1;
   return f;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include "codegen/code_estimate.hpp"
 #include "codegen/compiled_code.hpp"
@@ -36,9 +37,10 @@ int compiles() {
   return n;
 }
 
-LaunchConfig launch(const char* kernel, Size2 block, std::optional<Size2> tile = {}) {
+LaunchConfig launch(const char* kernel, Size2 block, std::optional<Size2> tile = {}, Dtype dtype = Dtype::F32) {
   UserConfig u;
   u.kernel = kernel;
+  u.dtype = dtype;
   u.matrix = {1024, 1024};
   u.block = block;
   u.tile = tile;
@@ -109,12 +111,53 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   EXPECT_EQ(f.global_stores, 8);
   EXPECT_EQ(f.loads_before_store, 8);
   EXPECT_EQ(f.warps_in_block, 16);
-  // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store.
+  // Its rows: warp 0 (ty = 0) loads input rows 0, 8, ..., 56, and the drain (the tile's columns as output rows,
+  // stepped by BY as well) stores output rows 0, 8, ..., 56; 4-byte loads.
+  EXPECT_EQ(f.load_rows, 8);
+  EXPECT_EQ(f.store_rows, 8);
+  EXPECT_EQ(f.load_bytes, 4);
+  EXPECT_EQ(f.guarded_accesses, 0);  // 64 divides both walks: no step tests its position
+  // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store. It
+  // loads input rows 0, 4, ..., 28; its stores' first lane (tx = 0) writes output row 0 at every step.
   const CodeFeatures n = code_features(launch("naive", {32, 4}), first_block_warps(launch("naive", {32, 4})));
   EXPECT_EQ(n.global_loads, 8);
   EXPECT_EQ(n.global_stores, 8);
   EXPECT_EQ(n.loads_before_store, 1);
+  EXPECT_EQ(n.load_rows, 8);
+  EXPECT_EQ(n.store_rows, 1);
   EXPECT_EQ(estimate_paths(n).load_waits, 8);
+  // coalesced 128x4, tile 128x64: the stage walks 64 rows / 4 = 16 steps of the whole 128 columns, exact; the
+  // drain walks 128 output rows / 4 = 32 steps of 64 columns, which 128 threads across do not divide (half of
+  // them idle): warp 0 makes 16 loads and 16 shared stores, then 32 shared loads and 32 stores, every step of
+  // the drain tested.
+  const LaunchConfig c = launch("coalesced", {128, 4}, Size2{128, 64});
+  const CodeFeatures g = code_features(c, first_block_warps(c));
+  EXPECT_EQ(g.global_loads, 16);
+  EXPECT_EQ(g.shared_stores, 16);
+  EXPECT_EQ(g.shared_loads, 32);
+  EXPECT_EQ(g.global_stores, 32);
+  EXPECT_EQ(g.guarded_accesses, 64);
+}
+
+TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {
+  // The fit's bound (codegen/code_estimate_sm90.inc): 64 bytes a lane, a load counted as the 32-bit registers
+  // it fills. padded 64x8: its 8 loads of 4 bytes (32) all in flight, one wait.
+  const LaunchConfig p = launch("padded", {64, 8});
+  EXPECT_EQ(estimated_loads_in_flight(code_features(p, first_block_warps(p))), 8);
+  EXPECT_EQ(estimate_paths(code_features(p, first_block_warps(p))).load_waits, 1);
+  // coalesced 32x1 (tile 32x32): 32 loads before the first global store, of which 64 bytes hold 16: two
+  // waits; in f16 too (a 2-byte load fills a register); in f64, 8 at once: four waits.
+  for (const auto& [dtype, in_flight, waits] :
+       {std::tuple{Dtype::F32, 16, 2}, std::tuple{Dtype::F16, 16, 2}, std::tuple{Dtype::F64, 8, 4}}) {
+    const LaunchConfig c = launch("coalesced", {32, 1}, {}, dtype);
+    const CodeFeatures f = code_features(c, first_block_warps(c));
+    EXPECT_EQ(f.loads_before_store, 32);
+    EXPECT_EQ(estimated_loads_in_flight(f), in_flight) << dtype_name(dtype);
+    EXPECT_EQ(estimate_paths(f).load_waits, waits) << dtype_name(dtype);
+  }
+  // naive 32x4: 1 load before its first store.
+  const LaunchConfig n = launch("naive", {32, 4});
+  EXPECT_EQ(estimated_loads_in_flight(code_features(n, first_block_warps(n))), 1);
 }
 
 }  // namespace

@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
                               {{"global_loads", f.global_loads}, {"global_stores", f.global_stores},
                                {"shared_loads", f.shared_loads}, {"shared_stores", f.shared_stores},
                                {"loads_before_store", f.loads_before_store},
+                               {"load_rows", f.load_rows}, {"store_rows", f.store_rows},
+                               {"load_bytes", f.load_bytes}, {"guarded_accesses", f.guarded_accesses},
                                {"warps_in_block", f.warps_in_block}}},
                              {"estimate", sass_paths_json(estimate_paths(f))},
                              {"basis", code.basis == CodeBasis::Compiled ? "compiled"

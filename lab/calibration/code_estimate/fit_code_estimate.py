@@ -3,92 +3,231 @@
 it on configurations the fit never saw.
 
 The rule: a warp's instructions along a path = the kernel's own constant (its prologue: block origin, thread
-coordinates, diagonal's divisions, a swizzle's XOR) + its cost per memory access (the instruction and the
-address and predicate work nvcc leaves around it, the walks' column steps folded into immediates), the
-accesses being those the replay sees one full warp of the first block make. A kernel whose compiled
-configurations make one number of accesses only keeps the slope of all kernels together; a kernel with no
-compiled configuration (a user's) takes the line of all kernels together. Fitted on relative error. Fitted on the fit set (the shipped table: every suite kernel at its default tile at
-blocks 32x8, 16x16, 8x32 and 32x32), judged on the judged set (the held-out sweep, lab/heldout/).
+coordinates, diagonal's divisions, a swizzle's XOR) + a cost per memory access (the instruction and the address
+and predicate work nvcc leaves around it) + a cost per guarded access (one of a walk the block does not divide,
+whose every step tests its position) + a cost per matrix row its global loads and its global stores step to (a
+row pointer each: the row pitch is a launch value, while the walks' column steps fold into immediates), the
+accesses and rows being those the replay sees the busiest warp of the first block make. Which of those terms
+the rule keeps (one cost per access, or one for global and one for shared accesses; with or without guarded
+accesses; no rows, one cost per row, or one for load rows and one for store rows) is chosen by cross-validation
+inside the fit set: each block shape left out in turn, the form with the most configurations within 20% (then
+the fewest terms, then the lowest mean error) wins, for each path. A kernel's constants are the line of all
+kernels together plus the least change that fits the kernel's own configurations best (terms its
+configurations cannot tell apart keep the pooled cost); a kernel with no compiled configuration (a user's)
+takes the line of all kernels together. Fitted on relative error. The loads in flight: those before the first
+global store, at most a number of bytes a lane over one load's bytes (or over the bytes of the 32-bit registers
+it fills), that number and that size the candidates that give the most fit configurations the compiled code's
+loads in flight.
+
+The fit set is the shipped table (every suite kernel at its default tile at blocks 32x8, 16x16, 8x32 and 32x32)
+and the training sweep (training_configs.txt, training_configs.py); the judged set is the held-out sweep
+(lab/heldout/), which the fit refuses to see: a fit configuration (kernel, dtype, block, tile) that the held-out
+list holds stops it. Any other list in COUNTS.json (check_configs.txt: tiles 4:1) is judged as a check outside
+the fit.
 
     fit_code_estimate.py COUNTS.json [--inc codegen/code_estimate_sm90.inc] [--report FILE]
+                         [--heldout lab/heldout/heldout_configs.txt]
 
-COUNTS.json is memsim-code-counts's output (--table and the held-out list) on a machine with the toolkit.
+COUNTS.json is memsim-code-counts's output (--table, training_configs.txt, check_configs.txt and the held-out
+list) on a machine with the toolkit.
 """
 import argparse
 import json
+import math
+import os
 import sys
 
 import numpy as np
 
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+HELDOUT = os.path.join(ROOT, "lab", "heldout", "heldout_configs.txt")
+TRAINING = "training_configs.txt"  # the training sweep's list: with the table, the fit set
 PATHS = ("inner", "edge")
+# The rule's terms, in the order of the .inc's constants after the constant: per global access, per shared
+# access, per guarded access (one whose walk tests every step: the block does not divide its extent), per
+# matrix row of the global loads, per matrix row of the global stores. A form ties terms together (one cost for
+# the tied ones) or leaves them out; every term of a form is a list of the slots it covers.
+SLOTS = ("global", "shared", "guarded", "load_rows", "store_rows")
+ACCESS_TERMS = {"accesses": [["global", "shared"]], "global, shared": [["global"], ["shared"]]}
+ROW_TERMS = {"": [], ", rows": [["load_rows", "store_rows"]],
+             ", load rows, store rows": [["load_rows"], ["store_rows"]]}
+GUARD_TERMS = {"": [], ", guarded": [["guarded"]]}
+FORMS = {a + g + r: at + gt + rt for a, at in ACCESS_TERMS.items() for g, gt in GUARD_TERMS.items()
+         for r, rt in ROW_TERMS.items()}
+IN_FLIGHT_BYTES = (16, 32, 64, 128, 256, None)  # None: no bound (the loads before the first global store)
+LOAD_BYTES_AT_LEAST = (1, 4)  # a load's size: its bytes, or those of the 32-bit registers it fills
 
 
-def accesses(r):
+class Error(Exception):
+    pass
+
+
+def key(r):
+    return (r["kernel"], r["dtype"], "%dx%d" % tuple(r["block"]), "%dx%d" % tuple(r["tile"]))
+
+
+def slot_values(r):
     f = r["features"]
-    return f["global_loads"] + f["global_stores"] + f["shared_loads"] + f["shared_stores"]
+    return {"global": f["global_loads"] + f["global_stores"], "shared": f["shared_loads"] + f["shared_stores"],
+            "guarded": f["guarded_accesses"], "load_rows": f["load_rows"], "store_rows": f["store_rows"]}
 
 
-def line(xs, ys, slope=None):
-    """(constant, slope) minimising the squared relative error; the slope fixed where given."""
-    xs, ys = np.asarray(xs, float), np.asarray(ys, float)
-    w = 1.0 / ys
-    if slope is None:
-        A = np.stack([w, w * xs], axis=1)
-        (c, s), *_ = np.linalg.lstsq(A, ys * w, rcond=None)
-        return float(c), float(s)
-    return float(np.sum(w * w * (ys - slope * xs)) / np.sum(w * w)), slope
+def design(r, form):
+    v = slot_values(r)
+    return [1.0] + [sum(v[s] for s in term) for term in FORMS[form]]
 
 
-def fit(rows, path):
-    pooled = line([accesses(r) for r in rows], [r["compiled"][path] for r in rows])
+def fit(rows, form, path):
+    """(pooled coefficients, {kernel: coefficients}) of the form, on relative error."""
+    X = np.array([design(r, form) for r in rows])
+    y = np.array([r["compiled"][path] for r in rows], float)
+    w = 1.0 / y
+    pooled, *_ = np.linalg.lstsq(X * w[:, None], y * w, rcond=None)
     lines = {}
     for k in sorted({r["kernel"] for r in rows}):
-        own = [r for r in rows if r["kernel"] == k]
-        xs, ys = [accesses(r) for r in own], [r["compiled"][path] for r in own]
-        lines[k] = line(xs, ys) if len(set(xs)) > 1 else line(xs, ys, pooled[1])
+        own = np.array([r["kernel"] == k for r in rows])
+        # The least (minimum-norm) change to the pooled line that fits the kernel's own configurations best.
+        d, *_ = np.linalg.lstsq(X[own] * w[own, None], w[own] * (y[own] - X[own] @ pooled), rcond=1e-10)
+        lines[k] = pooled + d
     return pooled, lines
 
 
-def predict(r, pooled, lines):
-    c, s = lines.get(r["kernel"], pooled)
-    return c + s * accesses(r)
+def predict(r, form, model):
+    pooled, lines = model
+    return float(np.dot(lines.get(r["kernel"], pooled), design(r, form)))
 
 
-def in_flight(c):
+def slots(form, coefficients):
+    """The .inc's five constants (constant, then one per slot) of a form's coefficients."""
+    out = [coefficients[0]] + [0.0] * len(SLOTS)
+    for term, c in zip(FORMS[form], coefficients[1:]):
+        for s in term:
+            out[1 + SLOTS.index(s)] = c
+    return out
+
+
+def summary(errs):
+    a = np.abs(errs)
+    return int((a <= 0.2).sum()), float(a.mean()), float(a.max())
+
+
+def cross_validate(rows, form, path):
+    """Relative errors with each block shape left out of the fit in turn."""
+    errs = []
+    for block in sorted({tuple(r["block"]) for r in rows}):
+        train = [r for r in rows if tuple(r["block"]) != block]
+        model = fit(train, form, path)
+        errs += [predict(r, form, model) / r["compiled"][path] - 1 for r in rows if tuple(r["block"]) == block]
+    return errs
+
+
+def choose_form(rows, out):
+    out.append("The rule's form, chosen by leaving each of the fit set's %d block shapes out in turn (the most "
+               "configurations within 20%%, then the fewest terms, then the lowest mean error):"
+               % len({tuple(r["block"]) for r in rows}))
+    chosen = {}
+    for path in PATHS:
+        scores = []
+        for form in FORMS:
+            within, mean, worst = summary(cross_validate(rows, form, path))
+            scores.append(((-within, len(FORMS[form]), mean), form))
+            out.append("  %-5s %-52s within 20%%: %4d of %d, mean |error| %4.1f%%, worst %5.1f%%"
+                       % (path, form, within, len(rows), 100 * mean, 100 * worst))
+        chosen[path] = min(scores)[1]
+        out.append("  %s: %s" % (path, chosen[path]))
+    return chosen
+
+
+def in_flight_compiled(c):
     return c["loads"] / c["load_waits"] if c["load_waits"] else 1.0
 
 
-def judge(rows, model, out):
-    lines = []
+def in_flight(r, bound):
+    bytes_, at_least = bound
+    f = r["features"]
+    before = max(1.0, f["loads_before_store"])
+    if bytes_ is None or f["load_bytes"] <= 0:
+        return before
+    return max(1.0, min(before, math.floor(bytes_ / max(f["load_bytes"], at_least))))
+
+
+def choose_in_flight(rows, out):
+    scores = []
+    for at_least in LOAD_BYTES_AT_LEAST:
+        for b in IN_FLIGHT_BYTES:
+            if b is None and at_least != LOAD_BYTES_AT_LEAST[0]:
+                continue
+            same = sum(abs(in_flight(r, (b, at_least)) - in_flight_compiled(r["compiled"])) < 0.01 for r in rows)
+            mean = np.mean([abs(in_flight(r, (b, at_least)) / in_flight_compiled(r["compiled"]) - 1) for r in rows])
+            scores.append(((-same, mean), (b, at_least)))
+            out.append("  at most %-10s a lane, a load's size %-22s %4d of %d as compiled, mean |error| %4.1f%%"
+                       % ("(no bound)" if b is None else "%d bytes" % b,
+                          "its bytes:" if at_least == 1 else "its 32-bit registers':", same, len(rows), 100 * mean))
+    return min(scores)[1]
+
+
+def name(r):
+    return "%-12s %s block %s tile %s" % (r["kernel"], r["dtype"], "x".join(map(str, r["block"])),
+                                          "x".join(map(str, r["tile"])))
+
+
+def judge(rows, rule, out):
     for path in PATHS:
-        pooled, lines_ = model[path]
-        errs = [(predict(r, pooled, lines_) - r["compiled"][path]) / r["compiled"][path] for r in rows]
-        a = np.abs(errs)
-        lines.append("%s: %d configurations, mean |error| %.1f%%, worst %.1f%%, within 20%%: %d, within 10%%: %d"
-                     % (path, len(rows), 100 * a.mean(), 100 * a.max(), int((a <= 0.2).sum()), int((a <= 0.1).sum())))
-        worst = sorted(zip(a, rows), key=lambda t: -t[0])[:5]
-        for e, r in worst:
-            lines.append("  %-12s %s block %s tile %s: compiled %d, estimated %.0f (%+.1f%%)"
-                         % (r["kernel"], r["dtype"], "x".join(map(str, r["block"])), "x".join(map(str, r["tile"])),
-                            r["compiled"][path], predict(r, pooled, lines_), 100 * e))
-    flight = [(max(1.0, r["features"]["loads_before_store"]), in_flight(r["compiled"]), r) for r in rows]
-    same = sum(1 for e, c, _ in flight if abs(e - c) < 0.01)
-    lines.append("loads in flight: %d of %d configurations as compiled" % (same, len(rows)))
-    for e, c, r in [t for t in flight if abs(t[0] - t[1]) >= 0.01][:8]:
-        lines.append("  %-12s %s block %s tile %s: compiled %.2f, estimated %.2f"
-                     % (r["kernel"], r["dtype"], "x".join(map(str, r["block"])), "x".join(map(str, r["tile"])), c, e))
-    out.extend(lines)
+        form, model = rule[path]
+        errs = [(predict(r, form, model) / r["compiled"][path] - 1, r) for r in rows]
+        within, mean, worst = summary([e for e, _ in errs])
+        a = np.abs([e for e, _ in errs])
+        out.append("%s: %d configurations, mean |error| %.1f%%, worst %.1f%%, within 20%%: %d, within 10%%: %d"
+                   % (path, len(rows), 100 * mean, 100 * worst, within, int((a <= 0.1).sum())))
+        for e, r in sorted(errs, key=lambda t: -abs(t[0]))[:5]:
+            out.append("  %s: compiled %d, estimated %.0f (%+.1f%%)"
+                       % (name(r), r["compiled"][path], predict(r, form, model), 100 * e))
+    flight = [(in_flight(r, rule["in_flight"]), in_flight_compiled(r["compiled"]), r) for r in rows]
+    off = [t for t in flight if abs(t[0] - t[1]) >= 0.01]
+    out.append("loads in flight: %d of %d configurations as compiled, mean |error| %.1f%%"
+               % (len(rows) - len(off), len(rows), 100 * np.mean([abs(e / c - 1) for e, c, _ in flight])))
+    for e, c, r in sorted(off, key=lambda t: -abs(t[0] / t[1] - 1))[:5]:
+        out.append("  %s: compiled %.2f, estimated %.2f" % (name(r), c, e))
 
 
-def write_inc(path, model, n):
+def write_inc(path, rule, n_table, n_training):
     with open(path, "w") as f:
         f.write("// Generated by lab/calibration/code_estimate/fit_code_estimate.py from %d compiled configurations\n"
-                "// (the shipped table's): per kernel, then for any other kernel (\"\"), the inner path's constant and\n"
-                "// instructions per access, then the edge path's. Do not edit: regenerate.\n" % n)
-        rows = sorted(model["inner"][1].items()) + [("", model["inner"][0])]
-        for k, (ci, si) in rows:
-            ce, se = model["edge"][1].get(k, model["edge"][0]) if k else model["edge"][0]
-            f.write('{"%s", %.4f, %.4f, %.4f, %.4f},\n' % (k, ci, si, ce, se))
+                "// (the shipped table's %d and the training sweep's %d). Per kernel, then for any other kernel\n"
+                "// (\"\"), along the inner and then the edge path: the constant and the instructions per global\n"
+                "// access, per shared access, per access whose walk tests every step, per matrix row of the global\n"
+                "// loads and of the global stores (terms the path's form ties share a cost; terms it leaves out\n"
+                "// cost 0). Do not edit: regenerate.\n"
+                % (n_table + n_training, n_table, n_training))
+        for p in PATHS:
+            f.write("// The %s path's form: %s.\n" % (p, rule[p][0]))
+        b, at_least = rule["in_flight"]
+        f.write("// The loads in flight: at most kLoadBytesInFlight bytes a lane over a load's bytes, at least\n"
+                "// kLoadBytesAtLeast.\n"
+                "constexpr double kLoadBytesInFlight = %s;\nconstexpr int kLoadBytesAtLeast = %d;\n"
+                % ("1e300" if b is None else "%d" % b, at_least))
+        f.write("constexpr KernelLine kSm90[] = {\n")
+        kernels = sorted(rule["inner"][1][1])
+        for k in kernels + [""]:
+            parts = []
+            for p in PATHS:
+                form, (pooled, lines) = rule[p]
+                parts.append("{%s}" % ", ".join("%.4f" % c for c in slots(form, lines.get(k, pooled) if k else pooled)))
+            f.write('    {"%s", %s},\n' % (k, ", ".join(parts)))
+        f.write("};\n")
+
+
+def heldout_keys(path, judged):
+    keys = set()
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 4 and w[3] != "-":
+                    keys.add(tuple(w[:4]))
+    except OSError as e:
+        raise Error("cannot read the held-out list %s: %s" % (path, e.strerror))
+    return keys | {key(r) for r in judged}
 
 
 def main():
@@ -96,22 +235,59 @@ def main():
     ap.add_argument("counts")
     ap.add_argument("--inc")
     ap.add_argument("--report")
+    ap.add_argument("--heldout", default=HELDOUT, help="the held-out list the fit must not see")
     a = ap.parse_args()
-    rows = [r for r in json.load(open(a.counts)) if "compiled" in r]
-    fit_rows = [r for r in rows if r["set"] == "table"]
-    judged = [r for r in rows if r["set"] != "table"]
-    model = {p: fit(fit_rows, p) for p in PATHS}
-    out = ["Fit set (the shipped table):"]
-    judge(fit_rows, model, out)
+    try:
+        rows = [r for r in json.load(open(a.counts)) if "compiled" in r]
+    except (OSError, ValueError) as e:
+        print("fit_code_estimate.py: cannot read %s: %s" % (a.counts, e), file=sys.stderr)
+        return 2
+    held_name = os.path.basename(a.heldout)
+    judged = [r for r in rows if os.path.basename(r["set"]) == held_name]
+    table = [r for r in rows if r["set"] == "table"]
+    training = [r for r in rows if os.path.basename(r["set"]) == TRAINING]
+    checked = [r for r in rows if r["set"] != "table" and os.path.basename(r["set"]) not in (TRAINING, held_name)]
+    try:
+        held = heldout_keys(a.heldout, judged)
+    except Error as e:
+        print("fit_code_estimate.py: %s" % e, file=sys.stderr)
+        return 2
+    overlap = sorted({key(r) for r in table + training} & held)
+    if overlap:
+        print("fit_code_estimate.py: %d fit configurations are in the held-out sweep (%s), which no fit may see: %s"
+              % (len(overlap), a.heldout, "; ".join(" ".join(k) for k in overlap[:5])), file=sys.stderr)
+        return 2
+    # One row a configuration (the table's first): a configuration listed twice is one compiled code.
+    fit_rows, seen = [], set()
+    for r in table + training:
+        if key(r) not in seen:
+            seen.add(key(r))
+            fit_rows.append(r)
+    n_table = len({key(r) for r in table})
+    n_training = len(fit_rows) - n_table
+    out = ["Fit set: %d compiled configurations, the shipped table's %d and %d more of the training sweep "
+           "(lab/calibration/code_estimate/training_configs.txt)." % (len(fit_rows), n_table, n_training)]
+    forms = choose_form(fit_rows, out)
+    rule = {p: (forms[p], fit(fit_rows, forms[p], p)) for p in PATHS}
+    out.append("The loads in flight, on the fit set:")
+    rule["in_flight"] = choose_in_flight(fit_rows, out)
+    out.append("")
+    out.append("Fit set, the shipped table:")
+    judge([r for r in fit_rows if r["set"] == "table"], rule, out)
+    out.append("Fit set, the training sweep:")
+    judge([r for r in fit_rows if r["set"] != "table"], rule, out)
+    for name_ in sorted({r["set"] for r in checked}):
+        out.append("Checked, outside the fit (%s):" % name_)
+        judge([r for r in checked if r["set"] == name_], rule, out)
     if judged:
-        out.append("Judged set (held out: no configuration of it entered the fit):")
-        judge(judged, model, out)
+        out.append("Judged set (held out: no configuration of it entered the fit or the choice of form):")
+        judge(judged, rule, out)
     text = "\n".join(out) + "\n"
     sys.stdout.write(text)
     if a.report:
         open(a.report, "w").write(text)
     if a.inc:
-        write_inc(a.inc, model, len(fit_rows))
+        write_inc(a.inc, rule, n_table, n_training)
     return 0
 
 
