@@ -5,6 +5,7 @@
 #   run_heldout.sh counts OUT            every configuration's compiled paths and the estimate's: OUT/code_counts.json
 #   run_heldout.sh time PROFILE OUT [FIRST LAST]  time, check and predict the sweep's runs FIRST..LAST
 #   run_heldout.sh ncu PROFILE OUT [FIRST LAST]   Nsight Compute counts of those runs at 8192x8192
+# HELDOUT_SET=b runs the second set (heldout.py --set b) instead, its shapes in extra_static_shapes_b.inc.
 # Debian's Boost.Program_options, Eigen and nlohmann-json may come as .deb files in .deps/ (unpacked to
 # /tmp/deps where the machine lacks them).
 set -euo pipefail
@@ -12,6 +13,9 @@ cd "$(dirname "$0")/../.."
 build=build-dev
 export PATH=/usr/local/cuda/bin:$PATH MEMSIM_CACHE_DIR=$PWD/$build/code-cache
 stage=${1:?stage}
+set_=${HELDOUT_SET:-a}
+inc=$PWD/lab/heldout/extra_static_shapes.inc list=lab/heldout/heldout_configs.txt
+if [ "$set_" != a ]; then inc=$PWD/lab/heldout/extra_static_shapes_$set_.inc list=lab/heldout/heldout_${set_}_configs.txt; fi
 case $stage in
   build)
     prefix=()
@@ -19,14 +23,14 @@ case $stage in
       mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
       prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr)
     fi
-    python3 lab/heldout/heldout.py --inc lab/heldout/extra_static_shapes.inc --list lab/heldout/heldout_configs.txt
+    python3 lab/heldout/heldout.py --set "$set_" --inc "$inc" --list "$list"
     cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
-          -DMEMSIM_EXTRA_STATIC_SHAPES=$PWD/lab/heldout/extra_static_shapes.inc "${prefix[@]}" >/dev/null
+          -DMEMSIM_EXTRA_STATIC_SHAPES="$inc" "${prefix[@]}" >/dev/null
     cmake --build $build -j "$(nproc)" --target memsim memsim-validate memsim-code-counts
     ;;
   counts)
     out=${2:?OUT}
-    $build/model/memsim-code-counts --table lab/heldout/heldout_configs.txt > "$out/code_counts.json"
+    $build/lab/calibration/memsim-code-counts --table "$list" > "$out/code_counts.json"
     ;;
   time|ncu)
     profile=${2:?PROFILE} out=${3:?OUT} first=${4:-1} last=${5:-1000}
@@ -45,7 +49,7 @@ case $stage in
         $build/validate/memsim-validate $args --profile "$profile" --ncu --reps 5 --out-dir "$out/runs" \
           --name "${profile}_${name}_ncu" || echo "run failed: $line"
       fi
-    done < <(python3 lab/heldout/heldout.py --commands x)
+    done < <(python3 lab/heldout/heldout.py --set "$set_" --commands x)
     ;;
   *) echo "run_heldout.sh: unknown stage $stage" >&2; exit 2 ;;
 esac
