@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <optional>
 #include <vector>
@@ -21,10 +22,20 @@ std::string name_bottleneck(const std::string& term, const KernelCounts& c) {
   return "uncoalesced accesses (L1 sectors per request)";
 }
 
+// A caveat's words with its figures, printf's way, in at most 399 characters.
+[[gnu::format(printf, 1, 2)]] std::string caveat_words(const char* format, ...) {
+  char text[400];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  return text;
+}
+
 // A caveat's words, then the profile's evidence for its threshold: text of any length, appended rather than
 // formatted into the caveat's fixed buffer.
-std::string with_evidence(const char* words, const std::string& evidence) {
-  return std::string(words) + " (" + evidence + ")";
+std::string with_evidence(const std::string& words, const std::string& evidence) {
+  return words + " (" + evidence + ")";
 }
 
 // What occupancy reads of a launch: its block's threads, shared memory and registers a thread (given, counted,
@@ -130,12 +141,11 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
                          "its stores), and this profile has no read-back for such lines: the time above leaves it "
                          "out, and may be low");
   } else if (pr.held_line_share > 0 && held_open_costed && pr.lines_open_at_once > kHeldOpenFittedLines) {
-    char text[400];
-    std::snprintf(text, sizeof text,
-                  "about %.3g lines are held open over rounds at once, past the %.3g the read-back of such lines "
-                  "was measured up to: the L2 evicts them more than once there, and the time above may be low",
-                  pr.lines_open_at_once, kHeldOpenFittedLines);
-    pr.caveats.push_back(text);
+    pr.caveats.push_back(
+        caveat_words("about %.3g lines are held open over rounds at once, past the %.3g the read-back of such "
+                     "lines was measured up to: the L2 evicts them more than once there, and the time above may be "
+                     "low",
+                     pr.lines_open_at_once, kHeldOpenFittedLines));
   }
 
   // Bytes the resident blocks meet out of order cost DRAM time besides their share of the rate: the transposed
@@ -237,20 +247,18 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
     for (double t : overlapped) sum += std::pow(t / largest, k.overlap_p);
   double body = largest * std::pow(sum, 1.0 / k.overlap_p);  // at least the largest term, issue included
   if (launches > body) body = launches, largest = launches, top = kTermBlockLaunch;
+  // Loads with one in flight a warp, and the lines a request of them spreads over: two caveats below read them.
+  const bool one_load_in_flight = c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2;
+  const double lines_per_load = one_load_in_flight ? c.global_load_lines / c.global_load_instructions : 0;
   // Where the fixed latency is known to fall short (model/profile.hpp, long_wait_lines): an L1-bound kernel
   // waits in L1's queue anyway, and with several loads in flight a warp the waits overlap.
-  if (k.long_wait_lines > 0 && top != kTermL1 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2) {
-    const double lines = c.global_load_lines / c.global_load_instructions;
-    if (lines >= k.long_wait_lines) {
-      char text[400];
-      std::snprintf(text, sizeof text,
-                    "a load request spreads over %.3g lines (from %.3g on) with one load in flight a warp: such "
-                    "loads wait longer than the %.2f us a round trip the latency term charges, so the time above "
-                    "is likely low",
-                    lines, k.long_wait_lines, k.latency_us);
-      pr.caveats.push_back(with_evidence(text, k.long_wait_evidence));
-    }
-  }
+  if (k.long_wait_lines > 0 && top != kTermL1 && one_load_in_flight && lines_per_load >= k.long_wait_lines)
+    pr.caveats.push_back(with_evidence(
+        caveat_words("a load request spreads over %.3g lines (from %.3g on) with one load in flight a warp: such "
+                     "loads wait longer than the %.2f us a round trip the latency term charges, so the time above "
+                     "is likely low",
+                     lines_per_load, k.long_wait_lines, k.latency_us),
+        k.long_wait_evidence));
   // Where the latency and the partial-store terms are known to fall short together (model/profile.hpp,
   // half_sector_wait_lines): loads over several lines, one in flight a warp, beside half-sector pieces that other
   // warps of the block complete. With two loads in flight or more, or loads of one line, the same stores are
@@ -258,32 +266,23 @@ Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictO
   const double partial_bytes = c.partial_store_bytes[0] + c.partial_store_bytes[1] + c.partial_store_bytes[2];
   const double lines_from_warps = total_lines(c.partial_lines_per_block) + c.lines_open_at_once_per_block[0] +
                                   c.lines_open_at_once_per_block[1];
-  if (k.half_sector_wait_lines > 0 && c.global_load_instructions > 0 && c.loads_in_flight_per_warp < 2 &&
-      partial_bytes > 0 && c.half_sector_piece_bytes >= 0.5 * partial_bytes && lines_from_warps > 0) {
-    const double lines = c.global_load_lines / c.global_load_instructions;
-    if (lines >= k.half_sector_wait_lines) {
-      char text[400];
-      std::snprintf(text, sizeof text,
-                    "a load request spreads over %.3g lines (from %.3g on) with one load in flight a warp, beside "
-                    "stores that write sectors in half-sector pieces other warps complete: such kernels wait "
-                    "longer than the latency and partial-store terms charge, so the time above is likely low",
-                    lines, k.half_sector_wait_lines);
-      pr.caveats.push_back(with_evidence(text, k.half_sector_wait_evidence));
-    }
-  }
+  if (k.half_sector_wait_lines > 0 && one_load_in_flight && lines_per_load >= k.half_sector_wait_lines &&
+      partial_bytes > 0 && c.half_sector_piece_bytes >= 0.5 * partial_bytes && lines_from_warps > 0)
+    pr.caveats.push_back(with_evidence(
+        caveat_words("a load request spreads over %.3g lines (from %.3g on) with one load in flight a warp, beside "
+                     "stores that write sectors in half-sector pieces other warps complete: such kernels wait "
+                     "longer than the latency and partial-store terms charge, so the time above is likely low",
+                     lines_per_load, k.half_sector_wait_lines),
+        k.half_sector_wait_evidence));
   // Where the partial-store costs are known to fall short (model/profile.hpp, store_burst_stores).
-  if (k.store_burst_stores > 0 && c.lines_completed_by_one_warp_per_block > 0 && warps > 0) {
-    const double stores = c.global_store_instructions / warps;
-    if (stores >= k.store_burst_stores) {
-      char text[400];
-      std::snprintf(text, sizeof text,
-                    "each warp writes sectors in parts and completes them itself, in %.3g store instructions (from "
-                    "%.3g on): the L1 merges few such parts into whole sectors, fewer than in the benchmarks the "
-                    "partial-store costs were fitted on, so the time above is likely low",
-                    stores, k.store_burst_stores);
-      pr.caveats.push_back(with_evidence(text, k.store_burst_evidence));
-    }
-  }
+  if (k.store_burst_stores > 0 && c.lines_completed_by_one_warp_per_block > 0 && warps > 0 &&
+      c.global_store_instructions / warps >= k.store_burst_stores)
+    pr.caveats.push_back(with_evidence(
+        caveat_words("each warp writes sectors in parts and completes them itself, in %.3g store instructions "
+                     "(from %.3g on): the L1 merges few such parts into whole sectors, fewer than in the benchmarks "
+                     "the partial-store costs were fitted on, so the time above is likely low",
+                     c.global_store_instructions / warps, k.store_burst_stores),
+        k.store_burst_evidence));
   pr.terms_us.emplace_back(kTermLaunch, k.launch_us);
   pr.time_us = body + k.launch_us;
   const bool launch_bound = k.launch_us > body;
