@@ -10,6 +10,11 @@
 namespace memsim {
 namespace {
 
+// The most 4-byte words a line holds (lines up to 1024 bytes, a profile's range), and a lane of up to 16 bytes
+// touches (5 where it is not 4-byte aligned).
+constexpr int kMaxWordsPerLine = 256;
+constexpr int kMaxWordsPerLane = 5;
+
 // One scan of lanes in lane order (sector and line sizes powers of two): whether any lane straddles a sector,
 // whether the lanes' sectors never decrease, and how often a lane's sector (line) differs from the previous
 // lane's. Lanes usually walk addresses upward: then a sector is new exactly when it differs from the last one,
@@ -48,30 +53,112 @@ MEMSIM_AVX2_CLONES SectorScan scan_sectors(const uint64_t* addr, int lanes, int 
 // none (the whole warp), and the wavefronts come from l1_wavefronts instead.
 int scan_group(int group) { return is_pow2(group) ? group : kWarpSize; }
 
-// L1 wavefronts of any access (inactive lanes, unsorted or straddling lanes): per lane group, the distinct
-// lines its active lanes touch, a lane across a line boundary touching both.
+// L1 wavefronts (sim/global_sectors.hpp). The L1 holds a line's 4-byte words in the banks shared memory uses
+// (word i of a line in bank i), and a pass reads one word a bank from at most kLinesPerPass lines: a lane group
+// takes as many passes as the most distinct words one bank must deliver, and at least lines / kLinesPerPass.
+constexpr int kL1WordBytes = 4;
+constexpr int kLinesPerPass = 4;
+
+// Counts one group's distinct words by bank and its distinct lines, fed the words in ascending order (a word
+// at or below the largest seen is a repeat).
+struct GroupPasses {
+  explicit GroupPasses(int banks) : bank_mask(uint64_t(banks - 1)) { std::fill_n(per_bank, banks, 0); }
+  void add(uint64_t word) {
+    if (any && word <= last) return;
+    const uint64_t line = word / (bank_mask + 1);
+    lines += int(!any || line != last / (bank_mask + 1));
+    most = std::max(most, ++per_bank[word & bank_mask]);
+    last = word, any = true;
+  }
+  int passes() const { return std::max(most, (lines + kLinesPerPass - 1) / kLinesPerPass); }
+
+  uint64_t bank_mask;
+  int per_bank[kMaxWordsPerLine];
+  int most = 0, lines = 0;
+  uint64_t last = 0;
+  bool any = false;
+};
+
+// The words of a lane, first and last.
+uint64_t first_word(uint64_t addr) { return addr / kL1WordBytes; }
+uint64_t last_word(uint64_t addr, int width) { return (addr + uint64_t(width) - 1) / kL1WordBytes; }
+
+// L1 wavefronts of any access (inactive lanes, unsorted or straddling lanes): per lane group, the passes its
+// active lanes' distinct words take.
 int l1_wavefronts(const WarpAccess& w, int line_bytes) {
   const int group = l1_lane_group(w.width, line_bytes);
   int total = 0;
   for (int first = 0; first < kWarpSize; first += group) {
-    uint64_t ids[2 * kWarpSize];
+    uint64_t words[kMaxWordsPerLane * kWarpSize];
     int n = 0;
     for (int lane = first; lane < first + group; ++lane) {
       if (!(w.mask >> lane & 1u)) continue;
-      const uint64_t first_line = w.addr[lane] / uint64_t(line_bytes);
-      const uint64_t last_line = (w.addr[lane] + uint64_t(w.width) - 1) / uint64_t(line_bytes);
-      ids[n++] = first_line;
-      if (last_line != first_line) ids[n++] = last_line;
+      for (uint64_t word = first_word(w.addr[lane]); word <= last_word(w.addr[lane], w.width); ++word) words[n++] = word;
     }
-    std::sort(ids, ids + n);
-    total += int(std::unique(ids, ids + n) - ids);
+    std::sort(words, words + n);
+    GroupPasses g(line_bytes / kL1WordBytes);
+    for (int i = 0; i < n; ++i) g.add(words[i]);
+    total += g.passes();
   }
   return total;
 }
 
-// The wavefronts of a full warp of sorted lanes that straddle no sector, from its scan.
-int sorted_warp_wavefronts(const SectorScan& scan, int group) {
-  return scan.line_changes - scan.group_line_changes + kWarpSize / group;
+// Whether every lane sits at the same offset of its line (line size a power of two).
+MEMSIM_AVX2_CLONES bool one_offset(const uint64_t* addr, int line_bytes) {
+  const uint64_t offset_bits = uint64_t(line_bytes - 1);
+  uint64_t differs = 0;
+  for (int i = 1; i < kWarpSize; ++i) differs |= (addr[i] ^ addr[0]) & offset_bits;
+  return differs == 0;
+}
+
+// Whether the sorted lanes are rows of a narrow block: runs of r lanes (r dividing the group), each run in a line
+// of its own, every run at the offsets of the first (line size a power of two).
+MEMSIM_AVX2_CLONES bool same_rows(const uint64_t* addr, const SectorScan& scan, int group, int line_bytes) {
+  const int line_shift = __builtin_ctz(unsigned(line_bytes));
+  int r = 1;
+  while (r < kWarpSize && addr[r] >> line_shift == addr[0] >> line_shift) ++r;
+  if (group % r != 0 || scan.line_changes != kWarpSize / r - 1) return false;
+  const uint64_t offset_bits = uint64_t(line_bytes - 1);
+  uint64_t differs = 0;
+  for (int i = r; i < kWarpSize; ++i) differs |= (addr[i] ^ addr[i - r]) & offset_bits;
+  return differs == 0;
+}
+
+// The wavefronts of a full warp of sorted lanes that straddle no sector (sector and line sizes powers of two,
+// lines of at most 64 words), from its scan: where each group stays in one line, a pass a group (a line's words
+// are in distinct banks); where every lane sits at the same offset of its line (a column walk), a pass a line.
+// Else, per group, the banks each line's lanes touch: a line holds one word a bank, so the distinct words a bank
+// delivers are the lines that touch it (sorted lanes visit a line's lanes together).
+int sorted_warp_wavefronts(const uint64_t* addr, const SectorScan& scan, int group, int width, int line_bytes) {
+  const int by_lines = scan.line_changes - scan.group_line_changes + kWarpSize / group;
+  if (scan.line_changes == scan.group_line_changes || one_offset(addr, line_bytes) ||
+      same_rows(addr, scan, group, line_bytes))
+    return by_lines;
+  const int line_shift = __builtin_ctz(unsigned(line_bytes));
+  const uint64_t word_in_line = uint64_t(line_bytes / kL1WordBytes - 1);
+  int total = 0;
+  for (int first = 0; first < kWarpSize; first += group) {
+    uint64_t banks[kWarpSize];  // the banks each line of the group touches, a bit a bank
+    int lines = 0;
+    uint64_t line = addr[first] >> line_shift, touched = 0;
+    for (int lane = first; lane < first + group; ++lane) {
+      if (addr[lane] >> line_shift != line) banks[lines++] = touched, touched = 0, line = addr[lane] >> line_shift;
+      const uint64_t lo = first_word(addr[lane]) & word_in_line, hi = last_word(addr[lane], width) & word_in_line;
+      touched |= (~uint64_t(0) >> (63 - hi)) & (~uint64_t(0) << lo);
+    }
+    banks[lines++] = touched;
+    bool same = true;
+    for (int i = 1; i < lines; ++i) same &= banks[i] == banks[0];
+    int most = lines;
+    if (!same) {
+      int per_bank[64] = {};
+      most = 0;
+      for (int i = 0; i < lines; ++i)
+        for (uint64_t b = banks[i]; b; b &= b - 1) most = std::max(most, ++per_bank[__builtin_ctzll(b)]);
+    }
+    total += std::max(most, (lines + kLinesPerPass - 1) / kLinesPerPass);
+  }
+  return total;
 }
 
 // Distinct lines of ascending distinct sector ids.
@@ -112,8 +199,9 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
         scan_sectors(addr, lanes, w.width, sector_bytes, line_bytes, scan_group(group));
     if (!scan.straddles) {
       // The packed lanes are the warp's lanes, and its groups, only when every lane is active.
-      const int wavefronts = scan.sorted && lanes == kWarpSize && is_pow2(group) ? sorted_warp_wavefronts(scan, group)
-                                                                                 : l1_wavefronts(w, line_bytes);
+      const int wavefronts = scan.sorted && lanes == kWarpSize && is_pow2(group) && line_bytes <= 64 * kL1WordBytes
+                                 ? sorted_warp_wavefronts(addr, scan, group, w.width, line_bytes)
+                                 : l1_wavefronts(w, line_bytes);
       if (scan.sorted && !sectors_out)
         return with_ideal(scan.changes + 1, scan.line_changes + 1, lanes, w.width, sector_bytes, wavefronts);
       uint64_t ids[kWarpSize];
@@ -157,6 +245,8 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
   if (sector_bytes < 16) throw std::invalid_argument("sector size below 16 bytes is not supported");
   if (line_bytes < sector_bytes || line_bytes % sector_bytes != 0)
     throw std::invalid_argument("line size must be a multiple of the sector size");
+  if (line_bytes > 4 * kMaxWordsPerLine) throw std::invalid_argument("a line of more than 1024 bytes is not supported");
+  if (w.width > 16) throw std::invalid_argument("a lane access of more than 16 bytes is not supported");
   // The memo holds counts only: a caller that wants the sector indices, or a sector or line size the memo's
   // period does not cover, is counted directly.
   const uint64_t period = AccessMemo<GlobalCost>::kPeriod;
@@ -170,7 +260,7 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
         scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes, scan_group(group));
     if (!scan.straddles && scan.sorted && is_pow2(group))
       return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes,
-                        sorted_warp_wavefronts(scan, group));
+                        sorted_warp_wavefronts(w.addr, scan, group, w.width, line_bytes));
   }
   thread_local AccessMemo<GlobalCost> memo;
   AccessMemo<GlobalCost>::Key key;

@@ -17,9 +17,14 @@ struct GlobalCost {
   // as Nsight Compute's lts__t_requests_srcunit_tex_op_write counts them
   int lines = 0;
   // L1 data-stage passes (wavefronts): the lanes go through in groups of line_bytes / lane width (the whole
-  // warp for lanes of 4 bytes or fewer, half-warps for 8-byte lanes, quarter-warps for 16-byte ones), one
-  // pass for each distinct line a group touches. Measured: Nsight Compute's global share of
-  // l1tex__data_pipe_lsu_wavefronts over the H100 suite (validate/results/l1_wavefronts.md).
+  // warp for lanes of 4 bytes or fewer, half-warps for 8-byte lanes, quarter-warps for 16-byte ones). The L1
+  // keeps a line's 4-byte words in the banks shared memory uses (word i of a line in bank i), and a pass reads
+  // one word a bank from at most 4 lines: a group takes as many passes as the most distinct words one bank
+  // must deliver, and at least its lines / 4. So lines whose parts share banks take a pass each (a column, rows
+  // of a narrow block), and two lines whose parts sit in different banks share one (a warp across two rows of a
+  // block 24 or 48 wide, a row that starts off a line). Measured: Nsight Compute's
+  // l1tex__data_pipe_lsu_wavefronts_mem_lgds on the H100 suite, the held-out sweeps and the ragged sizes
+  // (validate/results/l1_wavefronts.md).
   int wavefronts = 0;
 };
 

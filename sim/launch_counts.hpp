@@ -14,8 +14,9 @@ namespace memsim {
 //  - stores are written through to L2 per request, one L2 request per line; a request's sectors are partial
 //    when the request covers fewer bytes than its sectors hold; L2 completes partial sectors before it
 //    evicts them, so DRAM writes = the ideal sectors of the stores;
-//  - L1 data-stage wavefronts as the replay counts them (sim/global_sectors.hpp): one per distinct line
-//    each group of lanes touches (32 lanes of 4 bytes or fewer, 16 of 8 bytes, 8 of 16 bytes);
+//  - L1 data-stage wavefronts as the replay counts them (sim/global_sectors.hpp): per group of lanes (32 lanes
+//    of 4 bytes or fewer, 16 of 8 bytes, 8 of 16 bytes), the most distinct words one L1 bank delivers, and at
+//    least a pass for every 4 lines;
 //  - loads in flight per warp from how nvcc schedules the suite's bodies, for a kernel that keeps run-time
 //    shapes (a launch with compiled code reads them off it instead: report/launch_prediction.hpp): a body that
 //    alternates global loads and global stores keeps one load in flight (a load may not pass a store that

@@ -39,14 +39,15 @@ std::optional<Tolerance> tolerance_for(const std::string& metric) {
     return t;
   }
   if (starts_with(metric, "l1tex__data_pipe_lsu_wavefronts_mem_lgds")) {
-    // One wavefront per distinct line of each lane group (sim/global_sectors.hpp) is the floor; the H100 counts
-    // 1.01-1.25x that over the suite at 2048^2 and 8192^2 (validate/results/l1_wavefronts.md), the excess, as
-    // for shared wavefronts, depending on timing rather than addresses. The rule it replaced was 0.38-5.4x off.
+    // The replay's passes (sim/global_sectors.hpp: per lane group, the most words one L1 bank delivers, at least
+    // a pass for every 4 lines) are the floor; the H100 counts 1.00-1.23x that over the suite and the held-out
+    // sweeps (validate/results/l1_wavefronts.md), the excess, as for shared wavefronts, depending on timing
+    // rather than addresses. Column walks at ragged sizes count up to 2.2x (the same file).
     t.exact = false;
     t.below = 0.01;
     t.above = 0.30;
     t.reference = "predicted global wavefronts";
-    t.why = "hardware counts global data-stage wavefronts 1-25% above the lines each lane group touches";
+    t.why = "hardware counts global data-stage wavefronts 1-25% above the passes the L1's banks need";
     return t;
   }
   const bool wavefronts = starts_with(metric, "l1tex__data_pipe_lsu_wavefronts_mem_shared");

@@ -34,7 +34,7 @@ struct LaneAccess {
 struct BruteSite {
   int64_t instructions = 0, lane_accesses = 0, bytes = 0;
   int64_t sectors = 0, ideal_sectors = 0, lines = 0, wavefronts = 0, ideal_wavefronts = 0;
-  int64_t l1_wavefronts = 0;  // global: distinct lines of each group of 128 / width lanes, summed
+  int64_t l1_wavefronts = 0;  // global: per group of 128 / width lanes, max(most words a bank, lines / 4), summed
   std::vector<std::vector<int64_t>> first_block_bank_words;
 };
 
@@ -137,10 +137,17 @@ void count_block(const std::map<Key, std::vector<LaneAccess>>& groups, const Ker
       s.lines += int64_t(lines.size());
       s.ideal_sectors += (bytes + 31) / 32;
       const int group = std::max(1, std::min(32, 128 / width));
-      std::map<int, std::set<uint64_t>> group_lines;
+      // Each group's distinct 4-byte words by bank (word mod 32) and its lines: max(fullest bank, lines / 4).
+      std::map<int, std::set<uint64_t>> group_words, group_lines;
       for (const LaneAccess& a : lanes)
-        for (uint64_t b = a.addr; b < a.addr + uint64_t(a.width); ++b) group_lines[a.lane / group].insert(b / 128);
-      for (const auto& [g, ls] : group_lines) s.l1_wavefronts += int64_t(ls.size());
+        for (uint64_t b = a.addr; b < a.addr + uint64_t(a.width); ++b)
+          group_words[a.lane / group].insert(b / 4), group_lines[a.lane / group].insert(b / 128);
+      for (const auto& [g, ws] : group_words) {
+        std::map<uint64_t, int64_t> per_bank;
+        int64_t fullest = 0;
+        for (uint64_t word : ws) fullest = std::max(fullest, ++per_bank[word % 32]);
+        s.l1_wavefronts += std::max(fullest, int64_t((group_lines[g].size() + 3) / 4));
+      }
     } else {
       const int phase_lanes = width <= 4 ? 32 : width == 8 ? 16 : 8;
       std::vector<int64_t> bank_words(32, 0);

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <map>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -77,6 +79,70 @@ TEST(GlobalSectors, LinesAreTheDistinct128ByteLines) {
   // With 64-byte lines (a profile may say so), stride 32 pairs lanes: 16 lines.
   EXPECT_EQ(count_global_sectors(global(0, 32, 16), 32, nullptr, 64).lines, 16);
   EXPECT_THROW(count_global_sectors(global(0, 32, 16), 32, nullptr, 48), std::invalid_argument);
+}
+
+// L1 wavefronts: lanes pass in groups of 128 / width (the whole warp up to 4-byte lanes, half-warps for 8-byte
+// ones); a pass reads one 4-byte word a bank (word i of a line in bank i) from at most 4 lines, so a group takes
+// as many passes as the most distinct words one bank holds, and at least its lines / 4.
+TEST(GlobalSectors, WavefrontsOneALineWhereLinesShareBanks) {
+  // 32 x 4 B aligned: one line, one pass. Stride 128 (a column): 32 lines all in slot 0, 32 passes.
+  EXPECT_EQ(count_global_sectors(global(4096, 4, 4)).wavefronts, 1);
+  EXPECT_EQ(count_global_sectors(global(0, 128, 4)).wavefronts, 32);
+  // From 4100: line 32's words 1..31 and line 33's word 0, each bank once: 1 pass.
+  EXPECT_EQ(count_global_sectors(global(4100, 4, 4)).wavefronts, 1);
+  // From 4160: line 32's words 16..31 and line 33's words 0..15: 1 pass; with lane 31 moved to line 34's word 0,
+  // bank 0 holds two words: 2.
+  EXPECT_EQ(count_global_sectors(global(4160, 4, 4)).wavefronts, 1);
+  {
+    WarpAccess w = global(4160, 4, 4);
+    w.addr[31] = 34 * 128;
+    EXPECT_EQ(count_global_sectors(w).wavefronts, 2);
+  }
+  // 8 B x 32 aligned: half-warps of 16 lanes, a line each: 2 passes; 16 B lanes: quarter-warps, 4 passes.
+  EXPECT_EQ(count_global_sectors(global(1 << 20, 8, 8)).wavefronts, 2);
+  EXPECT_EQ(count_global_sectors(global(1 << 20, 16, 16)).wavefronts, 4);
+}
+
+TEST(GlobalSectors, TwoLinesInDifferentBanksShareAWavefront) {
+  // A warp across two rows of a block 48 wide (f16): lanes 0..15 at bytes 64..95 of line 0 (words 16..23),
+  // lanes 16..31 at bytes 0..31 of line 8 (words 0..7). Two lines, no bank twice: one pass.
+  WarpAccess w = global(64, 2, 2);
+  for (int lane = 16; lane < 32; ++lane) w.addr[lane] = 1024 + 2 * uint64_t(lane - 16);
+  GlobalCost c = count_global_sectors(w);
+  EXPECT_EQ(c.lines, 2);
+  EXPECT_EQ(c.wavefronts, 1);
+  // The same lanes, line 8's part moved to its bytes 64..95 (words 16..23, as line 0's): two passes.
+  for (int lane = 16; lane < 32; ++lane) w.addr[lane] += 64;
+  EXPECT_EQ(count_global_sectors(w).wavefronts, 2);
+  // Lanes in reverse order (the unsorted path), words 16..23 and 0..7 again: one pass.
+  WarpAccess r = global(64, 2, 2);
+  for (int lane = 16; lane < 32; ++lane) r.addr[lane] = 1024 + 2 * uint64_t(lane - 16);
+  std::reverse(r.addr, r.addr + kWarpSize);
+  EXPECT_EQ(count_global_sectors(r).wavefronts, 1);
+  // Only lanes 16..31 active: one line, one pass.
+  r.mask = 0xFFFFu;
+  EXPECT_EQ(count_global_sectors(r).wavefronts, 1);
+}
+
+TEST(GlobalSectors, HalfWarpAcrossTwoLinesTakesOnePass) {
+  // 32 x 8 B from byte 64: half-warp 0 covers 64..191 (line 0 words 16..31, line 1 words 0..15), half-warp 1
+  // covers 192..319 (line 1 words 16..31, line 2 words 0..15): no bank twice in a half-warp, 1 pass each.
+  EXPECT_EQ(count_global_sectors(global(64, 8, 8)).wavefronts, 2);
+  // From byte 32: half-warp 0 covers 32..159 (line 0 words 8..31, line 1 words 0..7): one pass; half-warp 1
+  // covers 160..287 (line 1 words 8..31, line 2 words 0..7): one pass.
+  EXPECT_EQ(count_global_sectors(global(32, 8, 8)).wavefronts, 2);
+}
+
+TEST(GlobalSectors, AtMostFourLinesAPass) {
+  // Stride 132 B, 4 B lanes (a column whose rows start 4 B further on): lane i in line i (132 i / 128 = i + i /
+  // 32), word i: 32 lines, no bank twice, but 4 lines a pass: 8 passes.
+  EXPECT_EQ(count_global_sectors(global(0, 132, 4)).wavefronts, 8);
+  // Stride 136 B, 8 B lanes: lane i in line i + i / 16, words 2i and 2i + 1 mod 32. Half-warp 0 (lanes 0..15)
+  // fills the 32 banks once from 16 lines: 4 passes; half-warp 1 the same: 8.
+  EXPECT_EQ(count_global_sectors(global(0, 136, 8)).wavefronts, 8);
+  // Lanes 0..3 only, stride 132: 4 lines, banks 0..3: one pass; lanes 0..4: 5 lines, 2.
+  EXPECT_EQ(count_global_sectors(global(0, 132, 4, 0xFu)).wavefronts, 1);
+  EXPECT_EQ(count_global_sectors(global(0, 132, 4, 0x1Fu)).wavefronts, 2);
 }
 
 TEST(GlobalSectors, StraddlingLaneTouchesBothSectors) {
@@ -352,7 +418,7 @@ TEST(SharedBanks, RandomWarpsAgainstDirectRule) {
   }
 }
 
-TEST(GlobalSectors, L1WavefrontsAreLinesPerLaneGroup) {
+TEST(GlobalSectors, L1WavefrontsAreLinesPerLaneGroupWhereTheLinesShareSlots) {
   // 4-byte lanes pass through L1 as one group of 32: a row of 32 floats is 1 line, 1 wavefront.
   EXPECT_EQ(count_global_sectors(global(4096, 4, 4)).wavefronts, 1);
   // A warp of an 8x32 block reading floats: 4 rows of 8 lanes (32 B each), rows 8 KiB apart: 4 lines.
@@ -387,8 +453,14 @@ TEST(GlobalSectors, L1WavefrontsAreLinesPerLaneGroup) {
   // 4-byte lanes (bytes 0 and 64) they are one group in one line: 1.
   EXPECT_EQ(count_global_sectors(global(0, 8, 8, 1u | 1u << 16)).wavefronts, 2);
   EXPECT_EQ(count_global_sectors(global(0, 4, 4, 1u | 1u << 16)).wavefronts, 1);
-  // A lane across a line boundary (bytes 126..129) touches both lines.
-  EXPECT_EQ(count_global_sectors(global(126, 0, 4, 1u)).wavefronts, 2);
+  // A lane across a line boundary (bytes 126..129) touches sector 3 of line 0 and sector 0 of line 1: slots 3
+  // and 0, one pass; with lane 1 on line 0's sector 0 (bytes 0..3), slot 0 holds two sectors: 2.
+  EXPECT_EQ(count_global_sectors(global(126, 0, 4, 1u)).wavefronts, 1);
+  {
+    WarpAccess w = global(126, 0, 4, 3u);
+    w.addr[1] = 0;
+    EXPECT_EQ(count_global_sectors(w).wavefronts, 2);
+  }
   // Lanes walking down a row count as walking up.
   {
     WarpAccess w = global(0, 0, 4);
@@ -414,17 +486,20 @@ TEST(GlobalSectors, RandomWarpsAgainstDirectRule) {
   }
 }
 
-// L1 wavefronts by brute force: the distinct 128-byte lines of each group of 128 / width lanes' bytes.
+// L1 wavefronts by brute force: for each group of 128 / width lanes, the distinct 4-byte words of its bytes by
+// bank (word mod 32) and its distinct 128-byte lines; the group takes max(fullest bank, ceil(lines / 4)).
 int wavefronts_by_bytes(const WarpAccess& w) {
   const int group = std::clamp(128 / int(w.width), 1, 32);
   int total = 0;
   for (int first = 0; first < 32; first += group) {
-    std::vector<uint64_t> lines;
+    std::set<uint64_t> words, lines;
     for (int l = first; l < first + group; ++l)
       if (w.mask >> l & 1u)
-        for (uint64_t b = w.addr[l]; b < w.addr[l] + w.width; ++b) lines.push_back(b / 128);
-    std::sort(lines.begin(), lines.end());
-    total += int(std::unique(lines.begin(), lines.end()) - lines.begin());
+        for (uint64_t b = w.addr[l]; b < w.addr[l] + w.width; ++b) words.insert(b / 4), lines.insert(b / 128);
+    std::map<uint64_t, int> per_bank;
+    int fullest = 0;
+    for (uint64_t word : words) fullest = std::max(fullest, ++per_bank[word % 32]);
+    total += std::max(fullest, int((lines.size() + 3) / 4));
   }
   return total;
 }

@@ -4,7 +4,7 @@
 Reads a CSV of lab/studies/l1_wavefronts/ncu_counters.sh holding l1tex__data_pipe_lsu_wavefronts.sum and
 l1tex__data_pipe_lsu_wavefronts_mem_shared.sum (their difference: the global requests' wavefronts) for suite
 launches, asks memsim for the same configurations, and prints a Markdown table: measured, memsim's count
-(sim/global_sectors.hpp: one wavefront per distinct line each group of 128 / lane-width lanes touches) and the
+(sim/global_sectors.hpp: per group of 128 / lane-width lanes, the most words one L1 bank delivers) and the
 rule memsim used before (one per sector when a request is scattered, else one per 128 bytes).
 
     lab/studies/l1_wavefronts/l1_wavefronts.py MEMSIM_BINARY MATRIX NCU.csv [RUN] > OUT.md
