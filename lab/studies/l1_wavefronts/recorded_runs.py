@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The replay's L1 wavefronts of global requests against every committed run that measured them under Nsight
 Compute: the suite at 8192x8192 (validate/results/l1_wavefronts.md), the held-out sweeps (lab/heldout/results/
-h100_ncu, h100_b_ncu) and the ragged sizes (validate/results/odd_sizes.json, h200_odd_sizes.json). For each set:
+h100_ncu, h100_b_ncu) and the ragged sizes (validate/results/odd_sizes.json, h200_odd_sizes.json, and
+odd_sizes_f16_f64.json, measured after the rule was chosen). For each set:
 measured / memsim (min, median, max) and the configurations outside memsim-validate's band (-1%/+30%).
 
     lab/studies/l1_wavefronts/recorded_runs.py MEMSIM_BINARY [--list]
@@ -23,7 +24,9 @@ def runs():
     sets = [("held-out sweeps (H100)", sorted(glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_ncu/*.json")) +
                                            glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_b_ncu/*.json")))),
             ("ragged sizes (H100)", [os.path.join(ROOT, "validate/results/odd_sizes.json")]),
-            ("ragged sizes (H200)", [os.path.join(ROOT, "validate/results/h200_odd_sizes.json")])]
+            ("ragged sizes (H200)", [os.path.join(ROOT, "validate/results/h200_odd_sizes.json")]),
+            ("ragged sizes f16, f64 (H100, after the rule)",
+             [os.path.join(ROOT, "validate/results/odd_sizes_f16_f64.json")])]
     for name, files in sets:
         for f in files:
             for r in json.load(open(f))["records"]:
