@@ -22,7 +22,7 @@ loads in flight.
 The fit set is the shipped table (every suite kernel at its default tile at blocks 32x8, 16x16, 8x32 and 32x32)
 and the training sweep (training_configs.txt, training_configs.py); the judged set is the held-out sweep
 (lab/heldout/), which the fit refuses to see: a fit configuration (kernel, dtype, block, tile) that the held-out
-list holds stops it. Any other list in COUNTS.json (check_configs.txt: tiles 4:1) is judged as a check outside
+list holds, or any other held-out set's list (lab/heldout/heldout_*configs.txt: set b on), stops it. Any other list in COUNTS.json (check_configs.txt: tiles 4:1) is judged as a check outside
 the fit.
 
     fit_code_estimate.py COUNTS.json [--inc codegen/code_estimate_sm90.inc] [--report FILE]
@@ -32,6 +32,7 @@ COUNTS.json is memsim-code-counts's output (--table, training_configs.txt, check
 list) on a machine with the toolkit.
 """
 import argparse
+import glob
 import json
 import math
 import os
@@ -249,12 +250,17 @@ def main():
     checked = [r for r in rows if r["set"] != "table" and os.path.basename(r["set"]) not in (TRAINING, held_name)]
     try:
         held = heldout_keys(a.heldout, judged)
+        # The other held-out sets (lab/heldout/heldout_*_configs.txt: set b on) are kept out of the fit too.
+        for other in sorted(glob.glob(os.path.join(ROOT, "lab", "heldout", "heldout_*configs.txt"))):
+            if os.path.basename(other) != held_name:
+                held |= heldout_keys(other, [])
     except Error as e:
         print("fit_code_estimate.py: %s" % e, file=sys.stderr)
         return 2
     overlap = sorted({key(r) for r in table + training} & held)
     if overlap:
-        print("fit_code_estimate.py: %d fit configurations are in the held-out sweep (%s), which no fit may see: %s"
+        print("fit_code_estimate.py: %d fit configurations are in a held-out set (%s or another "
+              "lab/heldout/heldout_*configs.txt), which no fit may see: %s"
               % (len(overlap), a.heldout, "; ".join(" ".join(k) for k in overlap[:5])), file=sys.stderr)
         return 2
     # One row a configuration (the table's first): a configuration listed twice is one compiled code.
