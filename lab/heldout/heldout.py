@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b                      the second set (SHAPES_B below) instead of the first
+    --set b, --set c             the second or third set (SHAPES_B, SHAPES_C below) instead of the first
 """
 import argparse
 import sys
@@ -29,7 +29,13 @@ MATRICES = ["8192x8192", "16384x16384"]
 SHAPES_B = [((4, 16), (16, 16)), ((4, 128), (32, 128)), ((24, 8), (48, 48)), ((32, 6), (32, 48)),
             ((48, 4), (48, 48)), ((16, 12), (32, 48)), ((32, 24), (96, 96))]
 MATRICES_B = ["8192x8192"]
-SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb")}
+# Set c (2026-11-28), chosen after the L1 wavefront rule by banks (sim/global_sectors.hpp) and before any of it
+# ran: blocks whose warps span two or three rows at offsets that differ by row (40, 12, 20, 56 and 24 wide; 96x2
+# as a control whose warps stay in a row), none compiled by any sweep before, at 8192x8192 only.
+SHAPES_C = [((40, 4), (40, 40)), ((12, 16), (48, 48)), ((20, 8), (40, 40)), ((56, 2), (56, 56)),
+            ((24, 4), (24, 24)), ((96, 2), (96, 96))]
+SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
+        "c": (SHAPES_C, MATRICES_B, "heldoutc")}
 
 
 def configs(shapes):
