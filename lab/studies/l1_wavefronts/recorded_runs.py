@@ -21,7 +21,8 @@ METRIC = "l1tex__data_pipe_lsu_wavefronts_mem_lgds.sum"
 
 
 def runs():
-    sets = [("held-out sweeps (H100)", sorted(glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_ncu/*.json")) +
+    sets = [("held-out set c (H100, after the rule)", sorted(glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_c_ncu/*.json")))),
+            ("held-out sweeps (H100)", sorted(glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_ncu/*.json")) +
                                            glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_b_ncu/*.json")))),
             ("ragged sizes (H100)", [os.path.join(ROOT, "validate/results/odd_sizes.json")]),
             ("ragged sizes (H200)", [os.path.join(ROOT, "validate/results/h200_odd_sizes.json")]),
