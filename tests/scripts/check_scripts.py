@@ -3,7 +3,7 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs lab/studies/l1_wavefronts/l1_wavefronts.py, read_back.py, instruction_diagnostic.py,
+Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, read_back.py, instruction_diagnostic.py,
 lab/calibration/add_instructions.py, order_latency_table.py and lab/calibration/holdout_by_kernel.py on small
 crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
@@ -228,6 +228,18 @@ def check_python_scripts(c):
                 ["| every block | measured (ncu) | 1 |"])
 
     c.expect_error("l1_wavefronts too many arguments", l1 + [memsim, "64x64", l1_good, "run", "more"], "usage:")
+    # recorded_runs.py replays every committed run (minutes): its argument and binary checks only.
+    rr = [py, os.path.join(LAB, "studies", "l1_wavefronts", "recorded_runs.py")]
+    c.expect_error("recorded_runs no arguments", rr, "usage:")
+    c.expect_error("recorded_runs an unknown option", rr + [memsim, "--bogus"], "unknown option --bogus")
+    c.expect_error("recorded_runs too many arguments", rr + [memsim, "--list", "more"], "usage:")
+    c.expect_ok("recorded_runs --help", rr + ["--help"], ["MEMSIM_BINARY"])
+    c.expect_error("recorded_runs memsim missing", rr + [missing], "no such file")
+    c.expect_error("recorded_runs memsim /bin/false", rr + ["/bin/false"], "failed (status 1)")
+    c.expect_error("recorded_runs memsim /bin/echo", rr + ["/bin/echo"], "printed no JSON report")
+    merge = [py, os.path.join(LAB, "studies", "store_merge", "store_merge.py")]
+    c.expect_error("store_merge an argument", merge + ["x"], "usage:")
+    c.expect_ok("store_merge the committed runs", merge, ["| kernel | dtype |", "| copy_shared | f32 | 4x16 |"])
     c.expect_error("l1_wavefronts CSV not a CSV", l1 + [memsim, "64x64", text], "no Nsight Compute header")
     c.expect_error("l1_wavefronts CSV header only", l1 + [memsim, "64x64", l1_header], "has no launches")
     c.expect_error("l1_wavefronts CSV without the metrics", l1 + [memsim, "64x64", l1_no_metric], "has no " + TOTAL)
