@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "codegen/compiled_code.hpp"
-#include "sim/replay.hpp"
 
 namespace memsim {
 namespace {
@@ -37,17 +36,9 @@ const KernelLine& line_of(const char* kernel) {
 
 }  // namespace
 
-CodeFeatures code_features(const LaunchConfig& cfg, const FirstBlockWarps& busiest) {
+CodeFeatures code_features(const LaunchConfig& cfg, const BusiestWarp& busiest) {
   CodeFeatures f;
-  f.global_loads = busiest.global_loads;
-  f.global_stores = busiest.global_stores;
-  f.shared_loads = busiest.shared_loads;
-  f.shared_stores = busiest.shared_stores;
-  f.loads_before_store = busiest.loads_before_store;
-  f.load_rows = busiest.load_rows;
-  f.store_rows = busiest.store_rows;
-  f.load_bytes = busiest.load_bytes;
-  f.guarded_accesses = busiest.guarded_accesses;
+  static_cast<BusiestWarp&>(f) = busiest;
   f.warps_in_block = cfg.warps_per_block();
   f.kernel = cfg.kernel->name;
   return f;
@@ -70,7 +61,7 @@ SassPaths estimate_paths(const CodeFeatures& f) {
   return p;
 }
 
-CompiledCode estimated_code(const LaunchConfig& cfg, const FirstBlockWarps& first_block) {
+CompiledCode estimated_code(const LaunchConfig& cfg, const BusiestWarp& first_block) {
   const CodeFeatures f = code_features(cfg, first_block);
   CompiledCode c;
   c.basis = CodeBasis::Estimated;

@@ -10,24 +10,18 @@
 // fit_code_estimate.py; judged on the held-out sweep, docs/model.md "The instruction estimate").
 #include "codegen/sass_paths.hpp"
 #include "kernels/resolve.hpp"
+#include "sim/busiest_warp.hpp"
 
 namespace memsim {
 
-struct FirstBlockWarps;  // sim/replay.hpp
-
 // Per warp: the warp of block 0 that makes the most accesses (a full warp of an inner tile).
-struct CodeFeatures {
-  double global_loads = 0, global_stores = 0;  // warp instructions
-  double shared_loads = 0, shared_stores = 0;
-  double loads_before_store = 0;  // global loads the warp makes before its first global store
-  double load_rows = 0, store_rows = 0;  // matrix rows its global loads and stores step to
-  int load_bytes = 0;                    // bytes a lane of its widest global load reads
-  double guarded_accesses = 0;           // those of its accesses whose walk tests every step (replay.hpp)
+struct CodeFeatures : BusiestWarp {
   int warps_in_block = 0;
   const char* kernel = nullptr;  // its own line where the fit has one (a suite kernel)
 };
-// From the replay's first block (sim/replay.hpp: ReplayResult::first_block, or first_block_warps).
-CodeFeatures code_features(const LaunchConfig& cfg, const FirstBlockWarps& first_block);
+// From the busiest warp of the replay's first block (sim/replay.hpp: ReplayResult::first_block, or
+// first_block_warps).
+CodeFeatures code_features(const LaunchConfig& cfg, const BusiestWarp& first_block);
 
 // The rule's instructions along the inner and the edge paths, and its global loads and the waits for them.
 SassPaths estimate_paths(const CodeFeatures& f);

@@ -348,7 +348,7 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
     }
 }
 
-CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o, const FirstBlockWarps& first_block) {
+CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o, const BusiestWarp& first_block) {
   std::string why;
   const Toolkit& tk = find_toolkit();
   if (!o.compile) {

@@ -20,10 +20,10 @@
 #include "codegen/sass_paths.hpp"
 #include "core/kernel_counts.hpp"
 #include "kernels/resolve.hpp"
+#include "sim/busiest_warp.hpp"
 
 namespace memsim {
 
-struct FirstBlockWarps;  // sim/replay.hpp
 
 struct CompiledCode {
   CodeBasis basis = CodeBasis::Estimated;
@@ -66,10 +66,10 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
 // the suite's default tiles at four blocks), else estimated (sm_90's rule). Never throws for a
 // toolkit's failure: the estimate's `source` then says what failed.
 // `first_block` is the replay's (ReplayResult::first_block), which the estimate reads.
-CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& options, const FirstBlockWarps& first_block);
+CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& options, const BusiestWarp& first_block);
 
 // The estimate alone (tests and the judged comparison use it beside the compiled counts).
-CompiledCode estimated_code(const LaunchConfig& cfg, const FirstBlockWarps& first_block);
+CompiledCode estimated_code(const LaunchConfig& cfg, const BusiestWarp& first_block);
 
 // A configuration's paths as the cache stores them (and the lab's tools print them): {"inner", "inner_exit",
 // "square", "square_exit", "edge", "edge_square", "loads", "load_waits"}.

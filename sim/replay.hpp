@@ -9,6 +9,7 @@
 
 #include "core/kernel_counts.hpp"
 #include "kernels/resolve.hpp"
+#include "sim/busiest_warp.hpp"
 #include "sim/partial_lines.hpp"
 #include "sim/recorder.hpp"
 #include "sim/replay_kernel.hpp"
@@ -50,19 +51,8 @@ struct ReplayPath {
 // What the compiled-code count reads of the launch's first block (codegen/code_estimate.hpp,
 // codegen/launch_instructions.hpp): the accesses of its busiest warp (the most accesses: a full warp of an inner
 // tile) and the warps that leave early.
-struct FirstBlockWarps {
-  double global_loads = 0, global_stores = 0;  // warp instructions
-  double shared_loads = 0, shared_stores = 0;
-  double loads_before_store = 0;  // global loads the warp makes before its first global store
-  // The matrix rows its global loads (of the input) and its global stores (of the output) start in, as its
-  // first active lane sees them: the row pointers a static shape's code computes, the row pitch being a launch
-  // value, where column steps fold into immediates.
-  double load_rows = 0, store_rows = 0;
-  int load_bytes = 0;             // bytes a lane of its widest global load reads
-  // Its accesses at sites where some lane of the block is off (in a tile inside the matrix: the walks whose
-  // extent the block does not divide, each step of which tests that its position lies in the tile).
-  double guarded_accesses = 0;
-  int early_exit_warps = 0;       // warps with no active access at the kernel's last site (its final store)
+struct FirstBlockWarps : BusiestWarp {
+  int early_exit_warps = 0;  // warps with no active access at the kernel's last site (its final store)
 };
 
 struct ReplayResult {
