@@ -62,17 +62,16 @@ constexpr int kLinesPerPass = 4;
 // Counts one group's distinct words by bank and its distinct lines, fed the words in ascending order (a word
 // at or below the largest seen is a repeat).
 struct GroupPasses {
-  explicit GroupPasses(int banks) : bank_mask(uint64_t(banks - 1)) { std::fill_n(per_bank, banks, 0); }
+  explicit GroupPasses(int words_per_line) : banks(uint64_t(words_per_line)) { std::fill_n(per_bank, banks, 0); }
   void add(uint64_t word) {
     if (any && word <= last) return;
-    const uint64_t line = word / (bank_mask + 1);
-    lines += int(!any || line != last / (bank_mask + 1));
-    most = std::max(most, ++per_bank[word & bank_mask]);
+    lines += int(!any || word / banks != last / banks);
+    most = std::max(most, ++per_bank[word % banks]);
     last = word, any = true;
   }
   int passes() const { return std::max(most, (lines + kLinesPerPass - 1) / kLinesPerPass); }
 
-  uint64_t bank_mask;
+  uint64_t banks;  // a line's words, one a bank
   int per_bank[kMaxWordsPerLine];
   int most = 0, lines = 0;
   uint64_t last = 0;
@@ -91,7 +90,8 @@ int l1_wavefronts(const WarpAccess& w, int line_bytes) {
   for (int first = 0; first < kWarpSize; first += group) {
     uint64_t words[kMaxWordsPerLane * kWarpSize];
     int n = 0;
-    for (int lane = first; lane < first + group; ++lane) {
+    // A group that does not divide the warp (lines not a power of two) ends at its last lane.
+    for (int lane = first; lane < std::min(first + group, kWarpSize); ++lane) {
       if (!(w.mask >> lane & 1u)) continue;
       for (uint64_t word = first_word(w.addr[lane]); word <= last_word(w.addr[lane], w.width); ++word) words[n++] = word;
     }

@@ -145,6 +145,16 @@ TEST(GlobalSectors, AtMostFourLinesAPass) {
   EXPECT_EQ(count_global_sectors(global(0, 132, 4, 0x1Fu)).wavefronts, 2);
 }
 
+TEST(GlobalSectors, WavefrontsWithLinesOfOtherSizes) {
+  // 96-byte lines (24 words, 24 banks), 4 B lanes: groups of 24 lanes. From byte 48: lanes 0..23 cover bytes
+  // 48..143, line 0's words 12..23 and line 1's words 0..11, no bank twice: 1 pass; lanes 24..31 cover 144..175,
+  // line 1's words 12..19: 1 pass.
+  EXPECT_EQ(count_global_sectors(global(48, 4, 4), 32, nullptr, 96).wavefronts, 2);
+  // 64-byte lines (16 banks), from byte 32: lanes 0..15 cover 32..95 (line 0 words 8..15, line 1 words 0..7):
+  // 1 pass; lanes 16..31 cover 96..159 (line 1 words 8..15, line 2 words 0..7): 1 pass.
+  EXPECT_EQ(count_global_sectors(global(32, 4, 4), 32, nullptr, 64).wavefronts, 2);
+}
+
 TEST(GlobalSectors, StraddlingLaneTouchesBothSectors) {
   // One lane, 16 bytes at 24: bytes 24..39 = sector 0 (0..31) and sector 1 (32..63).
   WarpAccess w = global(24, 0, 16, 1u);
