@@ -59,6 +59,11 @@ int scan_group(int group) { return is_pow2(group) ? group : kWarpSize; }
 constexpr int kL1WordBytes = 4;
 constexpr int kLinesPerPass = 4;
 
+// A group's passes from the most distinct words one bank delivers and the lines it touches.
+int group_passes(int most_in_a_bank, int lines) {
+  return std::max(most_in_a_bank, (lines + kLinesPerPass - 1) / kLinesPerPass);
+}
+
 // Counts one group's distinct words by bank and its distinct lines, fed the words in ascending order (a word
 // at or below the largest seen is a repeat).
 struct GroupPasses {
@@ -69,7 +74,7 @@ struct GroupPasses {
     most = std::max(most, ++per_bank[word % banks]);
     last = word, any = true;
   }
-  int passes() const { return std::max(most, (lines + kLinesPerPass - 1) / kLinesPerPass); }
+  int passes() const { return group_passes(most, lines); }
 
   uint64_t banks;  // a line's words, one a bank
   int per_bank[kMaxWordsPerLine];
@@ -103,7 +108,16 @@ int l1_wavefronts(const WarpAccess& w, int line_bytes) {
   return total;
 }
 
-// Whether every lane sits at the same offset of its line (line size a power of two).
+// Whether each lane sits at the offset of its line that the lane r before it does (line size a power of two).
+MEMSIM_AVX2_CLONES bool offsets_repeat(const uint64_t* addr, int r, int line_bytes) {
+  const uint64_t offset_bits = uint64_t(line_bytes - 1);
+  uint64_t differs = 0;
+  for (int i = r; i < kWarpSize; ++i) differs |= (addr[i] ^ addr[i - r]) & offset_bits;
+  return differs == 0;
+}
+
+// Whether every lane sits at one offset of its line: against lane 0, not the lane before (a column walk, on
+// every strided access: the loop vectorizes better than offsets_repeat's with r = 1).
 MEMSIM_AVX2_CLONES bool one_offset(const uint64_t* addr, int line_bytes) {
   const uint64_t offset_bits = uint64_t(line_bytes - 1);
   uint64_t differs = 0;
@@ -113,15 +127,11 @@ MEMSIM_AVX2_CLONES bool one_offset(const uint64_t* addr, int line_bytes) {
 
 // Whether the sorted lanes are rows of a narrow block: runs of r lanes (r dividing the group), each run in a line
 // of its own, every run at the offsets of the first (line size a power of two).
-MEMSIM_AVX2_CLONES bool same_rows(const uint64_t* addr, const SectorScan& scan, int group, int line_bytes) {
+bool same_rows(const uint64_t* addr, const SectorScan& scan, int group, int line_bytes) {
   const int line_shift = __builtin_ctz(unsigned(line_bytes));
   int r = 1;
   while (r < kWarpSize && addr[r] >> line_shift == addr[0] >> line_shift) ++r;
-  if (group % r != 0 || scan.line_changes != kWarpSize / r - 1) return false;
-  const uint64_t offset_bits = uint64_t(line_bytes - 1);
-  uint64_t differs = 0;
-  for (int i = r; i < kWarpSize; ++i) differs |= (addr[i] ^ addr[i - r]) & offset_bits;
-  return differs == 0;
+  return group % r == 0 && scan.line_changes == kWarpSize / r - 1 && offsets_repeat(addr, r, line_bytes);
 }
 
 // The wavefronts of a full warp of sorted lanes that straddle no sector (sector and line sizes powers of two,
@@ -156,7 +166,7 @@ int sorted_warp_wavefronts(const uint64_t* addr, const SectorScan& scan, int gro
       for (int i = 0; i < lines; ++i)
         for (uint64_t b = banks[i]; b; b &= b - 1) most = std::max(most, ++per_bank[__builtin_ctzll(b)]);
     }
-    total += std::max(most, (lines + kLinesPerPass - 1) / kLinesPerPass);
+    total += group_passes(most, lines);
   }
   return total;
 }
