@@ -317,11 +317,18 @@ TEST(Cost, ReadBackGrowsWithTheWarpsWritingASector) {
   EXPECT_NEAR(pr.read_back_warp_factor, 1.2, 1e-12);
 }
 
-TEST(Cost, LatencyIsLittlesLawInRounds) {
+// 25600 blocks (32 rounds of 800) whose warps each wait out 4 loads one after another: latency 32 x 4 x 0.5 =
+// 64 us on toy().
+KernelCounts waiting_warps() {
   KernelCounts k = base_counts();
-  k.blocks = 25600;                   // 204800 warps
-  k.global_load_instructions = 819200;  // 4 per warp
+  k.blocks = 25600;
+  k.global_load_instructions = 819200;
   k.loads_in_flight_per_warp = 1;
+  return k;
+}
+
+TEST(Cost, LatencyIsLittlesLawInRounds) {
+  KernelCounts k = waiting_warps();  // 204800 warps, 4 loads each, one in flight
   // 8 blocks x 8 warps = 64 warps per SM, 6400 at once: 32 rounds of a 4-load chain of 0.5 us = 64 us.
   EXPECT_NEAR(predict(k, toy()).term(kTermLatency), 64.0, 1e-9);
   k.loads_in_flight_per_warp = 4;  // the 4 loads overlap: one round trip per warp
@@ -337,9 +344,7 @@ TEST(Cost, LatencyIsLittlesLawInRounds) {
 TEST(Cost, EachExtraL2RequestLengthensTheRoundTrip) {
   DeviceProfile p = toy();
   p.cost.l2_request_ns = 100;  // 0.1 us a request
-  KernelCounts k = base_counts();
-  k.blocks = 25600;                     // 204800 warps, 32 rounds (LatencyIsLittlesLawInRounds)
-  k.global_load_instructions = 819200;  // 4 per warp, one in flight
+  KernelCounts k = waiting_warps();  // 204800 warps, 32 rounds, 4 loads each, one in flight
   k.l2_read_requests = 819200;          // one a load: the round trip stays 0.5 us, 32 x 4 x 0.5 = 64 us
   EXPECT_NEAR(predict(k, p).term(kTermLatency), 64.0, 1e-9);
   k.l2_read_requests = 4 * 819200;  // four a load: 0.5 + 3 x 0.1 = 0.8 us, 32 x 4 x 0.8 = 102.4 us
@@ -355,11 +360,8 @@ TEST(Cost, LoadsOverManyLinesWithOneInFlightSayTheTimeIsLikelyLow) {
   DeviceProfile p = toy();
   p.cost.long_wait_lines = 8;
   p.cost.long_wait_evidence = "toy evidence";
-  KernelCounts k = base_counts();
-  k.blocks = 25600;
-  k.global_load_instructions = 819200;
+  KernelCounts k = waiting_warps();
   k.global_load_lines = 819200 * 16.0;  // 16 lines a request
-  k.loads_in_flight_per_warp = 1;
   k.dram_read_bytes = 1e8;  // 100 us of DRAM: above the 64 us of latency, so not L1-bound
   Prediction pr = predict(k, p);
   ASSERT_EQ(pr.caveats.size(), 1u);
@@ -388,11 +390,8 @@ TEST(Cost, LoadsOverLinesBesideHalfSectorPiecesSayTheTimeIsLikelyLow) {
   DeviceProfile p = toy();
   p.cost.half_sector_wait_lines = 2;
   p.cost.half_sector_wait_evidence = "toy walks";
-  KernelCounts k = base_counts();
-  k.blocks = 25600;
-  k.global_load_instructions = 819200;
+  KernelCounts k = waiting_warps();
   k.global_load_lines = 819200 * 4.0;
-  k.loads_in_flight_per_warp = 1;
   k.partial_store_requests[kLanes4] = 819200 * 8.0;
   k.partial_store_bytes[kLanes4] = 819200 * 128.0;
   k.half_sector_piece_bytes = 819200 * 128.0;
@@ -522,16 +521,6 @@ TEST(Cost, BlockLaunchRateIsAFloor) {
   EXPECT_EQ(pr.bottleneck, kTermDram);
   p.cost.block_launch_ns = 0;  // a profile without the rate: no such term
   EXPECT_EQ(predict(k, p).term(kTermBlockLaunch), 0.0);
-}
-
-// 25600 blocks (32 rounds of 800) whose warps each wait out 4 loads one after another: latency 32 x 4 x 0.5 =
-// 64 us on toy().
-KernelCounts waiting_warps() {
-  KernelCounts k = base_counts();
-  k.blocks = 25600;
-  k.global_load_instructions = 819200;
-  k.loads_in_flight_per_warp = 1;
-  return k;
 }
 
 TEST(Cost, BlockSchedulingAddsToLatencyBeforeTheOverlap) {

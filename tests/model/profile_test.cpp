@@ -348,46 +348,30 @@ TEST_F(ScratchDir, ReadBackConstants) {
   EXPECT_EQ(load_profile("plain").cost.read_back_from_lines, 0);
 }
 
-// The long-wait caveat is optional (absent: none), else a positive line count and the evidence behind it.
-TEST_F(ScratchDir, LongWaitCaveatNeedsItsEvidence) {
-  nlohmann::json j = shipped_h100();
-  write("shipped", j.dump());
-  EXPECT_EQ(load_profile("shipped").cost.long_wait_lines, 8);
-  expect_each_field_required(j, "long_wait", {"from_lines", "evidence"});
-  j["cost"]["long_wait"]["from_lines"] = 0;
-  write("zero", j.dump());
-  EXPECT_THROW(load_profile("zero"), ProfileError);
-  j["cost"].erase("long_wait");
-  write("plain", j.dump());
-  EXPECT_EQ(load_profile("plain").cost.long_wait_lines, 0);
-}
-
-// The store-burst caveat likewise: optional, else a positive store count and its evidence.
-TEST_F(ScratchDir, StoreBurstCaveatNeedsItsEvidence) {
-  nlohmann::json j = shipped_h100();
-  write("shipped", j.dump());
-  EXPECT_EQ(load_profile("shipped").cost.store_burst_stores, 8);
-  expect_each_field_required(j, "store_bursts", {"from_stores", "evidence"});
-  j["cost"]["store_bursts"]["from_stores"] = 0;
-  write("zero", j.dump());
-  EXPECT_THROW(load_profile("zero"), ProfileError);
-  j["cost"].erase("store_bursts");
-  write("plain", j.dump());
-  EXPECT_EQ(load_profile("plain").cost.store_burst_stores, 0);
-}
-
-// The half-sector-wait caveat likewise: optional, else a positive line count and its evidence.
-TEST_F(ScratchDir, HalfSectorWaitCaveatNeedsItsEvidence) {
-  nlohmann::json j = shipped_h100();
-  write("shipped", j.dump());
-  EXPECT_EQ(load_profile("shipped").cost.half_sector_wait_lines, 2);
-  expect_each_field_required(j, "half_sector_wait", {"from_lines", "evidence"});
-  j["cost"]["half_sector_wait"]["from_lines"] = 0;
-  write("zero", j.dump());
-  EXPECT_THROW(load_profile("zero"), ProfileError);
-  j["cost"].erase("half_sector_wait");
-  write("plain", j.dump());
-  EXPECT_EQ(load_profile("plain").cost.half_sector_wait_lines, 0);
+// Each caveat is optional (absent: none), else a positive threshold and the evidence behind it: the long wait
+// (lines a request), the store bursts (stores a warp) and the half-sector wait (lines a request).
+TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
+  struct Caveat {
+    const char* key;
+    const char* threshold;
+    double CostConstants::*field;
+    double shipped;
+  };
+  for (const Caveat& c : {Caveat{"long_wait", "from_lines", &CostConstants::long_wait_lines, 8},
+                          Caveat{"store_bursts", "from_stores", &CostConstants::store_burst_stores, 8},
+                          Caveat{"half_sector_wait", "from_lines", &CostConstants::half_sector_wait_lines, 2}}) {
+    SCOPED_TRACE(c.key);
+    nlohmann::json j = shipped_h100();
+    write("shipped", j.dump());
+    EXPECT_EQ(load_profile("shipped").cost.*c.field, c.shipped);
+    expect_each_field_required(j, c.key, {c.threshold, "evidence"});
+    j["cost"][c.key][c.threshold] = 0;
+    write("zero", j.dump());
+    EXPECT_THROW(load_profile("zero"), ProfileError);
+    j["cost"].erase(c.key);
+    write("plain", j.dump());
+    EXPECT_EQ(load_profile("plain").cost.*c.field, 0);
+  }
 }
 
 // The crossbar's cost per store slot is optional (absent: no such term), never negative.
