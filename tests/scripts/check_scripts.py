@@ -3,8 +3,9 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, read_back.py, instruction_diagnostic.py,
-lab/calibration/add_instructions.py, order_latency_table.py and lab/calibration/holdout_by_kernel.py on small
+Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, read_back.py,
+instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
+lab/calibration/holdout_by_kernel.py on small
 crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
 there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then validate/run_suite.sh,
@@ -240,6 +241,11 @@ def check_python_scripts(c):
     merge = [py, os.path.join(LAB, "studies", "store_merge", "store_merge.py")]
     c.expect_error("store_merge an argument", merge + ["x"], "usage:")
     c.expect_ok("store_merge the committed runs", merge, ["| kernel | dtype |", "| copy_shared | f32 | 4x16 |"])
+    mb = [py, os.path.join(LAB, "studies", "store_merge", "microbench.py")]
+    c.expect_error("store_merge microbench two arguments", mb + ["x", "y"], "usage:")
+    c.expect_error("store_merge microbench no results", mb + [c.work], "no such file")
+    c.expect_ok("store_merge microbench the committed runs", mb,
+                ["| run | blocks an SM |", "| self 2 pieces, 1 apart, 2 warps a block | 32 | 100% | 100% |"])
     c.expect_error("l1_wavefronts CSV not a CSV", l1 + [memsim, "64x64", text], "no Nsight Compute header")
     c.expect_error("l1_wavefronts CSV header only", l1 + [memsim, "64x64", l1_header], "has no launches")
     c.expect_error("l1_wavefronts CSV without the metrics", l1 + [memsim, "64x64", l1_no_metric], "has no " + TOTAL)
