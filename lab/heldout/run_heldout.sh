@@ -6,6 +6,8 @@
 #   run_heldout.sh time PROFILE OUT [FIRST LAST]  time, check and predict the sweep's runs FIRST..LAST
 #   run_heldout.sh ncu PROFILE OUT [FIRST LAST]   Nsight Compute counts of those runs at 8192x8192
 # HELDOUT_SET=b runs the second set (heldout.py --set b) instead, its shapes in extra_static_shapes_b.inc.
+# HELDOUT_SET="b c" builds one memsim-validate with both sets' shapes (one build for both on a machine);
+# time and ncu then take one set each.
 # Debian's Boost.Program_options, Eigen and nlohmann-json may come as .deb files in .deps/ (unpacked to
 # /tmp/deps where the machine lacks them).
 set -euo pipefail
@@ -23,7 +25,18 @@ case $stage in
       mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
       prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr)
     fi
-    python3 lab/heldout/heldout.py --set "$set_" --inc "$inc" --list "$list"
+    if [ "${set_// /}" != "$set_" ]; then
+      # Several sets: each one's shapes into one list of the X(...) lines (each ends in a continuation).
+      inc=$PWD/$build/extra_static_shapes_sets.inc
+      mkdir -p $build && printf '// Sets %s of lab/heldout/heldout.py.\n#define MEMSIM_EXTRA_STATIC_SHAPES(X) \\\n' "$set_" > "$inc"
+      for s in $set_; do
+        python3 lab/heldout/heldout.py --set "$s" --inc "$build/set_$s.inc" --list "$build/set_$s.txt"
+        grep '^  X(' "$build/set_$s.inc" >> "$inc"
+      done
+      echo >> "$inc"
+    else
+      python3 lab/heldout/heldout.py --set "$set_" --inc "$inc" --list "$list"
+    fi
     cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
           -DMEMSIM_EXTRA_STATIC_SHAPES="$inc" "${prefix[@]}" >/dev/null
     cmake --build $build -j "$(nproc)" --target memsim memsim-validate memsim-code-counts
