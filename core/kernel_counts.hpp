@@ -79,6 +79,10 @@ struct KernelCounts {
   // share of its warps writing each line, at the number of warps writing the sector (sim/partial_lines.hpp).
   PartialSectorLines partial_lines_per_block{};
   double lines_completed_by_one_warp_per_block = 0;  // lines a warp alone writes in partial pieces, whole
+  // The share of the partial pieces' bytes that are half sectors a warp completes with the other half in its
+  // next store instruction (sim/partial_lines.hpp): the L1 merges such pairs into whole sectors in small blocks
+  // (the profile's next_store_merge, model/cost.hpp).
+  double next_store_half_pair_share = 0;
   // The rounds (a warp's loads, then its stores) the block's partly written lines stay open, on average.
   double partial_line_open_rounds = 0;
   // Lines a block holds open over rounds, as many as are open at once (sim/partial_lines.hpp), and the share

@@ -13,6 +13,38 @@ namespace {
 
 constexpr int kAssumedRegisters = 32;
 
+// Half-sector pairs a warp completes in its next store instruction reach the L2 as whole sectors in blocks of
+// up to next_store_merge_warps warps (model/profile.hpp), below the store-burst threshold: the L1 merges them. Their share of the partial pieces'
+// bytes leaves the partial-store requests and bytes (the same share of each lane-width class: a kernel's
+// partial stores are of one class in practice) and joins the whole sectors; each merged pair is one request
+// through the crossbar instead of two, with its sectors whole instead of twice in halves. `merged` gets the
+// share (0 where the rule does not apply).
+KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& k, int sector_bytes, double& merged) {
+  merged = 0;
+  if (k.next_store_merge_warps <= 0 || c.next_store_half_pair_share <= 0 ||
+      c.warps_per_block() > k.next_store_merge_warps)
+    return c;
+  // Not in bursts of stores the L1 queue cannot take (store_burst_stores, model/profile.hpp): the rule was
+  // measured with 2 stores a warp, the held-out 4-wide blocks' 4 merge 82-92%, and at 8 a warp the half-sector
+  // benchmark merged almost none.
+  const double warps = c.warps();
+  if (k.store_burst_stores > 0 && warps > 0 && c.global_store_instructions / warps >= k.store_burst_stores) return c;
+  merged = std::min(1.0, c.next_store_half_pair_share);
+  KernelCounts m = c;
+  double merged_bytes = 0;
+  for (int w = 0; w < 3; ++w) {
+    const double bytes = merged * c.partial_store_bytes[w], requests = merged * c.partial_store_requests[w];
+    m.partial_store_requests[w] -= requests;
+    m.partial_store_bytes[w] -= bytes;
+    m.l2_store_sectors += bytes / sector_bytes;
+    // The pairs' requests and the half sectors they touched took a slot each: merged, half as many.
+    m.l2_write_slots -= 0.5 * (requests + bytes / (0.5 * sector_bytes));
+    merged_bytes += bytes;
+  }
+  m.half_sector_piece_bytes = std::max(0.0, c.half_sector_piece_bytes - merged_bytes);
+  return m;
+}
+
 // The bottleneck in words a user acts on: an L1 term made mostly of conflict wavefronts is bank conflicts.
 std::string name_bottleneck(const std::string& term, const KernelCounts& c) {
   if (term != kTermL1) return term;
@@ -73,10 +105,11 @@ double read_back_sector_warp_factor(const CostConstants& k, int warps) {
 // fit_held_open.py fits those up to 300,000; the runs hold 270,336 or 540,672).
 constexpr double kHeldOpenFittedLines = 300000;
 
-Prediction predict(const KernelCounts& c, const DeviceProfile& p, const PredictOptions& o) {
+Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const PredictOptions& o) {
   const CostConstants& k = p.cost;
   Prediction pr;
   pr.device = p.name;
+  const KernelCounts c = with_next_store_merges(counts, k, p.sector_bytes, pr.next_store_merged_share);
   pr.occupancy = o.occupancy ? *o.occupancy : occupancy(p, block_resources(c, o));
   pr.waves = waves(p, pr.occupancy, c.blocks);
 
@@ -334,6 +367,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["held_open_read_back"] = p.held_open_read_back;
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
+  j["next_store_merged_share"] = p.next_store_merged_share;
   if (p.split_sectors > 0) j["split_blocks_apart"] = std::exp2(p.split_log2_distance);
   if (p.l2_read_requests > 0)
     j["l2_read_requests"] = {{"requests", p.l2_read_requests}, {"sectors", p.l2_load_sectors}};

@@ -3,7 +3,8 @@
 // bottleneck. Each resource the launch uses gives a time (its work over its rate):
 //   DRAM bandwidth            (read + written bytes) / dram_gbs, scaled by the partition-imbalance factor
 //   L2 sector traffic         whole sectors x l2_sector_ps
-//   L2 partial-sector stores  L2 write requests (lines) with partly written sectors x partial_store_ps[class],
+//   L2 partial-sector stores  L2 write requests (lines) with partly written sectors x partial_store_ps[class]
+//                             (less the half-sector pairs the L1 merges in small blocks: next_store_merge_warps),
 //                             plus the read-back of partly written lines: with many partly written at once
 //                             the L2 reads a fraction of their bytes back from DRAM before writing them
 //                             (its growth fitted on memsim-partial-lines, its cost per byte there for 4-byte
@@ -124,6 +125,9 @@ struct Prediction {
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (core/kernel_counts.hpp)
   double split_sectors_us = 0;  // their time, part of the partial-store term
   double split_log2_distance = 0;  // their writers' mean log2(blocks apart in launch order)
+  // The share of the partial pieces' bytes charged as whole sectors: half-sector pairs a warp completes in its
+  // next store, in blocks small enough that the L1 merges them all (model/profile.hpp, next_store_merge_warps).
+  double next_store_merged_share = 0;
   // The L2 read requests the loads send (sim/l2_requests.hpp) and the sectors they fetch.
   double l2_read_requests = 0, l2_load_sectors = 0;
   bool dram_order_counted = false;

@@ -55,6 +55,7 @@ constexpr NumberRange kHalfSectorFactor{0, 10, false, ""};
 constexpr NumberRange kWarpFactor{0.1, 100, false, ""};
 constexpr NumberRange kLinesPerRequest{1, 1024, false, "lines"};
 constexpr NumberRange kStoresPerWarp{1, 1e6, false, "store instructions"};
+constexpr NumberRange kWarpsPerBlock{1, 32, false, "warps"};
 constexpr NumberRange kOverlapP{1, 100, false, ""};  // 1: terms add; 100 is the largest term already
 constexpr int64_t kMaxSharedBytes = int64_t(1) << 26;  // 64 MiB a block or an SM
 
@@ -88,12 +89,13 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
         "split_sector_per_log2_distance", "latency_us", "l2_request_ns", "long_wait", "store_bursts",
-        "half_sector_wait", "block_us", "barrier_us", "block_drain_rounds", "block_launch_ns", "issue_per_cycle",
-        "instructions_per_memory_op", "instructions_per_warp", "instructions_per_source_op", "read_back",
+        "half_sector_wait", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds", "block_launch_ns",
+        "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp", "instructions_per_source_op", "read_back",
         "instructions_per_division", "launch_us", "overlap_p"}},
       {"cost.long_wait", {"from_lines", "evidence"}},
       {"cost.store_bursts", {"from_stores", "evidence"}},
       {"cost.half_sector_wait", {"from_lines", "evidence"}},
+      {"cost.next_store_merge", {"up_to_warps", "evidence"}},
       {"cost.read_back",
        {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open"}},
       {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "note"}},
@@ -210,8 +212,9 @@ PartitionSpec read_partitions(const JsonFields& r) {
   return p;
 }
 
-// A caveat's threshold (model/profile.hpp: long_wait, store_bursts, half_sector_wait): optional (absent: no such
-// caveat), else a positive threshold and the evidence it rests on.
+// A caveat's threshold (model/profile.hpp: long_wait, store_bursts, half_sector_wait), or a rule's
+// (next_store_merge): optional (absent: no such caveat or rule), else a positive threshold and the evidence it
+// rests on.
 void read_caveat_threshold(const JsonFields& r, const std::string& group, const char* threshold,
                            const NumberRange& range, double& from, std::string& evidence) {
   if (!r.find(group)) return;
@@ -239,6 +242,8 @@ CostConstants read_cost(const JsonFields& r) {
                         c.store_burst_evidence);
   read_caveat_threshold(r, "cost.half_sector_wait", "from_lines", kLinesPerRequest, c.half_sector_wait_lines,
                         c.half_sector_wait_evidence);
+  read_caveat_threshold(r, "cost.next_store_merge", "up_to_warps", kWarpsPerBlock, c.next_store_merge_warps,
+                        c.next_store_merge_evidence);
   c.block_us = r.number_in_or("cost.block_us", kHold, 0);  // absent: no block cost
   c.barrier_us = r.number_in_or("cost.barrier_us", kHold, 0);  // absent: barriers cost nothing extra
   c.block_drain_rounds = r.number_in_or("cost.block_drain_rounds", kHold, 0);    // absent: no drain cost

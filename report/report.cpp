@@ -271,6 +271,11 @@ void print_prediction(std::ostream& os, const Analysis& a) {
                ? ", " + significant(std::exp2(p.split_log2_distance)) + " blocks apart (geometric mean)"
                : std::string())
        << ": " << significant(p.split_sectors_us) << " us of the partial-store term\n";
+  // Partial pieces charged as whole sectors: half-sector pairs the L1 merges in small blocks (model/cost.hpp).
+  if (p.next_store_merged_share > 0)
+    os << "  merged stores: " << significant(100.0 * p.next_store_merged_share, 3)
+       << "% of the partial pieces' bytes are half sectors a warp completes in its next store; in blocks this small"
+          " the L1 merges them, so they are charged as whole sectors\n";
   // The partial-store term's share that is the read-back of partly written lines, when there is one.
   if (p.read_back_fraction > 0) {
     const double held_share = p.held_line_share;

@@ -17,6 +17,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   c.barriers_per_block = double(r.barriers_per_thread);
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
+  c.next_store_half_pair_share = r.next_store_half_pair_share;
   c.partial_line_open_rounds = r.partial_line_open_rounds;
   c.lines_open_at_once_per_block = r.lines_open_at_once_per_block;
   const double lines = double(r.lines_held_over_rounds + r.lines_closed_in_round);

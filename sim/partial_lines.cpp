@@ -45,6 +45,27 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   }
   const uint64_t full = full_sector();
   const uint64_t sectors_per_line = uint64_t(line_bytes_ / sector_bytes_);
+  // Half-sector pieces this store completes with the other half from the warp's previous store: both halves
+  // count, each piece once. A store between the two breaks the pair (lab/studies/store_merge: 2 apart, 0-3%
+  // merge).
+  std::vector<Piece>& last = last_halves_[slot];
+  std::vector<Piece> halves;
+  const int half = sector_bytes_ / 2;
+  for (int i = 0; i < n; ++i) {
+    if (touched[i].bytes == full) continue;
+    const int bytes = __builtin_popcountll(touched[i].bytes);
+    partial_piece_bytes_ += bytes;
+    if (bytes != half) continue;
+    Piece piece{touched[i].sector, touched[i].bytes, false};
+    for (const Piece& p : last)
+      if (p.sector == piece.sector && (p.bytes | piece.bytes) == full && !(p.bytes & piece.bytes)) {
+        next_store_pair_bytes_ += p.paired ? half : 2 * half;
+        piece.paired = true;
+        break;
+      }
+    halves.push_back(piece);
+  }
+  last.swap(halves);
   // A piece of a line: this request's bytes in it, partial when some sector it touches is not written whole.
   std::vector<uint64_t> partial_lines;
   for (int i = 0; i < n; ++i) {
@@ -134,6 +155,10 @@ uint64_t PartialPieces::full_sector() const {
   return sector_bytes_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << sector_bytes_) - 1;
 }
 
+double PartialPieces::next_store_half_pair_share() const {
+  return partial_piece_bytes_ > 0 ? double(next_store_pair_bytes_) / double(partial_piece_bytes_) : 0.0;
+}
+
 int64_t PartialPieces::lines_completed_by_one_warp() const {
   const uint64_t full = full_sector();
   return std::count_if(lines_.begin(), lines_.end(), [this, full](const Line& l) {
@@ -175,7 +200,8 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
 PartialLines partial_lines_of(const PartialPieces& pieces, int block_warps) {
   return {pieces.sectors_by_writing_warps(block_warps),
           pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list(), pieces.mean_open_rounds(),
-          pieces.lines_open_at_once(),          pieces.lines_held_over_rounds(),         pieces.lines_closed_in_round()};
+          pieces.lines_open_at_once(),          pieces.lines_held_over_rounds(),         pieces.lines_closed_in_round(),
+          pieces.next_store_half_pair_share()};
 }
 
 double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules, int64_t max_distance) {

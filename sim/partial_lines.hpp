@@ -64,6 +64,11 @@ class PartialPieces {
   std::array<double, 2> lines_open_at_once() const;
   int64_t lines_held_over_rounds() const;
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
+  // The share of the block's partial pieces (their bytes) that are half sectors the same warp completes with
+  // the other half in its next store instruction: the pairs the L1 merges into whole sectors, wholly in blocks
+  // of one or two warps (lab/studies/store_merge: 100% on an H100 and an H200, at every occupancy), a half or
+  // less in larger blocks, whose warps interleave their stores. 0 when the block writes no partial piece.
+  double next_store_half_pair_share() const;
 
  private:
   int sector_bytes_, line_bytes_;
@@ -85,6 +90,16 @@ class PartialPieces {
   int round_[kWarpSize] = {};
   bool after_store_[kWarpSize] = {};
   int rounds_ = 0;  // the block's rounds with a global store: the highest such round + 1
+  // Per warp of the block: the half-sector pieces of its last global store (sector, bytes written), which
+  // its next store may complete.
+  struct Piece {
+    uint64_t sector;
+    uint64_t bytes;
+    bool paired;  // completed the other half of its warp's previous store: counted already
+  };
+  std::vector<Piece> last_halves_[kWarpSize];
+  int64_t partial_piece_bytes_ = 0;  // bytes of every partial piece the block writes
+  int64_t next_store_pair_bytes_ = 0;  // of those, the half-sector pairs completed in the next store (both halves)
 };
 
 // The lines block `block` of the launch writes in partial pieces: from two or more of its warps, by their
@@ -97,6 +112,7 @@ struct PartialLines {
   std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once
   int64_t lines_held_over_rounds = 0;   // PartialPieces::lines_held_over_rounds
   int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
+  double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 // The same from a block's pieces already gathered (replay() gathers them in its one walk of the block).

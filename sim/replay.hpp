@@ -82,6 +82,9 @@ struct ReplayResult {
   // lines_open_at_once), and the count of such lines against those closed in the round they open.
   std::array<double, 2> lines_open_at_once_per_block{};  // pieces under 16 bytes, and 16 bytes or more
   int64_t lines_held_over_rounds = 0, lines_closed_in_round = 0;
+  // The share of the middle block's partial pieces (bytes) that are half sectors their warp completes in its
+  // next store instruction (PartialPieces::next_store_half_pair_share).
+  double next_store_half_pair_share = 0;
   // The sectors the middle block leaves partly written, for another block to complete.
   int64_t split_sectors_per_block = 0;
   // How far apart in launch order their two writers are: the mean of log2(blocks apart) (sim/partial_lines.hpp).

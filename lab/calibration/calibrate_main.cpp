@@ -514,7 +514,8 @@ int calibrate(const std::vector<std::string>& bench_paths, const std::string& ba
                  "pieces (partial_lines_pieces and _spread), one_warp_factor held as the base profile gives it (its "
                  "text: docs/model.md, partly written lines), ps_per_byte[1] and [2] (8- and 16-byte lanes) fitted here "
                  "with the partial-store costs, on the strided stores at 1, 2, 4 and 8 blocks an SM "
-                 "(validate/results/l2_partial_lines.md)";
+                 "(validate/results/l2_partial_lines.md); next_store_merge (a rule, not fitted: the half-sector "
+                 "pairs the L1 merges in small blocks) as the base profile gives it, its evidence beside it";
   // What the caller held (--hold) is the base's value, not a fit: said in the note that every refit writes.
   if (!hold.empty()) {
     std::string held;

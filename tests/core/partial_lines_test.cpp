@@ -88,6 +88,66 @@ TEST(PartialPieces, LinesAWarpCompletesItself) {
   EXPECT_EQ(shared.lines_from_two_or_more_warps(), 8);
 }
 
+// 16-byte lanes 32 bytes apart write the first halves of 32 sectors (512 bytes); the same warp's next store,
+// base 16, the second halves: every partial byte is half of a pair completed in the next store (share 1).
+// Another warp's second halves, or a store of other halves in between, pair nothing (share 0 of the 1024 and
+// 1536 partial bytes); another warp's stores in between do not break a warp's pair (each warp is followed
+// alone: the cost model decides by the block's size whether the L1 still merges).
+TEST(PartialPieces, HalfSectorPairsInTheNextStore) {
+  PartialPieces own;
+  own.add(store(0, 32, 16), 0);
+  EXPECT_DOUBLE_EQ(own.next_store_half_pair_share(), 0.0);
+  own.add(store(16, 32, 16), 0);
+  EXPECT_DOUBLE_EQ(own.next_store_half_pair_share(), 1.0);
+
+  PartialPieces other;
+  other.add(store(0, 32, 16), 0);
+  other.add(store(16, 32, 16), 1);
+  EXPECT_DOUBLE_EQ(other.next_store_half_pair_share(), 0.0);
+
+  PartialPieces between;
+  between.add(store(0, 32, 16), 0);
+  between.add(store(4096, 32, 16), 0);  // the first halves of 32 other sectors
+  between.add(store(16, 32, 16), 0);
+  EXPECT_DOUBLE_EQ(between.next_store_half_pair_share(), 0.0);
+
+  PartialPieces interleaved;
+  interleaved.add(store(0, 32, 16), 0);
+  interleaved.add(store(4096, 32, 16), 1);
+  interleaved.add(store(16, 32, 16), 0);
+  interleaved.add(store(4096 + 16, 32, 16), 1);
+  EXPECT_DOUBLE_EQ(interleaved.next_store_half_pair_share(), 1.0);
+
+  // The same halves written twice: each store's halves complement the previous store's, so every piece is in
+  // a pair, and each counts once: 4 x 512 of 2048 partial bytes (not the 3 pairs' 3 x 1024).
+  PartialPieces again;
+  again.add(store(0, 32, 16), 0);
+  again.add(store(16, 32, 16), 0);
+  again.add(store(0, 32, 16), 0);
+  again.add(store(16, 32, 16), 0);
+  EXPECT_DOUBLE_EQ(again.next_store_half_pair_share(), 1.0);
+}
+
+// 8-byte lanes 32 bytes apart: quarter sectors. Four stores from one warp complete the sectors, but no piece is
+// a half: the L1 seldom merges quarters (lab/studies/store_merge), and the share counts halves only (0 of
+// 1024 bytes). 4-byte lanes, 4 to a half sector in 8 rows 1 KiB apart (a 4-wide block's drain in f32), then the
+// next 16 bytes of each row: 256 of 256 partial bytes paired.
+TEST(PartialPieces, QuartersDoNotPairAndFourLanesMakeAHalf) {
+  PartialPieces quarters;
+  for (int q = 0; q < 4; ++q) quarters.add(store(8 * q, 32, 8), 0);
+  EXPECT_DOUBLE_EQ(quarters.next_store_half_pair_share(), 0.0);
+
+  auto rows = [](uint64_t offset) {
+    WarpAccess w = store(0, 4, 4);
+    for (int lane = 0; lane < 32; ++lane) w.addr[lane] = uint64_t(lane / 4) * 1024 + offset + uint64_t(lane % 4) * 4;
+    return w;
+  };
+  PartialPieces narrow;
+  narrow.add(rows(0), 0);
+  narrow.add(rows(16), 0);
+  EXPECT_DOUBLE_EQ(narrow.next_store_half_pair_share(), 1.0);
+}
+
 // 16-byte lanes 32 bytes apart: lane i writes the first half of sector i, 4 sectors a line: 8 lines, one
 // piece each; the second halves (base 16), from another warp, are their second pieces.
 TEST(PartialPieces, HalfSectorsAreAPieceEach) {

@@ -439,6 +439,47 @@ TEST(Cost, WarpsCompletingTheirOwnSectorsInBurstsSayTheTimeIsLikelyLow) {
   EXPECT_TRUE(predict(k, p).caveats.empty());
 }
 
+// 1e6 partial-store requests (4-byte lanes) writing 1.6e7 bytes as half sectors, 10 us at 10 ps; a quarter of
+// those bytes are pairs a warp completes in its next store. In blocks of 2 warps, with the rule up to 2, a quarter
+// of the requests (2.5 us) leave the partial term, their 4e6 bytes join the whole sectors (125000 sectors x 2 ps
+// = 0.25 us of L2 traffic), and the crossbar loses half of their slots: (2.5e5 requests + 4e6 / 16 half
+// sectors) / 2 = 2.5e5 of 1e6 slots at 1 ps. Blocks of 4 warps, bursts of 8 stores a warp or more, or a profile
+// without the rule: unchanged.
+TEST(Cost, HalfSectorPairsMergeInSmallBlocks) {
+  DeviceProfile p = toy();
+  p.cost.l2_write_slot_ps = 1;
+  p.cost.next_store_merge_warps = 2;
+  p.cost.next_store_merge_evidence = "toy merges";
+  KernelCounts k = base_counts();
+  k.threads_per_block = 64;  // 2 warps
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1.6e7;
+  k.half_sector_piece_bytes = 1.6e7;
+  k.l2_write_slots = 1e6;
+  k.dram_write_bytes = 1.6e7;
+  k.next_store_half_pair_share = 0.25;
+  const Prediction merged = predict(k, p);
+  EXPECT_DOUBLE_EQ(merged.next_store_merged_share, 0.25);
+  EXPECT_NEAR(merged.term(kTermPartial), 7.5, 1e-9);
+  EXPECT_NEAR(merged.term(kTermL2), 0.25, 1e-9);
+  EXPECT_NEAR(merged.term(kTermWrites), 0.75, 1e-9);
+  const Prediction plain = predict(k, toy());
+  EXPECT_DOUBLE_EQ(plain.next_store_merged_share, 0.0);
+  EXPECT_NEAR(plain.term(kTermPartial), 10.0, 1e-9);
+  // 8 stores a warp (200 blocks x 2 warps x 8) reach the store-burst threshold: the L1 merges almost none there.
+  p.cost.store_burst_stores = 8;
+  p.cost.store_burst_evidence = "toy bursts";
+  k.global_store_instructions = 3200;
+  EXPECT_DOUBLE_EQ(predict(k, p).next_store_merged_share, 0.0);
+  k.global_store_instructions = 2800;  // 7 a warp
+  EXPECT_DOUBLE_EQ(predict(k, p).next_store_merged_share, 0.25);
+  k.threads_per_block = 128;  // 4 warps: the L1 merges about half, as in the benchmarks the costs were fitted on
+  const Prediction larger = predict(k, p);
+  EXPECT_DOUBLE_EQ(larger.next_store_merged_share, 0.0);
+  EXPECT_NEAR(larger.term(kTermPartial), 10.0, 1e-9);
+  EXPECT_NEAR(larger.term(kTermWrites), 1.0, 1e-9);
+}
+
 TEST(Cost, BlockSchedulingIsPerBlockOverheadInRounds) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.2;

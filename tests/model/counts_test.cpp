@@ -1,6 +1,8 @@
 // The cost model's inputs from a replay, worked out by hand for small launches.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "report/launch_prediction.hpp"
 #include "sim/launch_counts.hpp"
 #include "model/profile.hpp"
@@ -9,12 +11,14 @@
 namespace memsim {
 namespace {
 
-ReplayResult run(const char* kernel, Size2 matrix, Size2 block, Dtype dtype = Dtype::F32) {
+ReplayResult run(const char* kernel, Size2 matrix, Size2 block, Dtype dtype = Dtype::F32,
+                 std::optional<Size2> tile = std::nullopt) {
   UserConfig u;
   u.kernel = kernel;
   u.matrix = matrix;
   u.block = block;
   u.dtype = dtype;
+  u.tile = tile;
   ReplayOptions o;
   o.threads = 1;
   return replay(resolve_launch(u), o);
@@ -64,6 +68,20 @@ TEST(Counts, HalfSectorPiecesAreTheStoreBytesWrittenAsHalvesOfSectors) {
   EXPECT_EQ(launch_counts(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16)).half_sector_piece_bytes, 8192);
   // Whole sectors are not pieces: copy's stores.
   EXPECT_EQ(launch_counts(run("copy", {64, 64}, {8, 16})).half_sector_piece_bytes, 0);
+}
+
+TEST(Counts, HalfSectorPairsAWarpCompletesInItsNextStore) {
+  // coalesced f32 64x64, block 4x16 over 16x16 tiles: the drain's warp is 4 lanes x 8 rows, so a store writes 16
+  // bytes (4 floats) into one sector of each of 8 output rows, and its next store (the next 4 columns) the other
+  // 16: every partial byte is half of a pair completed in the next store. In f16 the same walk writes 8-byte
+  // quarters (none a half: 0); naive f16 4x16 writes 16-byte halves (8 rows of 2 bytes) whose other halves come
+  // from the block's other warp (0); block 32x8 writes whole sectors (no partial piece: 0).
+  const Size2 tile{16, 16};
+  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {4, 16}, Dtype::F32, tile)).next_store_half_pair_share, 1.0);
+  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {4, 16}, Dtype::F16, tile)).next_store_half_pair_share,
+                   0.0);
+  EXPECT_DOUBLE_EQ(launch_counts(run("naive", {64, 64}, {4, 16}, Dtype::F16, tile)).next_store_half_pair_share, 0.0);
+  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {32, 8})).next_store_half_pair_share, 0.0);
 }
 
 TEST(Counts, StoreSlotsAreWriteRequestsPlusSectors) {

@@ -349,7 +349,8 @@ TEST_F(ScratchDir, ReadBackConstants) {
 }
 
 // Each caveat is optional (absent: none), else a positive threshold and the evidence behind it: the long wait
-// (lines a request), the store bursts (stores a warp) and the half-sector wait (lines a request).
+// (lines a request), the store bursts (stores a warp) and the half-sector wait (lines a request); so is the
+// next-store merge rule (warps a block, at most 32).
 TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
   struct Caveat {
     const char* key;
@@ -359,7 +360,8 @@ TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
   };
   for (const Caveat& c : {Caveat{"long_wait", "from_lines", &CostConstants::long_wait_lines, 8},
                           Caveat{"store_bursts", "from_stores", &CostConstants::store_burst_stores, 8},
-                          Caveat{"half_sector_wait", "from_lines", &CostConstants::half_sector_wait_lines, 2}}) {
+                          Caveat{"half_sector_wait", "from_lines", &CostConstants::half_sector_wait_lines, 2},
+                          Caveat{"next_store_merge", "up_to_warps", &CostConstants::next_store_merge_warps, 2}}) {
     SCOPED_TRACE(c.key);
     nlohmann::json j = shipped_h100();
     write("shipped", j.dump());
@@ -368,6 +370,11 @@ TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
     j["cost"][c.key][c.threshold] = 0;
     write("zero", j.dump());
     EXPECT_THROW(load_profile("zero"), ProfileError);
+    if (std::string(c.key) == "next_store_merge") {
+      j["cost"][c.key][c.threshold] = 33;
+      write("too_many", j.dump());
+      EXPECT_THROW(load_profile("too_many"), ProfileError);
+    }
     j["cost"].erase(c.key);
     write("plain", j.dump());
     EXPECT_EQ(load_profile("plain").cost.*c.field, 0);
