@@ -95,7 +95,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost.long_wait", {"from_lines", "evidence"}},
       {"cost.store_bursts", {"from_stores", "evidence"}},
       {"cost.half_sector_wait", {"from_lines", "evidence"}},
-      {"cost.next_store_merge", {"up_to_warps", "evidence"}},
+      {"cost.next_store_merge", {"up_to_warps", "up_to_stores", "evidence"}},
       {"cost.read_back",
        {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open"}},
       {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "note"}},
@@ -244,6 +244,8 @@ CostConstants read_cost(const JsonFields& r) {
                         c.half_sector_wait_evidence);
   read_caveat_threshold(r, "cost.next_store_merge", "up_to_warps", kWarpsPerBlock, c.next_store_merge_warps,
                         c.next_store_merge_evidence);
+  if (c.next_store_merge_warps > 0)
+    c.next_store_merge_stores = r.number_in("cost.next_store_merge.up_to_stores", kStoresPerWarp);
   c.block_us = r.number_in_or("cost.block_us", kHold, 0);  // absent: no block cost
   c.barrier_us = r.number_in_or("cost.barrier_us", kHold, 0);  // absent: barriers cost nothing extra
   c.block_drain_rounds = r.number_in_or("cost.block_drain_rounds", kHold, 0);    // absent: no drain cost

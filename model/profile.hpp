@@ -57,13 +57,15 @@ struct CostConstants {
   // such caveat.
   double half_sector_wait_lines = 0;
   std::string half_sector_wait_evidence;  // what the threshold rests on, quoted in the caveat
-  // A cost rule, with its evidence: in blocks of up to this many warps, the L1 merges every half-sector piece
-  // whose other half the same warp stores in its next store instruction, so such pairs reach the L2 as whole
-  // sectors (KernelCounts::next_store_half_pair_share; measured: memsim-store-merge, lab/studies/store_merge,
-  // 100% in blocks of 1 or 2 warps at every occupancy), below store_burst_stores store instructions a warp. In
-  // larger blocks the partial-store costs keep the share they were fitted with (their half-sector benchmark: 8
-  // warps a block, about half merged). 0: no merging.
+  // A cost rule, with its evidence: in blocks of up to next_store_merge_warps warps, each storing at most
+  // next_store_merge_stores times, the L1 merges every half-sector piece whose other half the same warp stores in
+  // its next store instruction, so such pairs reach the L2 as whole sectors (KernelCounts::
+  // next_store_half_pair_share; measured: memsim-store-merge, lab/studies/store_merge, 99-100% with 1 or 2 warps a
+  // block and 2 stores a warp at every occupancy). Beyond, the share depends on the SM's store traffic (runs of
+  // pairs: 7-30% at full occupancy, 89-100% at 1-2 blocks an SM; larger blocks 0-54%), which no count gives: the
+  // partial-store costs keep the share they were fitted with. 0: no merging.
   double next_store_merge_warps = 0;
+  double next_store_merge_stores = 0;
   std::string next_store_merge_evidence;
   double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,

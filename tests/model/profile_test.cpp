@@ -350,7 +350,7 @@ TEST_F(ScratchDir, ReadBackConstants) {
 
 // Each caveat is optional (absent: none), else a positive threshold and the evidence behind it: the long wait
 // (lines a request), the store bursts (stores a warp) and the half-sector wait (lines a request); so is the
-// next-store merge rule (warps a block, at most 32).
+// next-store merge rule (warps a block, at most 32, and stores a warp).
 TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
   struct Caveat {
     const char* key;
@@ -374,6 +374,13 @@ TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
       j["cost"][c.key][c.threshold] = 33;
       write("too_many", j.dump());
       EXPECT_THROW(load_profile("too_many"), ProfileError);
+      j["cost"][c.key][c.threshold] = 2;
+      j["cost"][c.key].erase("up_to_stores");  // the rule's second bound, required with it
+      write("no_stores", j.dump());
+      EXPECT_THROW(load_profile("no_stores"), ProfileError);
+      j["cost"][c.key]["up_to_stores"] = 2;
+      write("both", j.dump());
+      EXPECT_EQ(load_profile("both").cost.next_store_merge_stores, 2);
     }
     j["cost"].erase(c.key);
     write("plain", j.dump());

@@ -53,7 +53,10 @@ def merged(path_json, path_csv):
     out = {}
     for i, (r, (kernel, m)) in enumerate(zip(runs, launches)):
         get = lambda key: memsim_run.field(r, (key,), "%s run %d" % (path_json, i))
-        want = ("cross" if get("cross") else "self") + "_pieces<%d, %d" % (get("pieces"), get("distance"))
+        if r.get("runs"):  # pair_runs<D>: D sets a warp, each as two halves back to back
+            want = "pair_runs<%d>" % get("distance")
+        else:
+            want = ("cross" if get("cross") else "self") + "_pieces<%d, %d" % (get("pieces"), get("distance"))
         if want not in kernel:
             raise memsim_run.Error("%s: run %r was launched as %s" % (path_csv, get("name"), kernel))
         issued = memsim_run.field(m, (ISSUED,), path_csv + " " + kernel)

@@ -16,7 +16,8 @@
 // The stores are inline PTX `st.global.b32` marked volatile with a memory clobber, so that nvcc keeps them in
 // the order written (it reorders plain stores to different addresses: the suite's 4x128 drain). Blocks of W
 // warps; each configuration also runs held to 1 and 2 resident blocks an SM by dynamic shared memory the
-// kernel does not use (fewer other warps' stores between a warp's pieces).
+// kernel does not use (fewer other warps' stores between a warp's pieces). Added later: runs of pairs (a
+// warp's sets one after another, each set's halves back to back: 4 to 16 stores a warp).
 //
 // Timing: CUDA events around each launch, 2 warm-up launches, median of 15 with min and max, over 2 output
 // buffers of 256 MiB (5x the H100's L2). Check: the first launch's output word for word (every word holds its
@@ -75,6 +76,22 @@ __global__ void self_pieces(uint32_t* __restrict__ out) {
   }
 }
 
+// Runs of pairs: a warp writes its D sets one after another, each set's two halves in consecutive stores
+// (2D stores a warp, every pair 1 apart): does a longer run of stores still merge?
+template <int D>
+__global__ void pair_runs(uint32_t* __restrict__ out) {
+  const uint32_t g = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int l = threadIdx.x % 32, si = l / 4;
+#pragma unroll
+  for (int s = 0; s < D; ++s) {
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const uint32_t w = piece_word<2>(g * D + s, si, k, l);
+      store_in_order(out + w, w);
+    }
+  }
+}
+
 template <int P, int D>
 __global__ void cross_pieces(uint32_t* __restrict__ out) {
   constexpr int L = 8 / P;
@@ -95,6 +112,7 @@ struct Config {
   int warps_per_block;   // W
   const void* kernel;
   bool scatter = false;  // self_pieces' kScatter
+  bool runs = false;     // pair_runs: D sets one after another, each as its two halves back to back
   unsigned blocks() const {
     const unsigned sets = unsigned(kN) / (4 * pieces) * unsigned(kN / 8);
     const unsigned warps = cross ? sets / distance * pieces : sets / distance;
@@ -105,6 +123,7 @@ struct Config {
 #define SM_SELF(NAME, P, D, W) {NAME, P, D, false, W, (const void*)&self_pieces<P, D>}
 #define SM_CROSS(NAME, P, D, W) {NAME, P, D, true, W, (const void*)&cross_pieces<P, D>}
 #define SM_SCATTER(NAME, P, W) {NAME, P, 1, false, W, (const void*)&self_pieces<P, 1, true>, true}
+#define SM_RUNS(NAME, D, W) {NAME, 2, D, false, W, (const void*)&pair_runs<D>, false, true}
 const Config kConfigs[] = {
     SM_SELF("whole sectors, 1 set a warp, 8 warps a block", 1, 1, 8),
     SM_SELF("whole sectors, 4 sets a warp, 8 warps a block", 1, 4, 8),
@@ -136,6 +155,13 @@ const Config kConfigs[] = {
     SM_CROSS("cross 2 pieces, 1 set a warp, 16 warps a block", 2, 1, 16),
     SM_CROSS("cross 4 pieces, 1 set a warp, 4 warps a block", 4, 1, 4),
     SM_CROSS("cross 4 pieces, 1 set a warp, 16 warps a block", 4, 1, 16),
+    // Added after the second run (2026-11-28 04:50 UTC): runs of pairs, 4 to 16 stores a warp.
+    SM_RUNS("runs of pairs, 2 sets a warp, 2 warps a block", 2, 2),
+    SM_RUNS("runs of pairs, 4 sets a warp, 2 warps a block", 4, 2),
+    SM_RUNS("runs of pairs, 8 sets a warp, 2 warps a block", 8, 2),
+    SM_RUNS("runs of pairs, 4 sets a warp, 1 warp a block", 4, 1),
+    SM_RUNS("runs of pairs, 2 sets a warp, 8 warps a block", 2, 8),
+    SM_RUNS("runs of pairs, 8 sets a warp, 8 warps a block", 8, 8),
 };
 
 template <int P, int D>
@@ -150,6 +176,11 @@ void launch_cross(unsigned blocks, int threads, int smem, uint32_t* out) { cross
 void launch(const Config& c, int smem, uint32_t* out) {
   const unsigned b = c.blocks();
   const int t = 32 * c.warps_per_block;
+  if (c.runs) {
+    if (c.distance == 2) return pair_runs<2><<<b, t, smem>>>(out);
+    if (c.distance == 4) return pair_runs<4><<<b, t, smem>>>(out);
+    if (c.distance == 8) return pair_runs<8><<<b, t, smem>>>(out);
+  }
   if (c.scatter) {
     if (c.pieces == 2) return launch_scatter<2>(b, t, smem, out);
     if (c.pieces == 4) return launch_scatter<4>(b, t, smem, out);
@@ -238,10 +269,10 @@ int main(int argc, char** argv) {
           if (r >= kWarmup) ms.push_back(t);
         }
         std::sort(ms.begin(), ms.end());
-        std::printf("%s    {\"name\": \"%s\", \"pieces\": %d, \"distance\": %d, \"cross\": %s, \"scattered\": %s, \"warps_per_block\": %d, "
+        std::printf("%s    {\"name\": \"%s\", \"pieces\": %d, \"distance\": %d, \"cross\": %s, \"scattered\": %s, \"runs\": %s, \"warps_per_block\": %d, "
                     "\"blocks\": %u, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, \"median_us\": %.2f, "
                     "\"min_us\": %.2f, \"max_us\": %.2f, \"wrong_words\": %lld}",
-                    first ? "" : ",\n", c.name, c.pieces, c.distance, c.cross ? "true" : "false", c.scatter ? "true" : "false", c.warps_per_block,
+                    first ? "" : ",\n", c.name, c.pieces, c.distance, c.cross ? "true" : "false", c.scatter ? "true" : "false", c.runs ? "true" : "false", c.warps_per_block,
                     c.blocks(), resident, smem, 1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(), wrong);
         first = false;
       }
