@@ -9,16 +9,18 @@ With --memsim, every configuration is predicted again by that memsim binary (on 
 compiles, the compiled code's estimate), beside the prediction the GPU run recorded.
 """
 import argparse
-import json
 import os
-import subprocess
 import sys
 from collections import defaultdict
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "validate"))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: one place that spells memsim's command line)
 
 
 def records(paths):
     for p in paths:
-        for r in json.load(open(p))["records"]:
+        for r in memsim_run.read_validation_run(p)["records"]:
             if r.get("measured", {}).get("time_us") and r.get("predicted", {}).get("time_us"):
                 yield r
 
@@ -34,15 +36,7 @@ def shape(r):
 
 
 def repredict(r, memsim, device, extra=()):
-    c = r["config"]
-    args = [memsim, "--kernel", c["kernel"], "--dtype", c["dtype"],
-            "--matrix", "%dx%d" % (c["matrix"]["width"], c["matrix"]["height"]),
-            "--block", "%dx%d" % (c["block"]["x"], c["block"]["y"]),
-            "--tile", "%dx%d" % (c["tile"]["x"], c["tile"]["y"]), "--device", device, "--format", "json"]
-    if c["shared_bytes_per_block"]:
-        args += ["--pad", str(c["pad"])]
-    args += list(extra)
-    j = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+    j = memsim_run.memsim_json_for_config(memsim, r["config"], ["--device", device] + list(extra))
     p = j["prediction"]
     return p["time_us"], p.get("instructions"), p.get("instructions_basis"), p.get("caveats", [])
 
@@ -101,7 +95,7 @@ def main():
     a = ap.parse_args()
     recs = list(records(a.runs))
     out = []
-    ctx = json.load(open(a.runs[0])).get("context", {})
+    ctx = memsim_run.read_validation_run(a.runs[0]).get("context", {})
     dev = ctx.get("device", {})
     out.append("Held-out sweep, %s: %s" % (dev.get("name", "?"), ", ".join(sorted({os.path.basename(p).split("_heldout")[0] for p in a.runs}))))
     if not a.memsim_arg:
@@ -111,8 +105,8 @@ def main():
     if a.memsim:
         rows, bases = [], defaultdict(int)
         caveated = []
-        for r in recs:
-            t, n, basis, caveats = repredict(r, a.memsim, a.device, a.memsim_arg)
+        predicted = memsim_run.parallel_map(lambda r: repredict(r, a.memsim, a.device, a.memsim_arg), recs)
+        for r, (t, n, basis, caveats) in zip(recs, predicted):
             caveated.append(bool(caveats))
             bases[(basis or "").split(" (")[0]] += 1
             rows.append((r, r["measured"]["time_us"]["median"], t))
@@ -136,4 +130,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(memsim_run.main_guard(main))

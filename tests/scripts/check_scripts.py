@@ -3,7 +3,7 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, read_back.py,
+Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, read_back.py, judge.py,
 instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
 lab/calibration/holdout_by_kernel.py on small
 crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's,
@@ -241,6 +241,12 @@ def check_python_scripts(c):
     merge = [py, os.path.join(LAB, "studies", "store_merge", "store_merge.py")]
     c.expect_error("store_merge an argument", merge + ["x"], "usage:")
     c.expect_ok("store_merge the committed runs", merge, ["| kernel | dtype |", "| copy_shared | f32 | 4x16 |"])
+    judge = [py, os.path.join(LAB, "heldout", "judge.py")]
+    c.expect_error("judge a run that is missing", judge + [missing], "no such file")
+    c.expect_error("judge a run that is not JSON", judge + [text], "is not JSON")
+    c.expect_error("judge memsim missing", judge + [os.path.join(LAB, "heldout", "results", "h100_c",
+                                                               "h100_heldoutc_24x4_t24x24.json"),
+                                              "--memsim", missing, "--device", "h100"], "no such file")
     mb = [py, os.path.join(LAB, "studies", "store_merge", "microbench.py")]
     c.expect_error("store_merge microbench two arguments", mb + ["x", "y"], "usage:")
     c.expect_error("store_merge microbench no results", mb + [c.work], "no such file")
