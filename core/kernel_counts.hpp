@@ -87,7 +87,7 @@ struct KernelCounts {
   double partial_line_open_rounds = 0;
   // Lines a block holds open over rounds, as many as are open at once (sim/partial_lines.hpp), and the share
   // of the block's partly written lines they are (the rest close in the round they open: partial_lines_per_block).
-  std::array<double, 2> lines_open_at_once_per_block{};  // pieces under 16 bytes, and of 16 bytes or more
+  std::array<double, 2> lines_open_at_once_per_block{};  // lines with a piece under 16 bytes; all 16 or more
   double held_line_share = 0;
   double global_store_instructions = 0;               // warp instructions
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector

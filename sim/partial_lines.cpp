@@ -86,7 +86,7 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
       l->written[s] |= touched[i].bytes;
       if (touched[i].bytes != full) {
         l->sector_warps[s] |= bit;
-        l->largest_piece = std::max(l->largest_piece, __builtin_popcountll(touched[i].bytes));
+        l->smallest_piece = std::min(l->smallest_piece, __builtin_popcountll(touched[i].bytes));
         if (l->first_round < 0 || round < l->first_round) l->first_round = round;
         l->last_round = std::max(l->last_round, round);
       }
@@ -110,7 +110,7 @@ std::array<double, 2> PartialPieces::lines_open_at_once() const {
   for (const Line& l : lines_)
     if (held_over_rounds(l)) {
       const double sectors = double(std::count_if(l.written.begin(), l.written.end(), [](uint64_t w) { return w != 0; }));
-      rounds_open[l.largest_piece >= 16] += (l.last_round - l.first_round + 1) * sectors / double(l.written.size());
+      rounds_open[l.smallest_piece >= 16] += (l.last_round - l.first_round + 1) * sectors / double(l.written.size());
     }
   if (rounds_ > 0)
     for (double& r : rounds_open) r /= double(rounds_);

@@ -58,9 +58,13 @@ class PartialPieces {
   // write the rest of; a sector it leaves part written is a split sector, counted with the others). The L2
   // evicts partial sectors by how many lines hold them at once (lab/calibration/held_open.cu), so each
   // counts for the share of the block's rounds it is open, (last - first + 1) / the block's rounds, times the
-  // share of the line's sectors the block writes, summed, apart by their pieces: under 16 bytes a sector
-  // ([0]), or 16 bytes and more ([1]: half sectors, read back less). They are left out of
-  // sectors_by_writing_warps, whose lines close in the round they open.
+  // share of the line's sectors the block writes, summed, apart by their pieces: a line with any piece under 16
+  // bytes a sector ([0]), or with every piece 16 bytes and more ([1]: half sectors, read back less; the factor
+  // was measured on lines of such pieces alone). A line mixing the two, as where a warp spans two rows of a block
+  // 24 wide (naive f64: 16-byte pieces where the rows meet, 8-byte ones elsewhere), holds 8-byte pieces open
+  // and reads back as such: counted by its largest piece, naive f64 24x4 read back 0.17 of its output in memsim
+  // and 0.47 on the H100 (by its smallest, 0.44). They are left out of sectors_by_writing_warps, whose lines
+  // close in the round they open.
   std::array<double, 2> lines_open_at_once() const;
   int64_t lines_held_over_rounds() const;
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
@@ -77,7 +81,7 @@ class PartialPieces {
     std::vector<uint64_t> written;  // per sector of the line, the bytes written since (bit i: byte i)
     std::vector<uint32_t> sector_warps;  // per sector of the line, the warps writing partial pieces of it
     int first_round = -1, last_round = -1;  // the rounds of its first and last partial piece
-    int largest_piece = 0;                  // the most bytes one request wrote into a partly written sector
+    int smallest_piece = 64;                // the fewest bytes one request wrote into a partly written sector
     uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;

@@ -295,6 +295,26 @@ TEST(PartialPieces, LinesOpenAtOnce) {
   EXPECT_EQ(total_lines(p.sectors_by_writing_warps(8)), 0.0);
 }
 
+// A line counts with the half sectors ([1]) only if every piece is 16 bytes or more: sector 0 of 32 lines (a
+// quarter of each) written in 16-byte halves over rounds 0 and 1 is 32 x 2/2 x 1/4 = 8 at once in [1]; a 16-byte
+// half and then two 8-byte quarters over rounds 0..2 is 8 in [0] (a line mixing pieces holds the small ones open).
+TEST(PartialPieces, ALineWithASmallPieceCountsWithTheSmallPieces) {
+  WarpAccess load = store(1 << 24, 4, 4);
+  load.op = Op::Load;
+  PartialPieces halves;
+  halves.add(store(0, 128, 16), 0);
+  halves.add(load, 0);
+  halves.add(store(16, 128, 16), 0);
+  EXPECT_EQ(halves.lines_open_at_once(), (std::array<double, 2>{0.0, 8.0}));
+  PartialPieces mixed;
+  mixed.add(store(0, 128, 16), 0);
+  mixed.add(load, 0);
+  mixed.add(store(16, 128, 8), 0);
+  mixed.add(load, 0);
+  mixed.add(store(24, 128, 8), 0);
+  EXPECT_EQ(mixed.lines_open_at_once(), (std::array<double, 2>{8.0, 0.0}));
+}
+
 // The suite's naive, by its index math: f64 32x2 (tile 32x32): a block's 32 output rows get 2 lines each (32 y,
 // 16 a line), each written 2 y a round (8-byte pieces) over 8 of the block's 16 rounds: 64 lines, 64 x 8 / 16 =
 // 32 at once. f64 16x4 (tile 16x16): 16 rows, one line each, 2 y a warp (a 16-byte piece) over the 4 rounds: 16
@@ -314,6 +334,17 @@ TEST(PartialPieces, SuiteLinesOpenAtOnce) {
   EXPECT_EQ(at_once("f16", {16, 4}), (std::array<double, 2>{4.0, 0.0}));
   EXPECT_EQ(at_once("f16", {32, 8}), (std::array<double, 2>{16.0, 0.0}));
   EXPECT_EQ(at_once("f64", {32, 16}), (std::array<double, 2>{0.0, 0.0}));
+  // f64 24x4 (tile 24x24, 3 warps, each across two rows): a row's 24 y are a whole line over 4 of the block's 6
+  // rounds and half a line (2 of 4 sectors) over the other 2: 24 x (4/6 + 2/6 x 1/2) = 20; the warps write 16-byte
+  // pieces where their two rows meet and 8-byte ones elsewhere, so the lines count with the 8-byte pieces ([0]).
+  UserConfig u;
+  u.kernel = "naive";
+  u.matrix = {1152, 1152};
+  u.block = {24, 4};
+  u.tile = Size2{24, 24};
+  u.dtype = Dtype::F64;
+  const LaunchConfig cfg = resolve_launch(u);
+  EXPECT_EQ(partial_lines_of_block(cfg, cfg.blocks() / 2).lines_open_at_once, (std::array<double, 2>{20.0, 0.0}));
 }
 
 // naive's loop takes a load then a store a step: a line of output row x holds 128 / E consecutive y, its
