@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b, --set c             the second or third set (SHAPES_B, SHAPES_C below) instead of the first
+    --set b, --set c, --set d    the second, third or fourth set (SHAPES_B, SHAPES_C, SHAPES_D below)
 """
 import argparse
 import sys
@@ -34,8 +34,13 @@ MATRICES_B = ["8192x8192"]
 # as a control whose warps stay in a row), none compiled by any sweep before, at 8192x8192 only.
 SHAPES_C = [((40, 4), (40, 40)), ((12, 16), (48, 48)), ((20, 8), (40, 40)), ((56, 2), (56, 56)),
             ((24, 4), (24, 24)), ((96, 2), (96, 96))]
+# Set d (2026-11-28), chosen after lines of mixed pieces were counted with their small pieces
+# (sim/partial_lines.hpp) and before any of it ran, to judge that change where it was not found: blocks whose
+# warps span rows, so that naive's f64 and f32 lines mix piece sizes, at widths no set has compiled (48, 28,
+# 36, 12 with tiles 48, 56, 36, 24), at 8192x8192 only.
+SHAPES_D = [((48, 2), (48, 48)), ((28, 4), (56, 56)), ((36, 4), (36, 36)), ((12, 8), (24, 24))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
-        "c": (SHAPES_C, MATRICES_B, "heldoutc")}
+        "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd")}
 
 
 def configs(shapes):
