@@ -31,7 +31,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <string>
 #include <vector>
 
 #include "validate/cuda_check.hpp"
@@ -164,37 +163,10 @@ const Config kConfigs[] = {
     SM_RUNS("runs of pairs, 8 sets a warp, 8 warps a block", 8, 8),
 };
 
-template <int P, int D>
-void launch_self(unsigned blocks, int threads, int smem, uint32_t* out) { self_pieces<P, D><<<blocks, threads, smem>>>(out); }
-template <int P>
-void launch_scatter(unsigned blocks, int threads, int smem, uint32_t* out) {
-  self_pieces<P, 1, true><<<blocks, threads, smem>>>(out);
-}
-template <int P, int D>
-void launch_cross(unsigned blocks, int threads, int smem, uint32_t* out) { cross_pieces<P, D><<<blocks, threads, smem>>>(out); }
-
+// Every kernel takes the output alone; the configuration names the instantiation it launches.
 void launch(const Config& c, int smem, uint32_t* out) {
-  const unsigned b = c.blocks();
-  const int t = 32 * c.warps_per_block;
-  if (c.runs) {
-    if (c.distance == 2) return pair_runs<2><<<b, t, smem>>>(out);
-    if (c.distance == 4) return pair_runs<4><<<b, t, smem>>>(out);
-    if (c.distance == 8) return pair_runs<8><<<b, t, smem>>>(out);
-  }
-  if (c.scatter) {
-    if (c.pieces == 2) return launch_scatter<2>(b, t, smem, out);
-    if (c.pieces == 4) return launch_scatter<4>(b, t, smem, out);
-  }
-#define SM_CASE(P, D)                                              \
-  if (c.pieces == P && c.distance == D) {                          \
-    if (c.cross) launch_cross<P, D>(b, t, smem, out);              \
-    else launch_self<P, D>(b, t, smem, out);                       \
-    return;                                                        \
-  }
-  SM_CASE(1, 1) SM_CASE(1, 4) SM_CASE(2, 1) SM_CASE(2, 2) SM_CASE(2, 4) SM_CASE(2, 8)
-  SM_CASE(4, 1) SM_CASE(4, 2) SM_CASE(4, 4) SM_CASE(4, 8)
-#undef SM_CASE
-  throw memsim::validate::CudaError(std::string("no kernel instantiated for ") + c.name);
+  void* args[] = {&out};
+  MEMSIM_CUDA_CHECK(cudaLaunchKernel(c.kernel, dim3(c.blocks()), dim3(32 * c.warps_per_block), args, size_t(smem)));
 }
 
 }  // namespace
