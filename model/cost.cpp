@@ -15,11 +15,10 @@ constexpr int kAssumedRegisters = 32;
 
 // Half-sector pairs a warp completes in its next store instruction reach the L2 as whole sectors in blocks of
 // up to next_store_merge_warps warps whose warps store at most next_store_merge_stores times (model/profile.hpp):
-// the L1 merges them. Their share of the partial pieces'
-// bytes leaves the partial-store requests and bytes (the same share of each lane-width class: a kernel's
-// partial stores are of one class in practice) and joins the whole sectors; each merged pair is one request
-// through the crossbar instead of two, with its sectors whole instead of twice in halves. `merged` gets the
-// share (0 where the rule does not apply).
+// the L1 merges them. Their share of the partial pieces' bytes leaves the partial-store requests and bytes (the
+// same share of each lane-width class: a kernel's partial stores are of one class in practice) and joins the
+// whole sectors; each merged pair is one request through the crossbar instead of two, with its sectors whole
+// instead of twice in halves. `merged` gets the share (0 where the rule does not apply).
 KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& k, int sector_bytes, double& merged) {
   merged = 0;
   if (k.next_store_merge_warps <= 0 || c.next_store_half_pair_share <= 0 ||

@@ -70,8 +70,9 @@ class PartialPieces {
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
   // The share of the block's partial pieces (their bytes) that are half sectors the same warp completes with
   // the other half in its next store instruction: the pairs the L1 merges into whole sectors, wholly in blocks
-  // of one or two warps (lab/studies/store_merge: 100% on an H100 and an H200, at every occupancy), a half or
-  // less in larger blocks, whose warps interleave their stores. 0 when the block writes no partial piece.
+  // of one or two warps storing twice a warp (lab/studies/store_merge: 99-100% on an H100 and an H200, at every
+  // occupancy), less with more stores a warp or in larger blocks, by the SM's store traffic and how the warps
+  // interleave. 0 when the block writes no partial piece.
   double next_store_half_pair_share() const;
 
  private:

@@ -3,10 +3,10 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, read_back.py, judge.py,
-instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
-lab/calibration/holdout_by_kernel.py on small
-crafted bad inputs (missing files, directories, non-JSON, wrong-kind JSON and CSV, a MATRIX other than the CSV's,
+Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, read_back.py,
+lab/heldout/judge.py, instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
+lab/calibration/holdout_by_kernel.py on small crafted bad inputs (missing files, directories, non-JSON, wrong-kind
+JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
 there is a tiny shell script (FAKE_MEMSIM below), so no real replay runs. Then validate/run_suite.sh,
 calibration/run_calibration.sh, studies/ncu_counters.sh and scripts/calibrate_gpu.sh with bad arguments and
