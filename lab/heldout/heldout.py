@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b, --set c, --set d    the second, third or fourth set (SHAPES_B, SHAPES_C, SHAPES_D below)
+    --set b .. --set e           the second to fifth set (SHAPES_B .. SHAPES_E below)
 """
 import argparse
 import sys
@@ -39,8 +39,16 @@ SHAPES_C = [((40, 4), (40, 40)), ((12, 16), (48, 48)), ((20, 8), (40, 40)), ((56
 # warps span rows, so that naive's f64 and f32 lines mix piece sizes, at widths no set has compiled (48, 28,
 # 36, 12 with tiles 48, 56, 36, 24), at 8192x8192 only.
 SHAPES_D = [((48, 2), (48, 48)), ((28, 4), (56, 56)), ((36, 4), (36, 36)), ((12, 8), (24, 24))]
+# Set e (2026-11-28), chosen after memsim-split-lines (lab/studies/split_lines/) found that a sector split
+# between two blocks costs by the lines holding one, not by the split sectors, and before any of it ran: tiles
+# whose rows end mid-sector in f16 and f32 (20, 28, 44, 52 and 60 elements; f64 the control, whose rows end on
+# sectors), blocks as wide as the tile and one half as wide (22x4 on 44), at widths no set has compiled, at
+# 8192x8192 only.
+SHAPES_E = [((20, 4), (20, 20)), ((28, 4), (28, 28)), ((44, 4), (44, 44)), ((22, 4), (44, 44)),
+            ((52, 2), (52, 52)), ((60, 2), (60, 60))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
-        "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd")}
+        "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
+        "e": (SHAPES_E, MATRICES_B, "heldoute")}
 
 
 def configs(shapes):
