@@ -25,7 +25,7 @@ done
 # figures README.md and every report quote come from their "predicted here" lines (validate/figures.py).
 # Sets b, c and d (h100_b/, h200_c/, ...) the same way, each judged alone, where the card ran it.
 for dev in h100 h200; do
-  for set in "" _b _c _d; do
+  for set in "" _b _c _d _e; do
     ls lab/heldout/results/$dev$set/*.json >/dev/null 2>&1 || continue
     python3 lab/heldout/judge.py lab/heldout/results/$dev$set/*.json --memsim "$build/app/memsim" --device $dev \
       --report lab/heldout/results/$dev${set}_judged.txt >/dev/null
