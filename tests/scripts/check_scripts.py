@@ -3,7 +3,7 @@
 one line on stderr, prefixed with the script's name, and exit status 2; never a traceback, never an empty or
 wrong output with exit 0).
 
-Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, read_back.py,
+Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, terms.py, read_back.py,
 lab/heldout/judge.py, instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
 lab/calibration/holdout_by_kernel.py on small crafted bad inputs (missing files, directories, non-JSON, wrong-kind
 JSON and CSV, a MATRIX other than the CSV's,
@@ -252,6 +252,16 @@ def check_python_scripts(c):
     c.expect_error("store_merge microbench no results", mb + [c.work], "no such file")
     c.expect_ok("store_merge microbench the committed runs", mb,
                 ["| run | blocks an SM |", "| self 2 pieces, 1 apart, 2 warps a block | 32 | 100% | 100% |"])
+    terms = [py, os.path.join(LAB, "studies", "split_lines", "terms.py")]
+    c.expect_error("split_lines terms no run", terms + [c.work], "no such file")
+    sl = os.path.join(c.work, "split_lines_run")
+    os.makedirs(sl, exist_ok=True)
+    with open(os.path.join(sl, "split_lines.json"), "w") as f:
+        json.dump({"device": "NVIDIA H100", "date": "now", "all_checks_passed": True, "runs": [{"name": "x"}]}, f)
+    c.expect_error("split_lines terms no Nsight Compute CSV", terms + [sl], "no such file")
+    with open(os.path.join(sl, "split_lines.ncu.csv"), "w") as f:
+        f.write('"ID","Metric Name","Metric Value"\n')
+    c.expect_error("split_lines terms runs without launches", terms + [sl], "1 runs but 0 Nsight Compute launches")
     c.expect_error("l1_wavefronts CSV not a CSV", l1 + [memsim, "64x64", text], "no Nsight Compute header")
     c.expect_error("l1_wavefronts CSV header only", l1 + [memsim, "64x64", l1_header], "has no launches")
     c.expect_error("l1_wavefronts CSV without the metrics", l1 + [memsim, "64x64", l1_no_metric], "has no " + TOTAL)
