@@ -93,6 +93,10 @@ struct KernelCounts {
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).
   double split_sectors = 0;
+  // Of the middle block's sectors in the lines holding them, the share it writes whole, and the narrowest lane
+  // of their pieces (bytes; 0: none): sim/partial_lines.hpp.
+  double split_line_whole_share = 0;
+  int split_lane_bytes = 0;
   // How far apart in launch order each such sector's two writers are: the mean of log2(blocks apart).
   double split_log2_distance = 0;
   int warps_per_block() const { return (threads_per_block + 31) / 32; }  // a partial warp counts as one

@@ -306,6 +306,17 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
                      "longer than the latency and partial-store terms charge, so the time above is likely low",
                      lines_per_load, k.half_sector_wait_lines),
         k.half_sector_wait_evidence));
+  // Where the split-sector cost is known to fall short (model/profile.hpp, split_line_whole_share): lines
+  // holding split sectors beside whole ones, from lanes of 4 bytes or more (what memsim-split-lines measured).
+  if (k.split_line_whole_share > 0 && c.split_sectors > 0 && c.split_lane_bytes >= 4 &&
+      c.split_line_whole_share >= k.split_line_whole_share)
+    pr.caveats.push_back(with_evidence(
+        caveat_words("the lines holding sectors split between two blocks hold whole ones too (%.3g%% of a block's "
+                     "sectors there, from %.3g%% on): such a line costs about as much as one whose every sector is "
+                     "split, which the split-sector cost was fitted on, and is charged for its split sectors alone, "
+                     "so the time above is likely low",
+                     100 * c.split_line_whole_share, 100 * k.split_line_whole_share),
+        k.split_line_whole_evidence));
   // Where the partial-store costs are known to fall short (model/profile.hpp, store_burst_stores).
   if (k.store_burst_stores > 0 && c.lines_completed_by_one_warp_per_block > 0 && warps > 0 &&
       c.global_store_instructions / warps >= k.store_burst_stores)

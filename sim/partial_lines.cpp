@@ -87,6 +87,7 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
       if (touched[i].bytes != full) {
         l->sector_warps[s] |= bit;
         l->smallest_piece = std::min(l->smallest_piece, __builtin_popcountll(touched[i].bytes));
+        l->smallest_lane = std::min(l->smallest_lane, int(w.width));
         if (l->first_round < 0 || round < l->first_round) l->first_round = round;
         l->last_round = std::max(l->last_round, round);
       }
@@ -145,6 +146,27 @@ std::vector<uint64_t> PartialPieces::sectors_left_partial_list() const {
   return sectors;
 }
 
+bool PartialPieces::Line::holds_split(uint64_t full) const {
+  return std::any_of(written.begin(), written.end(), [full](uint64_t w) { return w != 0 && w != full; });
+}
+
+double PartialPieces::split_line_whole_share() const {
+  const uint64_t full = full_sector();
+  int64_t whole = 0, written = 0;
+  for (const Line& l : lines_)
+    if (l.holds_split(full))
+      for (uint64_t w : l.written) whole += w == full, written += w != 0;
+  return written ? double(whole) / double(written) : 0.0;
+}
+
+int PartialPieces::split_lane_bytes() const {
+  const uint64_t full = full_sector();
+  int lane = 0;
+  for (const Line& l : lines_)
+    if (l.holds_split(full)) lane = lane ? std::min(lane, l.smallest_lane) : l.smallest_lane;
+  return lane;
+}
+
 uint32_t PartialPieces::Line::warps() const {
   uint32_t all = 0;
   for (uint32_t w : sector_warps) all |= w;
@@ -198,10 +220,18 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
 }
 
 PartialLines partial_lines_of(const PartialPieces& pieces, int block_warps) {
-  return {pieces.sectors_by_writing_warps(block_warps),
-          pieces.lines_completed_by_one_warp(), pieces.sectors_left_partial_list(), pieces.mean_open_rounds(),
-          pieces.lines_open_at_once(),          pieces.lines_held_over_rounds(),         pieces.lines_closed_in_round(),
-          pieces.next_store_half_pair_share()};
+  PartialLines p;
+  p.from_warps = pieces.sectors_by_writing_warps(block_warps);
+  p.completed_by_one_warp = pieces.lines_completed_by_one_warp();
+  p.sectors_left_partial = pieces.sectors_left_partial_list();
+  p.split_line_whole_share = pieces.split_line_whole_share();
+  p.split_lane_bytes = pieces.split_lane_bytes();
+  p.mean_open_rounds = pieces.mean_open_rounds();
+  p.lines_open_at_once = pieces.lines_open_at_once();
+  p.lines_held_over_rounds = pieces.lines_held_over_rounds();
+  p.lines_closed_in_round = pieces.lines_closed_in_round();
+  p.next_store_half_pair_share = pieces.next_store_half_pair_share();
+  return p;
 }
 
 double split_log2_distance(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules, int64_t max_distance) {

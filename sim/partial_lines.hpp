@@ -48,6 +48,13 @@ class PartialPieces {
   int64_t sectors_left_partial() const;
   // Those sectors, as sector indices (address / sector bytes).
   std::vector<uint64_t> sectors_left_partial_list() const;
+  // Of the sectors the block writes in the lines where it leaves one partial (from its first partial piece
+  // there on), the share it writes whole: 0 where every sector it writes there is split (the calibration's split
+  // runs, vec4_shared's drain), above where a line holds few split sectors beside whole ones (a tile whose rows
+  // end mid-sector), which cost about as much (lab/studies/split_lines: 1, 2 or 4 split sectors a line alike).
+  double split_line_whole_share() const;
+  // The narrowest lane (bytes) of the partial pieces in those lines; 0 where the block leaves no sector partial.
+  int split_lane_bytes() const;
   // How many rounds the lines held open (two or more warps) stay open: the mean over them of the rounds
   // between a line's first and last partial piece, a warp's round being the global loads it issues after its
   // last global store (naive's load, store, load, store: one round a step; a staged kernel's loads, barrier,
@@ -83,6 +90,8 @@ class PartialPieces {
     std::vector<uint32_t> sector_warps;  // per sector of the line, the warps writing partial pieces of it
     int first_round = -1, last_round = -1;  // the rounds of its first and last partial piece
     int smallest_piece = 64;                // the fewest bytes one request wrote into a partly written sector
+    int smallest_lane = 64;                 // the narrowest lane of a request writing a partial piece here
+    bool holds_split(uint64_t full) const;  // some sector of it is left partly written
     uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;
@@ -113,6 +122,8 @@ struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
   std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
+  double split_line_whole_share = 0;           // PartialPieces::split_line_whole_share
+  int split_lane_bytes = 0;                    // PartialPieces::split_lane_bytes
   double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds
   std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once
   int64_t lines_held_over_rounds = 0;   // PartialPieces::lines_held_over_rounds

@@ -285,6 +285,8 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lines_closed_in_round = partial.lines_closed_in_round;
   result.next_store_half_pair_share = partial.next_store_half_pair_share;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
+  result.split_line_whole_share = partial.split_line_whole_share;
+  result.split_lane_bytes = partial.split_lane_bytes;
   if (!partial.sectors_left_partial.empty())
     result.split_log2_distance = split_log2_distance_from(cfg, middle, partial.sectors_left_partial, options.rules);
   result.l2_read_requests_per_block = loads.l2_read_requests(options.rules);

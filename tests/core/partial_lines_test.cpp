@@ -377,6 +377,30 @@ TEST(PartialPieces, SectorsLeftPartlyWritten) {
   EXPECT_EQ(p.sectors_left_partial(), 0);
 }
 
+// The sectors a block writes whole beside those it leaves split, in the lines holding the latter. Bytes [0, 112)
+// of line 0 by 28 lanes of 4 bytes: sectors 0-2 whole, sector 3 half (bytes 96-112): one split sector beside 3
+// whole ones, 3 / 4. The first halves of all 4 sectors of line 1 (16 lanes, 16 bytes each in every sector):
+// 4 split, none whole; with line 0, 3 / 8. A line the block writes whole does not count; none split: 0.
+TEST(PartialPieces, WholeSectorsBesideSplitOnes) {
+  PartialPieces p;
+  EXPECT_EQ(p.split_line_whole_share(), 0.0);
+  EXPECT_EQ(p.split_lane_bytes(), 0);
+  WarpAccess first = store(0, 4, 4);
+  first.mask = 0x0FFFFFFFu;  // lanes 0-27: bytes [0, 112)
+  p.add(first, 0);
+  EXPECT_EQ(p.sectors_left_partial(), 1);
+  EXPECT_DOUBLE_EQ(p.split_line_whole_share(), 3.0 / 4.0);
+  EXPECT_EQ(p.split_lane_bytes(), 4);
+  WarpAccess halves = store(128, 4, 4);
+  for (int lane = 0; lane < 32; ++lane) halves.addr[lane] = 128 + uint64_t(lane / 4) * 32 % 128 + lane % 4 * 4;
+  halves.mask = 0xFFFFu;  // lanes 0-15: bytes 0-15 of each of line 1's 4 sectors
+  p.add(halves, 1);
+  EXPECT_EQ(p.sectors_left_partial(), 5);
+  EXPECT_DOUBLE_EQ(p.split_line_whole_share(), 3.0 / 8.0);
+  p.add(store(256, 4, 4), 2);  // line 2 whole: not a line holding a split sector
+  EXPECT_DOUBLE_EQ(p.split_line_whole_share(), 3.0 / 8.0);
+}
+
 // The suite at 1024x1024 by hand: vec4_shared f16 32x8 (tile 128x8) writes 8 halves of each of 128 output rows'
 // sectors, 16 bytes of 32, the other 8 halves from the block a grid row down: 128 sectors a block. copy f16
 // 8x32 writes 8 halves (16 bytes) of each of its 32 rows, the other half from the next block: 32. copy f16
@@ -390,6 +414,18 @@ TEST(PartialPieces, SuiteSectorsLeftForAnotherBlock) {
   EXPECT_EQ(left("copy", "f16", {8, 32}), 32);
   EXPECT_EQ(left("copy", "f16", {32, 8}), 0);
   EXPECT_EQ(left("padded", "f32", {32, 8}), 0);
+}
+
+// Those kernels' lines hold split sectors alone: vec4_shared f16 32x8 writes 16 bytes (8 lanes of 2) of each
+// line, copy f16 8x32 16 bytes (8 lanes of 2) of each row's line: no sector written whole there, 2-byte lanes.
+TEST(PartialPieces, SuiteSplitLinesHoldNoWholeSector) {
+  for (auto [kernel, block] : {std::pair{"vec4_shared", Size2{32, 8}}, std::pair{"copy", Size2{8, 32}}}) {
+    SCOPED_TRACE(kernel);
+    const LaunchConfig cfg = test::suite_launch_1024(kernel, "f16", block);
+    const PartialLines p = partial_lines_of_block(cfg, cfg.blocks() / 2);
+    EXPECT_EQ(p.split_line_whole_share, 0.0);
+    EXPECT_EQ(p.split_lane_bytes, 2);
+  }
 }
 
 // How far apart the writers of those sectors are, at 1024x1024: vec4_shared f16 32x8's other halves come from

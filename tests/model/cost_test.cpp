@@ -417,6 +417,40 @@ TEST(Cost, LoadsOverLinesBesideHalfSectorPiecesSayTheTimeIsLikelyLow) {
   EXPECT_EQ(predict(own_sectors, p).caveats.size(), 1u);
 }
 
+// Sectors split between blocks in lines whose other sectors the block writes whole, from 4-byte lanes: the
+// split-lines caveat's case (from a quarter of the sectors whole). Lines of split sectors alone (as the cost was
+// fitted), 2-byte lanes (not measured) or no split sector at all, are not.
+TEST(Cost, SplitSectorsBesideWholeOnesSayTheTimeIsLikelyLow) {
+  DeviceProfile p = toy();
+  p.cost.split_sector_ps = 12;
+  p.cost.split_line_whole_share = 0.25;
+  p.cost.split_line_whole_evidence = "toy pairs";
+  KernelCounts k = base_counts();
+  k.split_sectors = 2e6;
+  k.split_line_whole_share = 0.75;
+  k.split_lane_bytes = 4;
+  Prediction pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("(75% of a block's sectors there, from 25% on)"), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("(toy pairs)"), std::string::npos) << pr.caveats[0];
+  p.cost.split_line_whole_share = 0;
+  EXPECT_DOUBLE_EQ(predict(k, p).time_us, pr.time_us);  // a caveat, not a cost
+  EXPECT_TRUE(predict(k, p).caveats.empty());            // none in a profile without it
+  p.cost.split_line_whole_share = 0.25;
+  KernelCounts quarter = k;
+  quarter.split_line_whole_share = 0.25;
+  EXPECT_EQ(predict(quarter, p).caveats.size(), 1u);
+  KernelCounts all_split = k;
+  all_split.split_line_whole_share = 0;
+  EXPECT_TRUE(predict(all_split, p).caveats.empty());
+  KernelCounts narrow = k;
+  narrow.split_lane_bytes = 2;
+  EXPECT_TRUE(predict(narrow, p).caveats.empty());
+  KernelCounts none = k;
+  none.split_sectors = 0;
+  EXPECT_TRUE(predict(none, p).caveats.empty());
+}
+
 // 200 blocks of 8 warps: 1600 warps. 12800 store instructions are 8 a warp; with lines a warp completes
 // itself, that is the store-burst caveat's case; 7 a warp, or no such lines, is not.
 TEST(Cost, WarpsCompletingTheirOwnSectorsInBurstsSayTheTimeIsLikelyLow) {

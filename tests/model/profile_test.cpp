@@ -349,7 +349,8 @@ TEST_F(ScratchDir, ReadBackConstants) {
 }
 
 // Each caveat is optional (absent: none), else a positive threshold and the evidence behind it: the long wait
-// (lines a request), the store bursts (stores a warp) and the half-sector wait (lines a request); so is the
+// (lines a request), the store bursts (stores a warp), the half-sector wait (lines a request) and the split lines
+// (a share of sectors); so is the
 // next-store merge rule (warps a block, at most 32, and stores a warp).
 TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
   struct Caveat {
@@ -361,6 +362,7 @@ TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
   for (const Caveat& c : {Caveat{"long_wait", "from_lines", &CostConstants::long_wait_lines, 8},
                           Caveat{"store_bursts", "from_stores", &CostConstants::store_burst_stores, 8},
                           Caveat{"half_sector_wait", "from_lines", &CostConstants::half_sector_wait_lines, 2},
+                          Caveat{"split_lines", "from_whole_share", &CostConstants::split_line_whole_share, 0.25},
                           Caveat{"next_store_merge", "up_to_warps", &CostConstants::next_store_merge_warps, 2}}) {
     SCOPED_TRACE(c.key);
     nlohmann::json j = shipped_h100();
