@@ -196,6 +196,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
   // A sector whose parts come from two blocks costs more than one a block completes itself.
   pr.split_sectors = c.split_sectors;
+  pr.split_line_whole_share = c.split_line_whole_share;
   pr.split_log2_distance = c.split_log2_distance;
   pr.split_sectors_us =
       c.split_sectors * k.split_sector_ps * (1 + k.split_sector_per_log2_distance * c.split_log2_distance) * 1e-6;
@@ -379,6 +380,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["split_sectors_us"] = p.split_sectors_us;
   j["next_store_merged_share"] = p.next_store_merged_share;
   if (p.split_sectors > 0) j["split_blocks_apart"] = std::exp2(p.split_log2_distance);
+  if (p.split_sectors > 0) j["split_line_whole_share"] = p.split_line_whole_share;
   if (p.l2_read_requests > 0)
     j["l2_read_requests"] = {{"requests", p.l2_read_requests}, {"sectors", p.l2_load_sectors}};
   if (p.dram_order_counted)

@@ -123,6 +123,7 @@ struct Prediction {
   // DRAM order (sim/dram_order.hpp), where the profile charges it: the share of the loads' and the stores'
   // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (core/kernel_counts.hpp)
+  double split_line_whole_share = 0;  // of a block's sectors in the lines holding them, the share written whole
   double split_sectors_us = 0;  // their time, part of the partial-store term
   double split_log2_distance = 0;  // their writers' mean log2(blocks apart in launch order)
   // The share of the partial pieces' bytes charged as whole sectors: half-sector pairs a warp completes in its

@@ -45,6 +45,8 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   }
   const uint64_t full = full_sector();
   const uint64_t sectors_per_line = uint64_t(line_bytes_ / sector_bytes_);
+  for (int i = 0; i < n; ++i)
+    if (touched[i].bytes == full) whole_sectors_.push_back(touched[i].sector);
   // Half-sector pieces this store completes with the other half from the warp's previous store: both halves
   // count, each piece once. A store between the two breaks the pair (lab/studies/store_merge: 2 apart, 0-3%
   // merge).
@@ -151,12 +153,25 @@ bool PartialPieces::Line::holds_split(uint64_t full) const {
 }
 
 double PartialPieces::split_line_whole_share() const {
+  const std::array<int64_t, 2> counts = split_line_whole_sectors();
+  return counts[1] ? double(counts[0]) / double(counts[1]) : 0.0;
+}
+
+std::array<int64_t, 2> PartialPieces::split_line_whole_sectors() const {
   const uint64_t full = full_sector();
-  int64_t whole = 0, written = 0;
-  for (const Line& l : lines_)
-    if (l.holds_split(full))
-      for (uint64_t w : l.written) whole += w == full, written += w != 0;
-  return written ? double(whole) / double(written) : 0.0;
+  std::vector<uint64_t> whole = whole_sectors_;
+  std::sort(whole.begin(), whole.end());
+  int64_t whole_count = 0, written = 0;
+  for (const Line& l : lines_) {
+    if (!l.holds_split(full)) continue;
+    for (size_t s = 0; s < l.written.size(); ++s) {
+      const uint64_t id = l.line * l.written.size() + s;
+      const bool is_whole = l.written[s] == full || std::binary_search(whole.begin(), whole.end(), id);
+      whole_count += is_whole;
+      written += is_whole || l.written[s] != 0;
+    }
+  }
+  return {whole_count, written};
 }
 
 int PartialPieces::split_lane_bytes() const {
@@ -224,7 +239,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces, int block_warps) {
   p.from_warps = pieces.sectors_by_writing_warps(block_warps);
   p.completed_by_one_warp = pieces.lines_completed_by_one_warp();
   p.sectors_left_partial = pieces.sectors_left_partial_list();
-  p.split_line_whole_share = pieces.split_line_whole_share();
+  p.split_line_whole_sectors = pieces.split_line_whole_sectors();
   p.split_lane_bytes = pieces.split_lane_bytes();
   p.mean_open_rounds = pieces.mean_open_rounds();
   p.lines_open_at_once = pieces.lines_open_at_once();

@@ -48,11 +48,12 @@ class PartialPieces {
   int64_t sectors_left_partial() const;
   // Those sectors, as sector indices (address / sector bytes).
   std::vector<uint64_t> sectors_left_partial_list() const;
-  // Of the sectors the block writes in the lines where it leaves one partial (from its first partial piece
-  // there on), the share it writes whole: 0 where every sector it writes there is split (the calibration's split
+  // Of the sectors the block writes in the lines where it leaves one partial, the share it writes whole: 0 where every sector it writes there is split (the calibration's split
   // runs, vec4_shared's drain), above where a line holds few split sectors beside whole ones (a tile whose rows
   // end mid-sector), which cost about as much (lab/studies/split_lines: 1, 2 or 4 split sectors a line alike).
   double split_line_whole_share() const;
+  // The two counts behind it: the sectors written whole there, and all the block writes there.
+  std::array<int64_t, 2> split_line_whole_sectors() const;
   // The narrowest lane (bytes) of the partial pieces in those lines; 0 where the block leaves no sector partial.
   int split_lane_bytes() const;
   // How many rounds the lines held open (two or more warps) stay open: the mean over them of the rounds
@@ -113,6 +114,9 @@ class PartialPieces {
   };
   std::vector<Piece> last_halves_[kWarpSize];
   int64_t partial_piece_bytes_ = 0;  // bytes of every partial piece the block writes
+  // Every sector the block's stores write whole, also in lines not (yet) tracked: a line's whole sectors may
+  // come before its first partial piece (split_line_whole_share).
+  std::vector<uint64_t> whole_sectors_;
   int64_t next_store_pair_bytes_ = 0;  // of those, the half-sector pairs completed in the next store (both halves)
 };
 
@@ -122,7 +126,7 @@ struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
   std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
-  double split_line_whole_share = 0;           // PartialPieces::split_line_whole_share
+  std::array<int64_t, 2> split_line_whole_sectors{};  // PartialPieces::split_line_whole_sectors
   int split_lane_bytes = 0;                    // PartialPieces::split_lane_bytes
   double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds
   std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once

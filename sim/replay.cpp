@@ -285,7 +285,20 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lines_closed_in_round = partial.lines_closed_in_round;
   result.next_store_half_pair_share = partial.next_store_half_pair_share;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
-  result.split_line_whole_share = partial.split_line_whole_share;
+  if (!partial.sectors_left_partial.empty()) {
+    // Where a block's piece of a row starts within a line changes from block to block where a tile is not a
+    // whole number of sectors wide (f32 tiles of 44: 8 offsets), so the share is pooled over the middle block
+    // and the 7 after it in launch order and in its grid column (a transpose's offsets go by the grid row).
+    std::array<int64_t, 2> pooled = partial.split_line_whole_sectors;
+    const int64_t grid_x = cfg.shape.grid_x;
+    for (int64_t k = 1; k < 8; ++k)
+      for (int64_t b : {middle + k, middle + k * grid_x})
+        if (b < blocks) {
+          const std::array<int64_t, 2> more = partial_lines_of_block(cfg, b, options.rules).split_line_whole_sectors;
+          pooled[0] += more[0], pooled[1] += more[1];
+        }
+    result.split_line_whole_share = pooled[1] ? double(pooled[0]) / double(pooled[1]) : 0.0;
+  }
   result.split_lane_bytes = partial.split_lane_bytes;
   if (!partial.sectors_left_partial.empty())
     result.split_log2_distance = split_log2_distance_from(cfg, middle, partial.sectors_left_partial, options.rules);

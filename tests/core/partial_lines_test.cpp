@@ -423,7 +423,7 @@ TEST(PartialPieces, SuiteSplitLinesHoldNoWholeSector) {
     SCOPED_TRACE(kernel);
     const LaunchConfig cfg = test::suite_launch_1024(kernel, "f16", block);
     const PartialLines p = partial_lines_of_block(cfg, cfg.blocks() / 2);
-    EXPECT_EQ(p.split_line_whole_share, 0.0);
+    EXPECT_EQ(p.split_line_whole_sectors[0], 0);
     EXPECT_EQ(p.split_lane_bytes, 2);
   }
 }
