@@ -23,7 +23,7 @@ for report in lab/calibration/results/*holdout*.txt; do
 done
 # The held-out sweep's judged reports (lab/heldout/README.md): every run predicted again by this build; the
 # figures README.md and every report quote come from their "predicted here" lines (validate/figures.py).
-# Sets b, c and d (h100_b/, h200_c/, ...) the same way, each judged alone, where the card ran it.
+# Sets b to e (h100_b/, h200_c/, ...) the same way, each judged alone, where the card ran it.
 for dev in h100 h200; do
   for set in "" _b _c _d _e; do
     ls lab/heldout/results/$dev$set/*.json >/dev/null 2>&1 || continue
