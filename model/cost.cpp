@@ -379,8 +379,10 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
   j["next_store_merged_share"] = p.next_store_merged_share;
-  if (p.split_sectors > 0) j["split_blocks_apart"] = std::exp2(p.split_log2_distance);
-  if (p.split_sectors > 0) j["split_line_whole_share"] = p.split_line_whole_share;
+  if (p.split_sectors > 0) {
+    j["split_blocks_apart"] = std::exp2(p.split_log2_distance);
+    j["split_line_whole_share"] = p.split_line_whole_share;
+  }
   if (p.l2_read_requests > 0)
     j["l2_read_requests"] = {{"requests", p.l2_read_requests}, {"sectors", p.l2_load_sectors}};
   if (p.dram_order_counted)

@@ -57,13 +57,6 @@ struct CostConstants {
   // such caveat.
   double half_sector_wait_lines = 0;
   std::string half_sector_wait_evidence;  // what the threshold rests on, quoted in the caveat
-  // A cost rule, with its evidence: in blocks of up to next_store_merge_warps warps, each storing at most
-  // next_store_merge_stores times, the L1 merges every half-sector piece whose other half the same warp stores in
-  // its next store instruction, so such pairs reach the L2 as whole sectors (KernelCounts::
-  // next_store_half_pair_share; measured: memsim-store-merge, lab/studies/store_merge, 99-100% with 1 or 2 warps a
-  // block and 2 stores a warp at every occupancy). Beyond, the share depends on the SM's store traffic (runs of
-  // pairs: 7-30% at full occupancy, 89-100% at 1-2 blocks an SM; larger blocks 0-54%), which no count gives: the
-  // partial-store costs keep the share they were fitted with. 0: no merging.
   // Not a cost either: the split-sector cost (split_sector_ps) was fitted with every sector of every line split;
   // a line holding fewer beside whole ones costs about as much (memsim-split-lines, lab/studies/split_lines: 1,
   // 2 or 4 split sectors a line, 4-byte lanes), so where at least this share of a block's sectors in the lines
@@ -71,6 +64,13 @@ struct CostConstants {
   // likely low. 0: no such caveat.
   double split_line_whole_share = 0;
   std::string split_line_whole_evidence;
+  // A cost rule, with its evidence: in blocks of up to next_store_merge_warps warps, each storing at most
+  // next_store_merge_stores times, the L1 merges every half-sector piece whose other half the same warp stores in
+  // its next store instruction, so such pairs reach the L2 as whole sectors (KernelCounts::
+  // next_store_half_pair_share; measured: memsim-store-merge, lab/studies/store_merge, 99-100% with 1 or 2 warps a
+  // block and 2 stores a warp at every occupancy). Beyond, the share depends on the SM's store traffic (runs of
+  // pairs: 7-30% at full occupancy, 89-100% at 1-2 blocks an SM; larger blocks 0-54%), which no count gives: the
+  // partial-store costs keep the share they were fitted with. 0: no merging.
   double next_store_merge_warps = 0;
   double next_store_merge_stores = 0;
   std::string next_store_merge_evidence;

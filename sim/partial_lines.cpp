@@ -152,13 +152,10 @@ bool PartialPieces::Line::holds_split(uint64_t full) const {
   return std::any_of(written.begin(), written.end(), [full](uint64_t w) { return w != 0 && w != full; });
 }
 
-double PartialPieces::split_line_whole_share() const {
-  const std::array<int64_t, 2> counts = split_line_whole_sectors();
-  return counts[1] ? double(counts[0]) / double(counts[1]) : 0.0;
-}
-
 std::array<int64_t, 2> PartialPieces::split_line_whole_sectors() const {
   const uint64_t full = full_sector();
+  // Most blocks leave no sector partial: no copy and sort of their whole sectors then.
+  if (std::none_of(lines_.begin(), lines_.end(), [full](const Line& l) { return l.holds_split(full); })) return {};
   std::vector<uint64_t> whole = whole_sectors_;
   std::sort(whole.begin(), whole.end());
   int64_t whole_count = 0, written = 0;

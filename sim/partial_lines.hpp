@@ -48,11 +48,10 @@ class PartialPieces {
   int64_t sectors_left_partial() const;
   // Those sectors, as sector indices (address / sector bytes).
   std::vector<uint64_t> sectors_left_partial_list() const;
-  // Of the sectors the block writes in the lines where it leaves one partial, the share it writes whole: 0 where every sector it writes there is split (the calibration's split
-  // runs, vec4_shared's drain), above where a line holds few split sectors beside whole ones (a tile whose rows
-  // end mid-sector), which cost about as much (lab/studies/split_lines: 1, 2 or 4 split sectors a line alike).
-  double split_line_whole_share() const;
-  // The two counts behind it: the sectors written whole there, and all the block writes there.
+  // In the lines where the block leaves a sector partial: the sectors it writes whole there, and all it writes
+  // there. None whole where every sector it writes there is split (the calibration's split runs, vec4_shared's
+  // drain); some where a line holds few split sectors beside whole ones (a tile whose rows end mid-sector),
+  // which cost about as much (lab/studies/split_lines: 1, 2 or 4 split sectors a line alike).
   std::array<int64_t, 2> split_line_whole_sectors() const;
   // The narrowest lane (bytes) of the partial pieces in those lines; 0 where the block leaves no sector partial.
   int split_lane_bytes() const;
@@ -115,7 +114,7 @@ class PartialPieces {
   std::vector<Piece> last_halves_[kWarpSize];
   int64_t partial_piece_bytes_ = 0;  // bytes of every partial piece the block writes
   // Every sector the block's stores write whole, also in lines not (yet) tracked: a line's whole sectors may
-  // come before its first partial piece (split_line_whole_share).
+  // come before its first partial piece (split_line_whole_sectors).
   std::vector<uint64_t> whole_sectors_;
   int64_t next_store_pair_bytes_ = 0;  // of those, the half-sector pairs completed in the next store (both halves)
 };

@@ -291,12 +291,15 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
     // and the 7 after it in launch order and in its grid column (a transpose's offsets go by the grid row).
     std::array<int64_t, 2> pooled = partial.split_line_whole_sectors;
     const int64_t grid_x = cfg.shape.grid_x;
-    for (int64_t k = 1; k < 8; ++k)
-      for (int64_t b : {middle + k, middle + k * grid_x})
-        if (b < blocks) {
-          const std::array<int64_t, 2> more = partial_lines_of_block(cfg, b, options.rules).split_line_whole_sectors;
-          pooled[0] += more[0], pooled[1] += more[1];
-        }
+    const auto pool = [&](int64_t b) {
+      if (b >= blocks) return;
+      const std::array<int64_t, 2> more = partial_lines_of_block(cfg, b, options.rules).split_line_whole_sectors;
+      pooled[0] += more[0], pooled[1] += more[1];
+    };
+    for (int64_t k = 1; k < 8; ++k) {
+      pool(middle + k);
+      if (grid_x > 1) pool(middle + k * grid_x);  // a one-column grid's column is its launch order
+    }
     result.split_line_whole_share = pooled[1] ? double(pooled[0]) / double(pooled[1]) : 0.0;
   }
   result.split_lane_bytes = partial.split_lane_bytes;

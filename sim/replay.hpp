@@ -88,7 +88,7 @@ struct ReplayResult {
   // The sectors the middle block leaves partly written, for another block to complete.
   int64_t split_sectors_per_block = 0;
   // The share of the block's sectors in the lines holding them that it writes whole
-  // (PartialPieces::split_line_whole_share), and the narrowest lane of the pieces there (bytes; 0: none).
+  // (PartialPieces::split_line_whole_sectors), and the narrowest lane of the pieces there (bytes; 0: none).
   double split_line_whole_share = 0;
   int split_lane_bytes = 0;
   // How far apart in launch order their two writers are: the mean of log2(blocks apart) (sim/partial_lines.hpp).

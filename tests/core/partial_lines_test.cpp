@@ -3,6 +3,7 @@
 // comment.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 
 #include "sim/partial_lines.hpp"
@@ -383,22 +384,22 @@ TEST(PartialPieces, SectorsLeftPartlyWritten) {
 // 4 split, none whole; with line 0, 3 / 8. A line the block writes whole does not count; none split: 0.
 TEST(PartialPieces, WholeSectorsBesideSplitOnes) {
   PartialPieces p;
-  EXPECT_EQ(p.split_line_whole_share(), 0.0);
+  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{0, 0}));
   EXPECT_EQ(p.split_lane_bytes(), 0);
   WarpAccess first = store(0, 4, 4);
   first.mask = 0x0FFFFFFFu;  // lanes 0-27: bytes [0, 112)
   p.add(first, 0);
   EXPECT_EQ(p.sectors_left_partial(), 1);
-  EXPECT_DOUBLE_EQ(p.split_line_whole_share(), 3.0 / 4.0);
+  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{3, 4}));
   EXPECT_EQ(p.split_lane_bytes(), 4);
   WarpAccess halves = store(128, 4, 4);
   for (int lane = 0; lane < 32; ++lane) halves.addr[lane] = 128 + uint64_t(lane / 4) * 32 % 128 + lane % 4 * 4;
   halves.mask = 0xFFFFu;  // lanes 0-15: bytes 0-15 of each of line 1's 4 sectors
   p.add(halves, 1);
   EXPECT_EQ(p.sectors_left_partial(), 5);
-  EXPECT_DOUBLE_EQ(p.split_line_whole_share(), 3.0 / 8.0);
+  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{3, 8}));
   p.add(store(256, 4, 4), 2);  // line 2 whole: not a line holding a split sector
-  EXPECT_DOUBLE_EQ(p.split_line_whole_share(), 3.0 / 8.0);
+  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{3, 8}));
 }
 
 // The suite at 1024x1024 by hand: vec4_shared f16 32x8 (tile 128x8) writes 8 halves of each of 128 output rows'
