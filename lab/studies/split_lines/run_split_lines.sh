@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs memsim-split-lines on this machine's GPU: the timed runs (every output checked), then each
 # configuration once under Nsight Compute for its DRAM bytes, the L2's write sectors and its instructions.
+# Both lane widths, in one run of the program: the 54 runs with 4-byte lanes, then the 54 with 2-byte lanes
+# ("2-byte lanes, ..."; README.md), 108 in all, in the same order in the JSON and the CSV (terms.py pairs them).
 #
 #   lab/studies/split_lines/run_split_lines.sh OUT_DIR [BUILD_DIR]
 #
