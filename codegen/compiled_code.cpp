@@ -313,29 +313,38 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = std::max(1, std::min(o.jobs > 0 ? o.jobs : cores, int(misses.size())));
   // Contiguous chunks: nvcc's start-up (about a second) is paid once a chunk. A chunk holds one source
-  // group (the suite, or one kernel file with its defines).
+  // group (the suite, or one kernel file with its defines), and at most kMostAChunk configurations: nvcc's
+  // front end grows faster than its input (a chunk of 5,000 ran past 7 minutes where 100 take 5 seconds), so
+  // a large sweep is compiled in many chunks, `jobs` at a time, with progress after each.
+  constexpr size_t kMostAChunk = 100;
   using Chunk = std::vector<std::pair<std::string, LaunchConfig>>;
   std::stable_sort(misses.begin(), misses.end(),
                    [](const auto& a, const auto& b) { return source_group(a.second) < source_group(b.second); });
-  std::vector<Chunk> chunks(static_cast<size_t>(jobs));
-  for (size_t i = 0; i < misses.size(); ++i) chunks[i * size_t(jobs) / misses.size()].push_back(misses[i]);
-  for (size_t j = 0; j < chunks.size(); ++j)
-    for (size_t i = 1; i < chunks[j].size(); ++i)
-      if (source_group(chunks[j][i].second) != source_group(chunks[j][0].second)) {
-        Chunk rest(chunks[j].begin() + long(i), chunks[j].end());
-        chunks[j].resize(i);
-        chunks.push_back(std::move(rest));
-        break;
-      }
+  const size_t per_chunk = std::min(kMostAChunk, (misses.size() + size_t(jobs) - 1) / size_t(jobs));
+  std::vector<Chunk> chunks;
+  for (const auto& miss : misses) {
+    if (chunks.empty() || chunks.back().size() >= per_chunk ||
+        source_group(chunks.back().front().second) != source_group(miss.second))
+      chunks.emplace_back();
+    chunks.back().push_back(miss);
+  }
   std::atomic<int> done{0};
+  std::atomic<size_t> next{0};
+  std::mutex progress_mutex;
   const int total = int(misses.size());
   if (progress) progress(0, total);
   std::vector<std::map<std::string, Entry>> results(chunks.size());
   std::vector<std::thread> workers;
-  for (size_t j = 0; j < chunks.size(); ++j)
-    workers.emplace_back([&, j] {
-      compile_chunk(chunks[j], o, tk, results[j]);
-      done += int(chunks[j].size());
+  for (int w = 0; w < std::min(jobs, int(chunks.size())); ++w)
+    workers.emplace_back([&] {
+      for (size_t j = next++; j < chunks.size(); j = next++) {
+        compile_chunk(chunks[j], o, tk, results[j]);
+        const int now = done += int(chunks[j].size());
+        if (progress && now < total) {
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          progress(now, total);
+        }
+      }
     });
   for (std::thread& w : workers) w.join();
   if (progress) progress(done.load(), total);

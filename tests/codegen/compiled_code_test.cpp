@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "codegen/code_estimate.hpp"
 #include "codegen/compiled_code.hpp"
@@ -79,6 +80,25 @@ TEST(CompiledCode, TheListingsPathsCachedOnDisk) {
   // Another architecture is other code: compiled again.
   EXPECT_EQ(compiled_code(a, CodegenOptions{true, "100", 1}, first_block_warps(a)).basis, CodeBasis::Compiled);
   EXPECT_EQ(compiles(), 2);
+  fs::remove_all(kScratch);
+}
+
+TEST(CompiledCode, ALargeSweepCompilesInChunksOfAHundred) {
+  // 150 configurations no other test compiles (copy at 32x8 over 150 tile shapes), one job: nvcc's front end
+  // grows faster than its input, so they go in two runs of nvcc (100, then 50), with progress between.
+  fs::create_directories(kScratch);
+  const int before = compiles();
+  std::vector<LaunchConfig> sweep;
+  for (int tx = 32; tx <= 256 && sweep.size() < 150; tx += 32)
+    for (int ty = 8; ty <= 256 && sweep.size() < 150; ty += 8) sweep.push_back(launch("copy", {32, 8}, Size2{tx, ty}));
+  ASSERT_EQ(sweep.size(), 150u);
+  std::vector<int> progress;
+  compile_batch(sweep, CodegenOptions{true, "90", 1}, [&](int done, int) { progress.push_back(done); });
+  EXPECT_EQ(compiles() - before, 2);
+  EXPECT_EQ(progress, (std::vector<int>{0, 100, 150}));
+  for (const LaunchConfig& c : sweep)
+    EXPECT_EQ(compiled_code(c, CodegenOptions{true, "90", 1}, first_block_warps(c)).basis, CodeBasis::Compiled);
+  EXPECT_EQ(compiles() - before, 2);  // every one from memory
   fs::remove_all(kScratch);
 }
 
