@@ -17,6 +17,16 @@ struct BusiestWarp {
   // Its accesses at sites where some lane of the block is off (in a tile inside the matrix: the walks whose
   // extent the block does not divide, each step of which tests that its position lies in the tile).
   double guarded_accesses = 0;
+  // Those of them at sites whose guard changes from step to step: some warp of the block has lanes on at one
+  // of the site's accesses and not the same lanes at another (the last step of a walk the block does not
+  // divide in several steps). nvcc cannot know a thread's index lies below the block's extent, so it tests
+  // each such step with its own predicate and recomputes the step's addresses under it; a guard that is the
+  // same at every step (a walk shorter than one step of the block) is one test for all of them.
+  double varying_guard_accesses = 0;
+  // Those of them at sites whose guard leaves each warp whole: at every access a warp has all its lanes on or
+  // none (a walk shorter than one step of the block, whose idle lanes are whole warps). Its accesses then
+  // need no lane's default value, and what the warp skips it skips whole.
+  double whole_warp_guard_accesses = 0;
 };
 
 }  // namespace memsim

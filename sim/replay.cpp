@@ -327,9 +327,19 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
     std::set<uint64_t> load_rows, store_rows;
     int load_bytes = 0;
     std::vector<double> at_site;
+    // Per site, the lanes on at its first access, and whether a later access had other lanes on.
+    std::vector<uint32_t> first_mask;
+    std::vector<bool> mask_changes;
+    std::vector<bool> split_lanes;  // whether some access of the site had some of the warp's lanes on, not all
   };
   std::vector<PerWarp> per(size_t(std::max(1, warps)));
-  for (PerWarp& w : per) w.at_site.assign(size_t(std::max(1, cfg.kernel->num_sites)), 0);
+  const size_t sites = size_t(std::max(1, cfg.kernel->num_sites));
+  for (PerWarp& w : per) {
+    w.at_site.assign(sites, 0);
+    w.first_mask.assign(sites, 0);
+    w.mask_changes.assign(sites, false);
+    w.split_lanes.assign(sites, false);
+  }
   // The sites where some lane of the block is off: in a tile inside the matrix, the walks the block does not
   // divide, whose every step tests its position.
   std::vector<bool> guarded(size_t(std::max(1, cfg.kernel->num_sites)), false);
@@ -349,8 +359,12 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
                          const bool global = a.space == Space::Global;
                          const int lanes = std::min(32, threads - 32 * warp);
                          const uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
-                         w.at_site[size_t(a.site)] += 1;
-                         if ((a.mask & all) != all) guarded[size_t(a.site)] = true;
+                         const size_t site = size_t(a.site);
+                         if (w.at_site[site] == 0) w.first_mask[site] = a.mask & all;
+                         else if ((a.mask & all) != w.first_mask[site]) w.mask_changes[site] = true;
+                         w.at_site[site] += 1;
+                         if ((a.mask & all) != all) guarded[site] = true;
+                         if ((a.mask & all) != all && (a.mask & all) != 0) w.split_lanes[site] = true;
                          if (a.op == Op::Load) {
                            (global ? w.gld : w.sld) += 1;
                            if (global && !w.stored) w.before_store += 1;
@@ -387,7 +401,17 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
     // ... or where some warp makes fewer accesses than another (the replay may skip a warp's access with no
     // lane on).
     for (const PerWarp& w : per) guarded[site] = guarded[site] || w.at_site[site] != busiest->at_site[site];
-    if (guarded[site]) f.guarded_accesses += busiest->at_site[site];
+    if (!guarded[site]) continue;
+    f.guarded_accesses += busiest->at_site[site];
+    // The guard varies from step to step where a warp's lanes change between the site's accesses, or where a
+    // warp makes some of the site's accesses but not all (the replay skips an access with no lane on).
+    bool varies = false;
+    for (const PerWarp& w : per)
+      varies = varies || w.mask_changes[site] || (w.at_site[site] > 0 && w.at_site[site] < busiest->at_site[site]);
+    if (varies) f.varying_guard_accesses += busiest->at_site[site];
+    bool whole_warps = true;
+    for (const PerWarp& w : per) whole_warps = whole_warps && !w.split_lanes[site];
+    if (whole_warps) f.whole_warp_guard_accesses += busiest->at_site[site];
   }
   for (int w = 0; w < warps; ++w) f.early_exit_warps += per[size_t(w)].reaches_last ? 0 : 1;
   return f;

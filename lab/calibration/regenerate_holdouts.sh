@@ -23,12 +23,38 @@ for report in lab/calibration/results/*holdout*.txt; do
 done
 # The held-out sweep's judged reports (lab/heldout/README.md): every run predicted again by this build; the
 # figures README.md and every report quote come from their "predicted here" lines (validate/figures.py).
-# Sets b to e (h100_b/, h200_c/, ...) the same way, each judged alone, where the card ran it.
+# Sets b to e (h100_b/, h200_c/, ...) the same way, each judged alone, where the card ran it. "Predicted here" is
+# memsim without the toolkit (the shipped table or the estimate), whatever this machine has: --no-compile, and
+# an empty code cache, so that compiled code cached by earlier runs cannot change a report.
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+export MEMSIM_CACHE_DIR=$cache
 for dev in h100 h200; do
   for set in "" _b _c _d _e; do
     ls lab/heldout/results/$dev$set/*.json >/dev/null 2>&1 || continue
     python3 lab/heldout/judge.py lab/heldout/results/$dev$set/*.json --memsim "$build/app/memsim" --device $dev \
+      --no-compile \
       --report lab/heldout/results/$dev${set}_judged.txt >/dev/null
     echo "regenerated lab/heldout/results/$dev${set}_judged.txt"
   done
+done
+# The instruction estimate against Nsight Compute on the sets run under it (h100_ncu/, h100_b_ncu/, ...): each
+# *_instructions.txt keeps its first part (the compiled counts, as the GPU run predicted them) and gets the
+# estimate's lines again, after "(without cuobjdump, the estimate:)"; a set with ncu runs and no file gets one
+# with the estimate's lines alone.
+for ncu in lab/heldout/results/*_ncu; do
+  ls "$ncu"/*.json >/dev/null 2>&1 || continue
+  name=$(basename "$ncu" _ncu) dev=${name%%_*}
+  file=lab/heldout/results/${name}_instructions.txt
+  report=$(mktemp)
+  python3 lab/heldout/judge.py "$ncu"/*.json --memsim "$build/app/memsim" --device "$dev" --no-compile \
+    --report "$report" >/dev/null
+  {
+    if [ -f "$file" ] && grep -q '^(without cuobjdump' "$file"; then sed '/^(without cuobjdump/,$d' "$file"; fi
+    echo "(without cuobjdump, the estimate:)"
+    sed -n '/^  warp instructions/,$p' "$report" | grep '^ ' | sed -n '1,5p'
+  } >"$file.new"
+  rm -f "$report"
+  mv "$file.new" "$file"
+  echo "regenerated $file"
 done

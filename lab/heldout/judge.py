@@ -91,6 +91,10 @@ def main():
     ap.add_argument("--memsim")
     ap.add_argument("--device")
     ap.add_argument("--memsim-arg", action="append", default=[], help="an option for every memsim run (e.g. --runtime-shape)")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="predict without the toolkit whatever this machine has (memsim --no-compile): the shipped "
+                         "table or the estimate, as a user without the CUDA Toolkit gets; set MEMSIM_CACHE_DIR to an "
+                         "empty folder as well, or compiled code cached earlier is taken")
     ap.add_argument("--report")
     a = ap.parse_args()
     recs = list(records(a.runs))
@@ -105,7 +109,8 @@ def main():
     if a.memsim:
         rows, bases = [], defaultdict(int)
         caveated = []
-        predicted = memsim_run.parallel_map(lambda r: repredict(r, a.memsim, a.device, a.memsim_arg), recs)
+        extra = a.memsim_arg + (["--no-compile"] if a.no_compile else [])
+        predicted = memsim_run.parallel_map(lambda r: repredict(r, a.memsim, a.device, extra), recs)
         for r, (t, n, basis, caveats) in zip(recs, predicted):
             caveated.append(bool(caveats))
             bases[(basis or "").split(" (")[0]] += 1

@@ -157,6 +157,33 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   EXPECT_EQ(g.shared_loads, 32);
   EXPECT_EQ(g.global_stores, 32);
   EXPECT_EQ(g.guarded_accesses, 64);
+  // ... and its test is the same at every step (tx < 64: warps 0 and 1 always on, 2 and 3 always off).
+  EXPECT_EQ(g.varying_guard_accesses, 0);
+  EXPECT_EQ(g.whole_warp_guard_accesses, 64);  // and each warp is all on or all off
+  // coalesced 32x5, tile 64x40: the stage walks 40 rows / 5 = 8 steps of 64 columns / 32 = 2, exact (16 loads,
+  // 16 shared stores); the drain walks 64 output rows in 13 steps of 5 (the last one holds rows 60 to 63: ty <
+  // 4) and 40 columns in 2 of 32 (the second one holds columns 32 to 39: tx < 8). Warp 0 (ty = 0) has all its
+  // lanes on at the first column step and 8 at the second: every one of its 26 shared loads and 26 stores is
+  // tested, by a test that changes from step to step.
+  const LaunchConfig v = launch("coalesced", {32, 5}, Size2{64, 40});
+  const CodeFeatures h = code_features(v, first_block_warps(v));
+  EXPECT_EQ(h.global_loads, 16);
+  EXPECT_EQ(h.shared_stores, 16);
+  EXPECT_EQ(h.shared_loads, 26);
+  EXPECT_EQ(h.global_stores, 26);
+  EXPECT_EQ(h.guarded_accesses, 52);
+  EXPECT_EQ(h.varying_guard_accesses, 52);
+  EXPECT_EQ(h.whole_warp_guard_accesses, 0);  // warp 0's second column step: 8 lanes of 32
+  // coalesced 4x64, tile 32x64: the drain's 32 output rows lie within one step of 64 (ty < 32: warps 0 to 3
+  // on at every step, 4 to 7 at none) and its 64 columns take 16 steps of 4, exact: 16 shared loads and 16
+  // stores tested, by one test for all of them.
+  const LaunchConfig u = launch("coalesced", {4, 64}, Size2{32, 64});
+  const CodeFeatures k = code_features(u, first_block_warps(u));
+  EXPECT_EQ(k.shared_loads, 16);
+  EXPECT_EQ(k.global_stores, 16);
+  EXPECT_EQ(k.guarded_accesses, 32);
+  EXPECT_EQ(k.varying_guard_accesses, 0);
+  EXPECT_EQ(k.whole_warp_guard_accesses, 32);
 }
 
 TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {

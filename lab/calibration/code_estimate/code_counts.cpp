@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
                                {"loads_before_store", f.loads_before_store},
                                {"load_rows", f.load_rows}, {"store_rows", f.store_rows},
                                {"load_bytes", f.load_bytes}, {"guarded_accesses", f.guarded_accesses},
+                               {"varying_guard_accesses", f.varying_guard_accesses},
+                               {"whole_warp_guard_accesses", f.whole_warp_guard_accesses},
                                {"warps_in_block", f.warps_in_block}}},
                              {"estimate", sass_paths_json(estimate_paths(f))},
                              {"basis", code.basis == CodeBasis::Compiled ? "compiled"
