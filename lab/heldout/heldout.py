@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set e           the second to fifth set (SHAPES_B .. SHAPES_E below)
+    --set b .. --set f           the second to sixth set (SHAPES_B .. SHAPES_F below)
 """
 import argparse
 import sys
@@ -46,9 +46,16 @@ SHAPES_D = [((48, 2), (48, 48)), ((28, 4), (56, 56)), ((36, 4), (36, 36)), ((12,
 # 8192x8192 only.
 SHAPES_E = [((20, 4), (20, 20)), ((28, 4), (28, 28)), ((44, 4), (44, 44)), ((22, 4), (44, 44)),
             ((52, 2), (52, 52)), ((60, 2), (60, 60))]
+# Set f (2026-11-28), chosen after memsim-split-lines measured 2-byte lanes (lab/studies/split_lines/) and before
+# any of it ran, to judge the split-line charge it suggests (split_line_share_rule.patch there) where nothing
+# was tuned: tiles whose rows end mid-sector in f32 (36, 44, 52, 68 elements: in halves) or in f16 only (56),
+# f64 the control, at blocks no set and no training sweep has compiled (36x2, 18x4, 26x4, 44x2, 14x8, 34x4),
+# at 8192x8192 only.
+SHAPES_F = [((36, 2), (36, 36)), ((18, 4), (36, 36)), ((26, 4), (52, 52)), ((44, 2), (44, 44)),
+            ((14, 8), (56, 56)), ((34, 4), (68, 68))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
-        "e": (SHAPES_E, MATRICES_B, "heldoute")}
+        "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf")}
 
 
 def configs(shapes):
