@@ -99,7 +99,7 @@ long long wrong_words(const Config& c, const std::vector<uint32_t>& host) {
     const int role = role_of(b, uint32_t(c.distance));
     for (int s = 0; s < kSteps; ++s)
       for (int t = 0; t < kThreads; ++t) {
-        const uint32_t w = output_word(c.scattered, g, (4 * s + t / 64) * kPeriodWords + word_of[role][size_t(t)]);
+        const uint32_t w = output_word(c.scattered, g, store_slot(s, t, word_of[role][size_t(t)]));
         wrong += seen[size_t(w)]++ != 0;
         wrong += host[size_t(w)] != load_word(b, t, s);
       }
@@ -121,8 +121,7 @@ long long wrong_elems2(const Config& c, const std::vector<uint16_t>& host) {
     const int role = role_of(b, uint32_t(c.distance));
     for (int s = 0; s < kSteps; ++s)
       for (int t = 0; t < kThreads; ++t) {
-        const uint32_t e = lanes2::output_elem(c.scattered, g,
-                                               (2 * s + t / 128) * lanes2::kPeriodElems + elem_of[role][size_t(t)]);
+        const uint32_t e = lanes2::output_elem(c.scattered, g, lanes2::store_slot(s, t, elem_of[role][size_t(t)]));
         wrong += seen[size_t(e)]++ != 0;
         wrong += host[size_t(e)] != input_elem2(lanes2::load_elem(b, t, s));
       }

@@ -120,10 +120,15 @@ SPLIT_LINES_HD inline uint32_t output_word(bool scattered, uint32_t g, int slot)
   return (scattered ? line * kGroups + g : g * kGroupLines + line) * kLineWords + word;
 }
 
+// The word of its group (0..4095) thread t stores at step s, its period word being p (period_word).
+SPLIT_LINES_HD inline int store_slot(int step, int thread, int p) {
+  return (4 * step + thread / 64) * kPeriodWords + p;
+}
+
 // Where thread t of block b stores at step s, and the input word it loaded there.
 SPLIT_LINES_HD inline uint32_t store_word(uint32_t first_halves, bool scattered, uint32_t distance, uint32_t b,
                                          int thread, int step) {
-  const int slot = (4 * step + thread / 64) * kPeriodWords + period_word(first_halves, role_of(b, distance), thread);
+  const int slot = store_slot(step, thread, period_word(first_halves, role_of(b, distance), thread));
   return output_word(scattered, group_of(b, distance), slot);
 }
 SPLIT_LINES_HD inline uint32_t load_word(uint32_t b, int thread, int step) {
@@ -224,11 +229,15 @@ SPLIT_LINES_HD inline uint32_t output_elem(bool scattered, uint32_t g, int slot)
   return (scattered ? line * kGroups + g : g * kGroupLines + line) * kLineElems + elem;
 }
 
+// The element of its group (0..4095) thread t stores at step s, its period element being p (period_elem).
+SPLIT_LINES_HD inline int store_slot(int step, int thread, int p) {
+  return (2 * step + thread / 128) * kPeriodElems + p;
+}
+
 // Where thread t of block b stores at step s, and the input element it loaded there.
 SPLIT_LINES_HD inline uint32_t store_elem(uint64_t first_quarters, bool scattered, uint32_t distance, uint32_t b,
                                          int thread, int step) {
-  const int slot =
-      (2 * step + thread / 128) * kPeriodElems + period_elem(first_quarters, role_of(b, distance), thread);
+  const int slot = store_slot(step, thread, period_elem(first_quarters, role_of(b, distance), thread));
   return output_elem(scattered, group_of(b, distance), slot);
 }
 SPLIT_LINES_HD inline uint32_t load_elem(uint32_t b, int thread, int step) {
@@ -236,6 +245,5 @@ SPLIT_LINES_HD inline uint32_t load_elem(uint32_t b, int thread, int step) {
 }
 
 }  // namespace lanes2
-
 
 }  // namespace split_lines
