@@ -342,7 +342,7 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
   }
   // The sites where some lane of the block is off: in a tile inside the matrix, the walks the block does not
   // divide, whose every step tests its position.
-  std::vector<bool> guarded(size_t(std::max(1, cfg.kernel->num_sites)), false);
+  std::vector<bool> guarded(sites, false);
   const int threads = cfg.threads_per_block();
   Tally findings(cfg.kernel->num_sites);
   // Row pitches in bytes: the input's W elements; the output's H where the output is laid out transposed.
@@ -360,11 +360,12 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
                          const int lanes = std::min(32, threads - 32 * warp);
                          const uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
                          const size_t site = size_t(a.site);
-                         if (w.at_site[site] == 0) w.first_mask[site] = a.mask & all;
-                         else if ((a.mask & all) != w.first_mask[site]) w.mask_changes[site] = true;
+                         const uint32_t on = a.mask & all;
+                         if (w.at_site[site] == 0) w.first_mask[site] = on;
+                         else if (on != w.first_mask[site]) w.mask_changes[site] = true;
                          w.at_site[site] += 1;
-                         if ((a.mask & all) != all) guarded[site] = true;
-                         if ((a.mask & all) != all && (a.mask & all) != 0) w.split_lanes[site] = true;
+                         if (on != all) guarded[site] = true;
+                         if (on != all && on != 0) w.split_lanes[site] = true;
                          if (a.op == Op::Load) {
                            (global ? w.gld : w.sld) += 1;
                            if (global && !w.stored) w.before_store += 1;
@@ -405,12 +406,12 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
     f.guarded_accesses += busiest->at_site[site];
     // The guard varies from step to step where a warp's lanes change between the site's accesses, or where a
     // warp makes some of the site's accesses but not all (the replay skips an access with no lane on).
-    bool varies = false;
-    for (const PerWarp& w : per)
+    bool varies = false, whole_warps = true;
+    for (const PerWarp& w : per) {
       varies = varies || w.mask_changes[site] || (w.at_site[site] > 0 && w.at_site[site] < busiest->at_site[site]);
+      whole_warps = whole_warps && !w.split_lanes[site];
+    }
     if (varies) f.varying_guard_accesses += busiest->at_site[site];
-    bool whole_warps = true;
-    for (const PerWarp& w : per) whole_warps = whole_warps && !w.split_lanes[site];
     if (whole_warps) f.whole_warp_guard_accesses += busiest->at_site[site];
   }
   for (int w = 0; w < warps; ++w) f.early_exit_warps += per[size_t(w)].reaches_last ? 0 : 1;

@@ -49,9 +49,10 @@ MATRIX = "8192x8192"
 MAX_ELEMENTS_PER_THREAD = 64
 
 
-def heldout():
+def heldout(path=HELDOUT):
+    """A held-out list's (kernel, dtype, block, tile) keys, its blocks and its (block, tile) pairs."""
     keys, blocks, pairs = set(), set(), set()
-    for line in open(HELDOUT):
+    for line in open(path):
         f = line.split()
         if len(f) >= 4:
             keys.add(tuple(f[:4]))
@@ -61,13 +62,7 @@ def heldout():
 
 
 def all_heldout_blocks():
-    blocks = set()
-    for path in glob.glob(HELDOUT_LISTS):
-        for line in open(path):
-            f = line.split()
-            if len(f) >= 4:
-                blocks.add(f[2])
-    return blocks
+    return set().union(*(heldout(path)[1] for path in glob.glob(HELDOUT_LISTS)))
 
 
 def evenly(items, n):
