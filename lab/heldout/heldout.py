@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set f           the second to sixth set (SHAPES_B .. SHAPES_F below)
+    --set b .. --set g           the second to seventh set (SHAPES_B .. SHAPES_G below)
 """
 import argparse
 import sys
@@ -53,9 +53,19 @@ SHAPES_E = [((20, 4), (20, 20)), ((28, 4), (28, 28)), ((44, 4), (44, 44)), ((22,
 # at 8192x8192 only.
 SHAPES_F = [((36, 2), (36, 36)), ((18, 4), (36, 36)), ((26, 4), (52, 52)), ((44, 2), (44, 44)),
             ((14, 8), (56, 56)), ((34, 4), (68, 68))]
+# Set g (2026-11-28), chosen to find a mechanism, not to judge a change: tiles twice or four times as wide as the
+# block, at 2, 4, 8 and 16 rows, blocks of whole warps and of a part warp. Set f's staged f64 kernels at 18x4,
+# 26x4, 34x4 and 14x8 and set d's 28x4 on 56 run at 0.70-0.80 of cudaMemcpy with every sector whole (28x4 on 56),
+# where 12x8 on 24, 20x8 on 40, 24x8 on 48 and 12x16 on 48 reach 0.95-0.98; which of the rows, the part warp or
+# the width tells them apart? 8192x8192 only. A term found on it is judged on a later set, not on this one.
+# (18x16 on 36, 14x16 on 56 and 18x8 on 36 were in the list as run and refused: their tiles are not whole
+# multiples of the block's rows.)
+SHAPES_G = [((16, 4), (32, 32)), ((20, 4), (40, 40)), ((24, 4), (48, 48)), ((36, 4), (72, 72)),
+            ((28, 8), (56, 56)), ((20, 2), (40, 40))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
-        "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf")}
+        "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
+        "g": (SHAPES_G, MATRICES_B, "heldoutg")}
 
 
 def configs(shapes):
