@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set g           the second to seventh set (SHAPES_B .. SHAPES_G below)
+    --set b .. --set h           the second to eighth set (SHAPES_B .. SHAPES_H below)
 """
 import argparse
 import sys
@@ -62,10 +62,18 @@ SHAPES_F = [((36, 2), (36, 36)), ((18, 4), (36, 36)), ((26, 4), (52, 52)), ((44,
 # multiples of the block's rows.)
 SHAPES_G = [((16, 4), (32, 32)), ((20, 4), (40, 40)), ((24, 4), (48, 48)), ((36, 4), (72, 72)),
             ((28, 8), (56, 56)), ((20, 2), (40, 40))]
+# Set h (2026-11-28), chosen after set g and before any of it ran, to part what set g's slow f64 tiles share:
+# tiles wider than the block with 128-byte-aligned column pieces and many elements a thread (32x4 on 64, 16x2 on
+# 32: 32 elements; 16x4 on 64: 64), pieces off the lines with few (20x10 on 40, 28x14 on 56: 8) and with 16
+# (20x5 on 40, 24x6 on 48). If elements a thread set it, the first three and the last two run slow in f64; if
+# aligned pieces exempt a block, only the last two. 8192x8192 only; like set g, a diagnostic.
+SHAPES_H = [((32, 4), (64, 64)), ((16, 2), (32, 32)), ((16, 4), (64, 64)), ((20, 10), (40, 40)),
+            ((28, 14), (56, 56)), ((20, 5), (40, 40)), ((24, 6), (48, 48))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
-        "g": (SHAPES_G, MATRICES_B, "heldoutg")}
+        "g": (SHAPES_G, MATRICES_B, "heldoutg"),
+        "h": (SHAPES_H, MATRICES_B, "heldouth")}
 
 
 def configs(shapes):
