@@ -1,0 +1,178 @@
+// cut_lines_probe: does the L1 make set g/h's slow f64 tiles slow? (lab/heldout/README.md, sets g and h)
+// A copy through a shared tile, as the suite's copy_shared stages it (each thread loads TILE/BX column pieces
+// of TILE/BY rows, barrier, stores them back), at compile-time shapes on an 8160x8160 f64 matrix, which every
+// tile here divides (no edge blocks, no guards), each shape in the five ways Mode names. A probe: timed and
+// checked only, not replayed by memsim.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#define CHECK(x)                                                                            \
+  do {                                                                                      \
+    cudaError_t e_ = (x);                                                                   \
+    if (e_ != cudaSuccess) {                                                                \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));      \
+      std::exit(1);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+constexpr int kN = 8160;
+
+// How a block moves its tile (Mode): kAsWritten loads and stores each element where the loops put it, as the
+// suite does (nvcc issues the loads in batches); kLoadsFirst loads all of a thread's elements into registers
+// before its first shared store (one batch); kWideStores stores the tile as whole rows (thread i of the block
+// takes element i, i + threads, ... of the tile in row-major order) after loading it as written; kWideLoads
+// loads it so and stores it as written; kL2Only is kAsWritten with ld.global.cg.
+enum Mode { kAsWritten, kL2Only, kLoadsFirst, kWideStores, kWideLoads };
+
+template <int BX, int BY, int TILE, Mode kMode>
+__global__ void __launch_bounds__(BX* BY) staged_copy(const double* in, double* out) {
+  __shared__ double tile[TILE][TILE];
+  constexpr int kThreads = BX * BY, kSteps = TILE * TILE / kThreads;
+  const int col0 = blockIdx.x * TILE, row0 = blockIdx.y * TILE;
+  const int t = threadIdx.y * BX + threadIdx.x;
+  if constexpr (kMode == kWideLoads) {
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+      const int e = t + k * kThreads, r = e / TILE, c = e % TILE;
+      tile[r][c] = in[(row0 + r) * kN + col0 + c];
+    }
+  } else if constexpr (kMode == kLoadsFirst) {
+    double v[TILE / BY][TILE / BX];
+#pragma unroll
+    for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+      for (int j = 0; j < TILE / BX; ++j)
+        v[i][j] = in[(row0 + threadIdx.y + i * BY) * kN + col0 + threadIdx.x + j * BX];
+    // Every store waits for every load: nvcc (ptxas) otherwise interleaves them in batches as written. The
+    // data hold no NaN or infinity, so adding 0 x each loaded value changes nothing stored.
+    double all_loaded = 0.0;
+#pragma unroll
+    for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+      for (int j = 0; j < TILE / BX; ++j) all_loaded += 0.0 * v[i][j];
+#pragma unroll
+    for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+      for (int j = 0; j < TILE / BX; ++j)
+        tile[threadIdx.y + i * BY][threadIdx.x + j * BX] = v[i][j] + all_loaded;
+  } else {
+#pragma unroll
+    for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+      for (int j = 0; j < TILE / BX; ++j) {
+        const int r = threadIdx.y + i * BY, c = threadIdx.x + j * BX;
+        const double* p = in + (row0 + r) * kN + col0 + c;
+        tile[r][c] = kMode == kL2Only ? __ldcg(p) : *p;
+      }
+  }
+  __syncthreads();
+  if constexpr (kMode == kWideStores) {
+#pragma unroll
+    for (int k = 0; k < kSteps; ++k) {
+      const int e = t + k * kThreads, r = e / TILE, c = e % TILE;
+      out[(row0 + r) * kN + col0 + c] = tile[r][c];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+      for (int j = 0; j < TILE / BX; ++j) {
+        const int r = threadIdx.y + i * BY, c = threadIdx.x + j * BX;
+        out[(row0 + r) * kN + col0 + c] = tile[r][c];
+      }
+  }
+}
+
+__global__ void count_mismatches(const double* a, const double* b, size_t n, unsigned long long* bad) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    if (a[i] != b[i]) atomicAdd(bad, 1ull);
+}
+
+template <class Launch>
+double median_us(Launch launch) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) launch();
+  std::vector<float> ms;
+  for (int i = 0; i < 30; ++i) {
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float t = 0;
+    CHECK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  return 1000.0 * ms[ms.size() / 2];
+}
+
+double* g_in;
+double* g_out;
+unsigned long long* g_bad;
+
+template <int BX, int BY, int TILE, Mode kMode>
+void run(double memcpy_us) {
+  const size_t n = size_t(kN) * kN;
+  CHECK(cudaMemset(g_out, 0, n * sizeof(double)));
+  const dim3 grid(kN / TILE, kN / TILE), block(BX, BY);
+  const double us = median_us([&] { staged_copy<BX, BY, TILE, kMode><<<grid, block>>>(g_in, g_out); });
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
+  count_mismatches<<<1024, 256>>>(g_in, g_out, n, g_bad);
+  unsigned long long bad = 0;
+  CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
+  static const char* const kNames[] = {"as written", "ld.cg", "loads first", "wide stores", "wide loads"};
+  std::printf("%dx%d tile %d %-12s elements/thread %3d  %8.1f us  %.3f of cudaMemcpy  mismatches %llu\n", BX, BY,
+              TILE, kNames[kMode], TILE * TILE / (BX * BY), us, memcpy_us / us, bad);
+}
+
+int main() {
+  const size_t n = size_t(kN) * kN;
+  CHECK(cudaMalloc(&g_in, n * sizeof(double)));
+  CHECK(cudaMalloc(&g_out, n * sizeof(double)));
+  CHECK(cudaMalloc(&g_bad, sizeof(*g_bad)));
+  std::vector<double> host(n);
+  for (size_t i = 0; i < n; ++i) host[i] = double(i % 1000003) + 0.5;
+  CHECK(cudaMemcpy(g_in, host.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0;
+  CHECK(cudaDriverGetVersion(&driver));
+  std::printf("%s, driver API %d, f64 %dx%d\n", prop.name, driver, kN, kN);
+  for (int round = 0; round < 2; ++round) {
+    const double memcpy_us =
+        median_us([&] { CHECK(cudaMemcpyAsync(g_out, g_in, n * sizeof(double), cudaMemcpyDeviceToDevice)); });
+    std::printf("round %d: cudaMemcpy %.1f us\n", round + 1, memcpy_us);
+    run<20, 5, 40, kAsWritten>(memcpy_us);
+    run<20, 5, 40, kL2Only>(memcpy_us);
+    run<20, 5, 40, kLoadsFirst>(memcpy_us);
+    run<20, 5, 40, kWideStores>(memcpy_us);
+    run<20, 5, 40, kWideLoads>(memcpy_us);
+    run<24, 6, 48, kAsWritten>(memcpy_us);
+    run<24, 6, 48, kL2Only>(memcpy_us);
+    run<24, 6, 48, kLoadsFirst>(memcpy_us);
+    run<24, 6, 48, kWideStores>(memcpy_us);
+    run<24, 6, 48, kWideLoads>(memcpy_us);
+    run<20, 4, 40, kAsWritten>(memcpy_us);
+    run<20, 4, 40, kL2Only>(memcpy_us);
+    run<20, 4, 40, kLoadsFirst>(memcpy_us);
+    run<20, 4, 40, kWideStores>(memcpy_us);
+    run<20, 4, 40, kWideLoads>(memcpy_us);
+    run<20, 10, 40, kAsWritten>(memcpy_us);
+    run<20, 10, 40, kL2Only>(memcpy_us);
+    run<20, 10, 40, kLoadsFirst>(memcpy_us);
+    run<20, 10, 40, kWideStores>(memcpy_us);
+    run<20, 10, 40, kWideLoads>(memcpy_us);
+    run<16, 4, 32, kAsWritten>(memcpy_us);
+    run<16, 4, 32, kL2Only>(memcpy_us);
+    run<16, 4, 32, kLoadsFirst>(memcpy_us);
+    run<16, 4, 32, kWideStores>(memcpy_us);
+    run<16, 4, 32, kWideLoads>(memcpy_us);
+  }
+  return 0;
+}
