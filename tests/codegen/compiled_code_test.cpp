@@ -48,6 +48,9 @@ LaunchConfig launch(const char* kernel, Size2 block, std::optional<Size2> tile =
   return resolve_launch(u);
 }
 
+// The estimate's features of a launch, read off its first block's warps as the replay hands them over.
+CodeFeatures first_block_features(const LaunchConfig& c) { return code_features(c, first_block_warps(c)); }
+
 // The code without the toolkit (--no-compile): the shipped table's row, else the estimate.
 CompiledCode estimate_or_table(const LaunchConfig& cfg) {
   return compiled_code(cfg, CodegenOptions{false, "90", 0}, first_block_warps(cfg));
@@ -124,7 +127,7 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   // padded 64x8, tile 64x64: 512 threads cover 4096 elements, 8 a thread; a warp is half a 64-wide row and
   // walks 8 rows: 8 global loads, 8 shared stores, then 8 shared loads (a column of the tile each) and 8
   // global stores; every load before the first global store.
-  const CodeFeatures f = code_features(launch("padded", {64, 8}), first_block_warps(launch("padded", {64, 8})));
+  const CodeFeatures f = first_block_features(launch("padded", {64, 8}));
   EXPECT_EQ(f.global_loads, 8);
   EXPECT_EQ(f.shared_stores, 8);
   EXPECT_EQ(f.shared_loads, 8);
@@ -139,7 +142,7 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   EXPECT_EQ(f.guarded_accesses, 0);  // 64 divides both walks: no step tests its position
   // naive 32x4 (tile 32x32): 8 rows a thread, each load stored before the next: 1 before the first store. It
   // loads input rows 0, 4, ..., 28; its stores' first lane (tx = 0) writes output row 0 at every step.
-  const CodeFeatures n = code_features(launch("naive", {32, 4}), first_block_warps(launch("naive", {32, 4})));
+  const CodeFeatures n = first_block_features(launch("naive", {32, 4}));
   EXPECT_EQ(n.global_loads, 8);
   EXPECT_EQ(n.global_stores, 8);
   EXPECT_EQ(n.loads_before_store, 1);
@@ -151,7 +154,7 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   // them idle): warp 0 makes 16 loads and 16 shared stores, then 32 shared loads and 32 stores, every step of
   // the drain tested.
   const LaunchConfig c = launch("coalesced", {128, 4}, Size2{128, 64});
-  const CodeFeatures g = code_features(c, first_block_warps(c));
+  const CodeFeatures g = first_block_features(c);
   EXPECT_EQ(g.global_loads, 16);
   EXPECT_EQ(g.shared_stores, 16);
   EXPECT_EQ(g.shared_loads, 32);
@@ -166,7 +169,7 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   // lanes on at the first column step and 8 at the second: every one of its 26 shared loads and 26 stores is
   // tested, by a test that changes from step to step.
   const LaunchConfig v = launch("coalesced", {32, 5}, Size2{64, 40});
-  const CodeFeatures h = code_features(v, first_block_warps(v));
+  const CodeFeatures h = first_block_features(v);
   EXPECT_EQ(h.global_loads, 16);
   EXPECT_EQ(h.shared_stores, 16);
   EXPECT_EQ(h.shared_loads, 26);
@@ -178,7 +181,7 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   // on at every step, 4 to 7 at none) and its 64 columns take 16 steps of 4, exact: 16 shared loads and 16
   // stores tested, by one test for all of them.
   const LaunchConfig u = launch("coalesced", {4, 64}, Size2{32, 64});
-  const CodeFeatures k = code_features(u, first_block_warps(u));
+  const CodeFeatures k = first_block_features(u);
   EXPECT_EQ(k.shared_loads, 16);
   EXPECT_EQ(k.global_stores, 16);
   EXPECT_EQ(k.guarded_accesses, 32);
@@ -190,21 +193,21 @@ TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {
   // The fit's bound (codegen/code_estimate_sm90.inc): 64 bytes a lane, a load counted as the 32-bit registers
   // it fills. padded 64x8: its 8 loads of 4 bytes (32) all in flight, one wait.
   const LaunchConfig p = launch("padded", {64, 8});
-  EXPECT_EQ(estimated_loads_in_flight(code_features(p, first_block_warps(p))), 8);
-  EXPECT_EQ(estimate_paths(code_features(p, first_block_warps(p))).load_waits, 1);
+  EXPECT_EQ(estimated_loads_in_flight(first_block_features(p)), 8);
+  EXPECT_EQ(estimate_paths(first_block_features(p)).load_waits, 1);
   // coalesced 32x1 (tile 32x32): 32 loads before the first global store, of which 64 bytes hold 16: two
   // waits; in f16 too (a 2-byte load fills a register); in f64, 8 at once: four waits.
   for (const auto& [dtype, in_flight, waits] :
        {std::tuple{Dtype::F32, 16, 2}, std::tuple{Dtype::F16, 16, 2}, std::tuple{Dtype::F64, 8, 4}}) {
     const LaunchConfig c = launch("coalesced", {32, 1}, {}, dtype);
-    const CodeFeatures f = code_features(c, first_block_warps(c));
+    const CodeFeatures f = first_block_features(c);
     EXPECT_EQ(f.loads_before_store, 32);
     EXPECT_EQ(estimated_loads_in_flight(f), in_flight) << dtype_name(dtype);
     EXPECT_EQ(estimate_paths(f).load_waits, waits) << dtype_name(dtype);
   }
   // naive 32x4: 1 load before its first store.
   const LaunchConfig n = launch("naive", {32, 4});
-  EXPECT_EQ(estimated_loads_in_flight(code_features(n, first_block_warps(n))), 1);
+  EXPECT_EQ(estimated_loads_in_flight(first_block_features(n)), 1);
 }
 
 }  // namespace
