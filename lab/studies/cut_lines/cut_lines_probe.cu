@@ -7,16 +7,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <vector>
 
-#define CHECK(x)                                                                            \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));      \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
+#include "validate/cuda_check.hpp"
 
 constexpr int kN = 8160;
 
@@ -94,17 +88,17 @@ __global__ void count_mismatches(const double* a, const double* b, size_t n, uns
 template <class Launch>
 double median_us(Launch launch) {
   cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
+  MEMSIM_CUDA_CHECK(cudaEventCreate(&a));
+  MEMSIM_CUDA_CHECK(cudaEventCreate(&b));
   for (int i = 0; i < 3; ++i) launch();
   std::vector<float> ms;
   for (int i = 0; i < 30; ++i) {
-    CHECK(cudaEventRecord(a));
+    MEMSIM_CUDA_CHECK(cudaEventRecord(a));
     launch();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
+    MEMSIM_CUDA_CHECK(cudaEventRecord(b));
+    MEMSIM_CUDA_CHECK(cudaEventSynchronize(b));
     float t = 0;
-    CHECK(cudaEventElapsedTime(&t, a, b));
+    MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
     ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
@@ -118,35 +112,35 @@ unsigned long long* g_bad;
 template <int BX, int BY, int TILE, Mode kMode>
 void run(double memcpy_us) {
   const size_t n = size_t(kN) * kN;
-  CHECK(cudaMemset(g_out, 0, n * sizeof(double)));
+  MEMSIM_CUDA_CHECK(cudaMemset(g_out, 0, n * sizeof(double)));
   const dim3 grid(kN / TILE, kN / TILE), block(BX, BY);
   const double us = median_us([&] { staged_copy<BX, BY, TILE, kMode><<<grid, block>>>(g_in, g_out); });
-  CHECK(cudaGetLastError());
-  CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
+  MEMSIM_CUDA_CHECK(cudaGetLastError());
+  MEMSIM_CUDA_CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
   count_mismatches<<<1024, 256>>>(g_in, g_out, n, g_bad);
   unsigned long long bad = 0;
-  CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
+  MEMSIM_CUDA_CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
   static const char* const kNames[] = {"as written", "ld.cg", "loads first", "wide stores", "wide loads"};
   std::printf("%dx%d tile %d %-12s elements/thread %3d  %8.1f us  %.3f of cudaMemcpy  mismatches %llu\n", BX, BY,
               TILE, kNames[kMode], TILE * TILE / (BX * BY), us, memcpy_us / us, bad);
 }
 
-int main() {
+int run_probe() {
   const size_t n = size_t(kN) * kN;
-  CHECK(cudaMalloc(&g_in, n * sizeof(double)));
-  CHECK(cudaMalloc(&g_out, n * sizeof(double)));
-  CHECK(cudaMalloc(&g_bad, sizeof(*g_bad)));
+  MEMSIM_CUDA_CHECK(cudaMalloc(&g_in, n * sizeof(double)));
+  MEMSIM_CUDA_CHECK(cudaMalloc(&g_out, n * sizeof(double)));
+  MEMSIM_CUDA_CHECK(cudaMalloc(&g_bad, sizeof(*g_bad)));
   std::vector<double> host(n);
   for (size_t i = 0; i < n; ++i) host[i] = double(i % 1000003) + 0.5;
-  CHECK(cudaMemcpy(g_in, host.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+  MEMSIM_CUDA_CHECK(cudaMemcpy(g_in, host.data(), n * sizeof(double), cudaMemcpyHostToDevice));
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;
-  CHECK(cudaDriverGetVersion(&driver));
+  MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver));
   std::printf("%s, driver API %d, f64 %dx%d\n", prop.name, driver, kN, kN);
   for (int round = 0; round < 2; ++round) {
-    const double memcpy_us =
-        median_us([&] { CHECK(cudaMemcpyAsync(g_out, g_in, n * sizeof(double), cudaMemcpyDeviceToDevice)); });
+    const double memcpy_us = median_us(
+        [&] { MEMSIM_CUDA_CHECK(cudaMemcpyAsync(g_out, g_in, n * sizeof(double), cudaMemcpyDeviceToDevice)); });
     std::printf("round %d: cudaMemcpy %.1f us\n", round + 1, memcpy_us);
     run<20, 5, 40, kAsWritten>(memcpy_us);
     run<20, 5, 40, kL2Only>(memcpy_us);
@@ -175,4 +169,13 @@ int main() {
     run<16, 4, 32, kWideLoads>(memcpy_us);
   }
   return 0;
+}
+
+int main() {
+  try {
+    return run_probe();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memsim-cut-lines-probe: %s\n", e.what());
+    return 1;
+  }
 }
