@@ -54,7 +54,7 @@ SHAPES_E = [((20, 4), (20, 20)), ((28, 4), (28, 28)), ((44, 4), (44, 44)), ((22,
 SHAPES_F = [((36, 2), (36, 36)), ((18, 4), (36, 36)), ((26, 4), (52, 52)), ((44, 2), (44, 44)),
             ((14, 8), (56, 56)), ((34, 4), (68, 68))]
 # Set g (2026-11-28), chosen to find a mechanism, not to judge a change: tiles twice or four times as wide as the
-# block, at 2, 4, 8 and 16 rows, blocks of whole warps and of a part warp. Set f's staged f64 kernels at 18x4,
+# block, at 2, 4 and 8 rows, blocks of whole warps and of a part warp. Set f's staged f64 kernels at 18x4,
 # 26x4, 34x4 and 14x8 and set d's 28x4 on 56 run at 0.70-0.80 of cudaMemcpy with every sector whole (28x4 on 56),
 # where 12x8 on 24, 20x8 on 40, 24x8 on 48 and 12x16 on 48 reach 0.95-0.98; which of the rows, the part warp or
 # the width tells them apart? 8192x8192 only. A term found on it is judged on a later set, not on this one.
