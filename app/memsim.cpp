@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
         const DeviceProfile device = load_profile(cmd.device);
         const SweepResult sweep =
             run_sweep(cmd.sweep, device, cmd.analysis, [](const std::string& stage, int64_t done, int64_t total) {
-              progress().update(stage, done, total, "configurations");
+              progress().update(stage, done, total, "predictions");
             });
         progress().clear();
         if (cmd.format == "json")

@@ -1,9 +1,13 @@
 #include "report/sweep.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <iomanip>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "model/cost.hpp"
@@ -227,61 +231,135 @@ std::string short_basis(const std::string& basis) {
   return basis;
 }
 
+namespace {
+
+// Runs task(i) for i in [0, n) on `workers` threads, each taking the next index; after every task,
+// done(finished) under one lock. The first exception a task throws (by index) is rethrown once all have run.
+template <class Task, class Done>
+void run_tasks(size_t n, int workers, Task&& task, Done&& done) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<size_t> next{0};
+  std::mutex done_mutex;
+  size_t finished = 0;
+  const auto work = [&] {
+    for (size_t i; (i = next++) < n;) {
+      try {
+        task(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(done_mutex);
+      done(++finished);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
 std::vector<SweepRow> analyse_sweep(const std::vector<SweepLaunch>& launches, const DeviceProfile& device,
                                     const AnalysisOptions& options, std::vector<SweepRefusal>& refused,
                                     const SweepProgress& progress) {
-  // The copy kernel once for each matrix, dtype and block, as a single run predicts it for its fraction of
-  // copy (analyze); none where copy cannot run that launch (the comparison's habit).
-  std::map<std::tuple<int64_t, int64_t, int, int64_t, int64_t>, std::optional<Prediction>> copies;
+  // The configurations are independent, so they are analysed side by side: as many at once as there are
+  // threads to use (AnalysisOptions::threads), each replay then on its share of them. The rows and the
+  // refusals come out in launch order whatever the number of threads.
+  const int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers = int(std::max<size_t>(1, std::min<size_t>(size_t(threads), launches.size())));
   AnalysisOptions each = options;
   each.predict_copy = false;
-  const auto outer = options.progress;  // a replay's own progress, prefixed with where the sweep stands
-  std::vector<SweepRow> rows;
+  each.threads = std::max(1, threads / workers);
+  // A replay's own progress, prefixed with where the sweep stands; only with one worker, where its lines
+  // follow one another.
+  const auto outer = options.progress;
+  if (workers > 1) each.progress = nullptr;
+
+  // The copy kernel once for each matrix, dtype and block, as a single run predicts it for its fraction of
+  // copy (analyze); none where copy cannot run that launch (the comparison's habit).
+  using CopyKey = std::tuple<int64_t, int64_t, int, int64_t, int64_t>;
+  const auto copy_key = [](const UserConfig& u) {
+    return std::make_tuple(u.matrix.x, u.matrix.y, int(u.dtype), u.block.x, u.block.y);
+  };
+  std::map<CopyKey, size_t> copy_index;  // into copy_users: the first launch that needs each
+  std::vector<size_t> copy_users;
   for (size_t i = 0; i < launches.size(); ++i) {
     const UserConfig& u = launches[i].point.user;
-    const std::string stage = "sweep, " + point_text(u);
-    if (progress) progress("sweep", int64_t(i), int64_t(launches.size()));  // one stage: its rate gives the time left
-    if (outer)
-      each.progress = [&outer, &stage](const std::string& what, int64_t done, int64_t total) {
-        outer(stage + ": " + what, done, total);
-      };
-    try {
-      const Analysis a = analyze(u, device, each);
-      SweepRow r;
-      r.point = launches[i].point;
-      r.launch = a.config;
-      const Prediction& p = a.prediction;
-      r.time_us = p.time_us;
-      r.effective_bandwidth_gbs = p.effective_bandwidth_gbs;
-      if (u.kernel == "copy") {
-        r.fraction_of_copy = 1.0;
-      } else {
-        const auto key = std::make_tuple(u.matrix.x, u.matrix.y, int(u.dtype), u.block.x, u.block.y);
-        auto it = copies.find(key);
-        if (it == copies.end()) {
-          std::optional<Prediction> copy;
+    if (u.kernel != "copy" && copy_index.emplace(copy_key(u), copy_users.size()).second) copy_users.push_back(i);
+  }
+
+  // Every analysis, then every copy prediction: one list of tasks. A ConfigError is the configuration's
+  // refusal; anything else is rethrown.
+  std::vector<std::optional<Analysis>> analyses(launches.size());
+  std::vector<std::string> refusals(launches.size());
+  std::vector<std::optional<Prediction>> copies(copy_users.size());
+  const size_t total = launches.size() + copy_users.size();
+  // Told before each task on one worker (between a replay's own lines, which would hide a call after it), as
+  // each finishes on several: done counts 0, 1, ... total either way.
+  if (progress && workers > 1) progress("sweep", 0, int64_t(total));  // one stage: its rate gives the time left
+  run_tasks(
+      total, workers,
+      [&](size_t t) {
+        if (progress && workers == 1) progress("sweep", int64_t(t), int64_t(total));
+        AnalysisOptions mine = each;
+        if (t < launches.size()) {
+          const UserConfig& u = launches[t].point.user;
+          if (outer && workers == 1) {
+            const std::string stage = "sweep, " + point_text(u);
+            mine.progress = [&outer, stage](const std::string& what, int64_t done, int64_t of) {
+              outer(stage + ": " + what, done, of);
+            };
+          }
           try {
-            copy = predict_copy(u, device, each);
+            analyses[t] = analyze(u, device, mine);
+          } catch (const ConfigError& e) {
+            refusals[t] = e.what();
+          }
+        } else {
+          try {
+            const size_t c = t - launches.size();
+            copies[c] = predict_copy(launches[copy_users[c]].point.user, device, mine);
           } catch (const ConfigError&) {
           }
-          it = copies.emplace(key, std::move(copy)).first;
         }
-        if (it->second) r.fraction_of_copy = it->second->time_us / p.time_us;
-      }
-      r.bottleneck = p.bottleneck;
-      r.bottleneck_share = p.bottleneck_share();
-      r.blocks_per_sm = p.occupancy.blocks_per_sm;
-      r.warps_per_sm = p.occupancy.resident_warps();
-      r.occupancy_limiter = p.occupancy.limiter;
-      r.instructions = p.instructions;
-      r.instructions_basis = p.instructions_basis;
-      r.caveats = p.caveats;
-      rows.push_back(std::move(r));
-    } catch (const ConfigError& e) {
-      refused.push_back({launches[i].point, e.what()});
+      },
+      [&](size_t finished) {
+        if (progress && workers > 1 && finished < total) progress("sweep", int64_t(finished), int64_t(total));
+      });
+
+  std::vector<SweepRow> rows;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (!analyses[i]) {
+      refused.push_back({launches[i].point, refusals[i]});
+      continue;
     }
+    const UserConfig& u = launches[i].point.user;
+    const Analysis& a = *analyses[i];
+    const Prediction& p = a.prediction;
+    SweepRow r;
+    r.point = launches[i].point;
+    r.launch = a.config;
+    r.time_us = p.time_us;
+    r.effective_bandwidth_gbs = p.effective_bandwidth_gbs;
+    if (u.kernel == "copy") {
+      r.fraction_of_copy = 1.0;
+    } else if (const std::optional<Prediction>& copy = copies[copy_index.at(copy_key(u))]) {
+      r.fraction_of_copy = copy->time_us / p.time_us;
+    }
+    r.bottleneck = p.bottleneck;
+    r.bottleneck_share = p.bottleneck_share();
+    r.blocks_per_sm = p.occupancy.blocks_per_sm;
+    r.warps_per_sm = p.occupancy.resident_warps();
+    r.occupancy_limiter = p.occupancy.limiter;
+    r.instructions = p.instructions;
+    r.instructions_basis = p.instructions_basis;
+    r.caveats = p.caveats;
+    rows.push_back(std::move(r));
   }
-  if (progress) progress("sweep", int64_t(launches.size()), int64_t(launches.size()));
+  if (progress) progress("sweep", int64_t(total), int64_t(total));
   return rows;
 }
 

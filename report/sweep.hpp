@@ -105,11 +105,15 @@ struct SweepRow {
 // The table's short word for a prediction's instructions_basis: sass, counted, ops, ratio or given.
 std::string short_basis(const std::string& basis);
 
-// Called with "sweep" before each configuration is analysed (done of total) and once at the end. A replay's own
-// progress (AnalysisOptions::progress) is told too, its stage after "sweep, padded f32 2048x2048 block 32x8: ".
+// Called with "sweep" as the analyses and copy predictions finish (done of total: from the worker threads, one
+// call at a time) and once at the end. Where the sweep runs on one thread (AnalysisOptions::threads 1, or one
+// configuration), a replay's own progress (AnalysisOptions::progress) is told too, its stage after
+// "sweep, padded f32 2048x2048 block 32x8: ".
 
 // Step 2: each launch analysed as analyze() does for a single run (the copy kernel predicted once for each
-// matrix, dtype and block). A launch that refuses here after all joins `refused`. Rows in launch order, unranked.
+// matrix, dtype and block), as many at once as AnalysisOptions::threads allows (0: every hardware thread). A
+// launch that refuses here after all joins `refused`. Rows in launch order, unranked, the same for any number
+// of threads.
 std::vector<SweepRow> analyse_sweep(const std::vector<SweepLaunch>& launches, const DeviceProfile& device,
                                     const AnalysisOptions& options, std::vector<SweepRefusal>& refused,
                                     const SweepProgress& progress = {});

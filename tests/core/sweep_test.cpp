@@ -234,6 +234,57 @@ TEST(Sweep, RowsAreSingleAnalysesRanked) {
     for (size_t i = 1; i < members.size(); ++i) EXPECT_LT(members[i - 1]->rank, members[i]->rank);
 }
 
+// The configurations are analysed side by side (AnalysisOptions::threads): one thread or five, the rows,
+// their ranks and the refusals are the same, and the progress counts up to every analysis and copy prediction
+// exactly once.
+TEST(Sweep, ThreadsChangeNothingButTheTime) {
+  SweepAxes a;
+  a.kernels = {"copy", "padded", "swizzle"};
+  a.dtypes = {Dtype::F32, Dtype::F64};
+  a.matrices = {{512, 256}};
+  a.blocks = {{32, 8}, {16, 16}, {64, 16}, {128, 8}, {64, 32}};  // 64x32: 2048 threads, refused
+  const auto run = [&](int threads, std::vector<int64_t>& done) {
+    AnalysisOptions o;
+    o.threads = threads;
+    return run_sweep(a, h100(), o, [&](const std::string& stage, int64_t d, int64_t total) {
+      if (stage == "sweep") done.push_back(d), done.push_back(total);
+    });
+  };
+  std::vector<int64_t> one_done, five_done;
+  const SweepResult one = run(1, one_done), five = run(5, five_done);
+  ASSERT_EQ(one.rows.size(), five.rows.size());
+  ASSERT_EQ(one.refused.size(), five.refused.size());
+  EXPECT_EQ(one.rows.size(), 24u);
+  EXPECT_EQ(one.refused.size(), 6u);
+  for (size_t i = 0; i < one.rows.size(); ++i) {
+    EXPECT_EQ(one.rows[i].point.index, five.rows[i].point.index) << i;
+    EXPECT_EQ(one.rows[i].rank, five.rows[i].rank) << i;
+    EXPECT_EQ(one.rows[i].time_us, five.rows[i].time_us) << i;
+    EXPECT_EQ(one.rows[i].fraction_of_copy, five.rows[i].fraction_of_copy) << i;
+    EXPECT_EQ(one.rows[i].instructions, five.rows[i].instructions) << i;
+  }
+  for (size_t i = 0; i < one.refused.size(); ++i) {
+    EXPECT_EQ(one.refused[i].point.index, five.refused[i].point.index) << i;
+    EXPECT_EQ(one.refused[i].reason, five.refused[i].reason) << i;
+  }
+  // 24 analyses and 8 copy predictions (one per dtype and allowed block): counted one by one, the total
+  // reached once, at the end.
+  for (const std::vector<int64_t>* d : {&one_done, &five_done}) {
+    ASSERT_EQ(d->size(), 2u * 33u);
+    const int64_t total = d->back();
+    EXPECT_EQ(total, 32);
+    EXPECT_EQ((*d)[d->size() - 2], total);
+    for (size_t i = 0; i + 2 < d->size(); i += 2) {
+      EXPECT_EQ((*d)[i + 1], total);
+      EXPECT_LT((*d)[i], total);
+      if (i) {
+        EXPECT_EQ((*d)[i], (*d)[i - 2] + 1);
+      }
+    }
+  }
+  EXPECT_EQ(one_done, five_done);
+}
+
 // A row whose prediction carries a caveat is marked in the table, counted in the CSV and listed in the JSON; the
 // fastest row's caveat names the fastest row without one. naive f32 at 8x32 (8 columns a warp: loads over 4
 // lines, one in flight, beside 16-byte pieces two warps complete) carries the half-sector-wait caveat on the

@@ -317,7 +317,7 @@ def test_progress(work):
         code, out, err, seconds = run(sweep, tty=True)
         if seconds > 1.5:
             check(code == 0, "block sweep failed: %r" % err[-300:])
-            check("memsim: sweep: " in err and " configurations)" in err, "no block sweep progress: %r" % err[:300])
+            check("memsim: sweep: " in err and " predictions)" in err, "no block sweep progress: %r" % err[:300])
             check(err.endswith("\r\x1b[K"), "the block sweep's progress line is not cleared: %r" % err[-80:])
             check("memsim:" not in out, "block sweep progress reached stdout")
             json.loads(out)
