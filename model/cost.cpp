@@ -235,6 +235,15 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
     latency = round_trip * chain * std::max(1.0, warps / concurrent);
   }
 
+  // The L1 left beside shared memory holds the loads in flight: a load request allocates each line it touches
+  // until its data is back, l1_line_hold_us under load, so an SM's free lines bound the rate of its line
+  // requests. Tiles that fill the largest carve-out leave 28 KiB of L1 (224 lines) on sm_90, and a request whose
+  // pieces cut lines holds more lines for the same bytes (lab/studies/cut_lines).
+  double l1_lines = 0;
+  const double free_lines = double(pr.occupancy.l1_bytes) / p.line_bytes;
+  if (k.l1_line_hold_us > 0 && free_lines > 0 && c.global_load_lines > 0)
+    l1_lines = c.global_load_lines * k.l1_line_hold_us / (sms * free_lines);
+
   // Every block holds its slot for block_us besides its loads, and until its slowest warp's loads are back (the
   // more warps, the later the last one); SMs x resident blocks do so at once.
   double block = 0;
@@ -252,8 +261,8 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   const double launches = double(c.blocks) * k.block_launch_ns * 1e-3;
 
   pr.terms_us = {{kTermDram, dram},   {kTermL2, l2},           {kTermPartial, partial}, {kTermWrites, writes},
-                 {kTermL1, l1},       {kTermIssue, issue},     {kTermLatency, latency}, {kTermBlock, block},
-                 {kTermBlockLaunch, launches}};
+                 {kTermL1, l1},       {kTermL1Lines, l1_lines}, {kTermIssue, issue},   {kTermLatency, latency},
+                 {kTermBlock, block}, {kTermBlockLaunch, launches}};
   // Instruction issue overlaps the memory terms the way they overlap each other: one more p-norm term; latency
   // and block scheduling are two parts of one residency: they add, then overlap the others. The L2 finishes
   // partly written sectors while the warps wait out their loads: the partial stores and the residency overlap
@@ -365,6 +374,11 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["occupancy"] = {{"blocks_per_sm", p.occupancy.blocks_per_sm},
                     {"warps_per_sm", p.occupancy.resident_warps()},
                     {"limiter", p.occupancy.limiter}};
+  // The split of L1 and shared memory, where the profile knows it (model/occupancy.hpp).
+  if (p.occupancy.shared_carveout > 0 || p.occupancy.l1_bytes > 0) {
+    j["occupancy"]["shared_carveout_bytes"] = p.occupancy.shared_carveout;
+    j["occupancy"]["l1_bytes"] = p.occupancy.l1_bytes;
+  }
   j["waves"] = p.waves;
   j["instructions"] = p.instructions;
   j["instructions_basis"] = p.instructions_basis;

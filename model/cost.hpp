@@ -13,6 +13,9 @@
 //                             l2_write_slot_ps: half-sector stores keep it busier than whole-sector ones
 //                             (validate/results/store_path_f64.ncu.csv; the constant fitted on microbenchmarks)
 //   L1/shared wavefronts      (global + shared wavefronts) per SM x l1_cycles_per_wavefront / SM clock
+//   L1 lines for loads        the L1 left beside the shared-memory carve-out (model/occupancy.hpp) holds the
+//                             loads in flight, each request every line it touches for l1_line_hold_us: the
+//                             lines the loads' requests touch x l1_line_hold_us / (SMs x free L1 lines)
 //   instruction issue         warp instructions per SM / (issue_per_cycle x SM clock); the instructions are
 //                             given, or for a static shape on a device of the SASS table's compute capability
 //                             counted along the compiled kernel's paths (codegen/launch_instructions.hpp), or estimated
@@ -77,6 +80,7 @@ inline constexpr const char* kTermL2 = "L2 sector traffic";
 inline constexpr const char* kTermPartial = "L2 partial-sector stores";
 inline constexpr const char* kTermL1 = "L1/shared wavefronts";
 inline constexpr const char* kTermWrites = "crossbar into L2 (stores)";
+inline constexpr const char* kTermL1Lines = "L1 lines for loads in flight";
 inline constexpr const char* kTermIssue = "instruction issue";
 inline constexpr const char* kTermLatency = "latency (too few bytes in flight)";
 inline constexpr const char* kTermBlock = "block scheduling (per-block overhead)";

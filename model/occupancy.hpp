@@ -20,6 +20,9 @@ struct Occupancy {
   int warps_per_block = 0;   // allocated warps (rounded up to whole warps)
   int by_warps = 0, by_blocks = 0, by_registers = 0, by_shared = 0;  // what each limit alone allows
   std::string limiter;       // "threads", "blocks", "registers" or "shared memory" (first of equals, in that order)
+  // The shared-memory carve-out the runtime picks for that many blocks (the smallest of the profile's that holds
+  // them) and the L1 left beside it, in bytes; 0 where the profile does not say how L1 and shared memory split.
+  int64_t shared_carveout = 0, l1_bytes = 0;
   int resident_warps() const { return blocks_per_sm * warps_per_block; }
 };
 

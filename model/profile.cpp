@@ -80,7 +80,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "warp_allocation_granularity"}},
       {"shared",
        {"per_sm", "per_block", "per_block_optin", "reserved_per_block", "allocation_granularity", "banks",
-        "bank_bytes", "phase_lanes"}},
+        "bank_bytes", "phase_lanes", "l1_and_shared_per_sm", "carveouts_kb"}},
       {"launch", {"max_threads_per_block", "max_block_x", "max_block_y", "max_grid_x", "max_grid_y"}},
       {"global", {"sector_bytes", "line_bytes", "coalescing"}},
       {"dram", {"peak_gbs", "bytes", "clock_mhz", "bus_width_bits", "partitions", "memcpy"}},
@@ -89,7 +89,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost",
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
-        "split_sector_per_log2_distance", "latency_us", "l2_request_ns", "long_wait", "store_bursts",
+        "split_sector_per_log2_distance", "latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
         "half_sector_wait", "split_lines", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
         "instructions_per_source_op", "read_back", "instructions_per_division", "launch_us", "overlap_p"}},
@@ -238,6 +238,7 @@ CostConstants read_cost(const JsonFields& r) {
   c.split_sector_ps = r.number_in_or("cost.split_sector_ps", kPicosecondsOrNone, 0);
   c.split_sector_per_log2_distance = r.number_in_or("cost.split_sector_per_log2_distance", kPerLog2Distance, 0);
   c.latency_us = r.number_in("cost.latency_us", kLatency);
+  c.l1_line_hold_us = r.number_in_or("cost.l1_line_hold_us", kHold, 0);  // absent: the L1's lines not charged
   c.l2_request_ns = r.number_in_or("cost.l2_request_ns", kNanosecondsOrNone, 0);  // absent: requests not charged
   read_caveat_threshold(r, "cost.long_wait", "from_lines", kLinesPerRequest, c.long_wait_lines, c.long_wait_evidence);
   read_caveat_threshold(r, "cost.store_bursts", "from_stores", kStoresPerWarp, c.store_burst_stores,
@@ -489,6 +490,25 @@ DeviceProfile profile_from_json(const json& j, const std::string& name, const st
   p.bank_bytes = r.power_of_two("shared.bank_bytes", 1, 16);
   p.bank_phase_lanes = r.power_of_two("shared.phase_lanes", 1, 32);
   if (p.shared_per_block_optin < p.shared_per_block) r.fail("shared.per_block_optin", "must be at least shared.per_block");
+  // Both or neither: the carve-outs ascend, the largest is shared.per_sm, and L1 and shared memory hold it.
+  if (r.find("shared.l1_and_shared_per_sm") || r.find("shared.carveouts_kb")) {
+    p.l1_and_shared_per_sm = r.count_in("shared.l1_and_shared_per_sm", 1, kMaxSharedBytes, "bytes");
+    const json& kb = r.array("shared.carveouts_kb");
+    for (size_t i = 0; i < kb.size(); ++i) {
+      const json& v = kb[i];
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxSharedBytes / 1024)
+        r.fail("shared.carveouts_kb[" + std::to_string(i) + "]",
+               "must be a whole number of KiB from 0 to " + std::to_string(kMaxSharedBytes / 1024));
+      const int64_t bytes = v.get<int64_t>() * 1024;
+      if (!p.shared_carveouts.empty() && bytes <= p.shared_carveouts.back())
+        r.fail("shared.carveouts_kb", "must ascend");
+      p.shared_carveouts.push_back(bytes);
+    }
+    if (p.shared_carveouts.empty() || p.shared_carveouts.back() != p.shared_per_sm)
+      r.fail("shared.carveouts_kb", "must end at shared.per_sm (" + std::to_string(p.shared_per_sm / 1024) + " KiB)");
+    if (p.l1_and_shared_per_sm < p.shared_per_sm)
+      r.fail("shared.l1_and_shared_per_sm", "must be at least shared.per_sm");
+  }
 
   p.max_threads_per_block = int(r.count_in("launch.max_threads_per_block", 32, 65536, "threads"));
   p.max_block_x = int(r.count_in("launch.max_block_x", 1, 65536, "threads"));

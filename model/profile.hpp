@@ -39,6 +39,9 @@ struct CostConstants {
   // to 512 blocks apart): split_sector_ps x (1 + this x log2(blocks apart)). 0: the same at any distance.
   double split_sector_per_log2_distance = 0;
   double latency_us = 0;               // a global load's round trip under load (Little's law)
+  // How long a load request holds each L1 line it allocates: the L1 left beside shared memory (the carve-out,
+  // model/occupancy.hpp) holds the loads in flight, line by line (0: not charged; lab/studies/cut_lines).
+  double l1_line_hold_us = 0;
   // Not a cost: where latency_us is known to fall short. With one load in flight a warp, a request's wait grows
   // with the lines it spreads over (measured: memsim-microbench --chain-loads); from this many lines a request
   // on, a prediction that is not L1-bound says its time is likely low. 0: no such caveat.
@@ -134,6 +137,11 @@ struct DeviceProfile {
   int64_t shared_per_block = 0;            // without opt-in
   int64_t shared_per_block_optin = 0;      // with cudaFuncSetAttribute (= shared_per_block where none)
   int64_t reserved_shared_per_block = 0;   // taken by the system per resident block (cc 8.0+: 1 KiB)
+  // The SM's L1 and shared memory together, and the shared-memory sizes (carve-outs) it can be split at, in
+  // bytes, ascending: the runtime takes the smallest that holds the resident blocks, and the rest is L1
+  // (empty / 0: not known, and no L1 capacity is worked out).
+  int64_t l1_and_shared_per_sm = 0;
+  std::vector<int64_t> shared_carveouts;
   int shared_alloc_granularity = 0;        // bytes
   int regs_per_sm = 0, max_regs_per_thread = 0, max_regs_per_block = 0;
   int reg_alloc_unit = 0;                  // registers per allocation

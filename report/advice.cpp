@@ -161,6 +161,15 @@ std::vector<Advice> advice_rules(const AdviceCounts& c) {
             : "keep more loads in flight a warp: cover more elements a thread and issue their loads together");
   }
 
+  // The loads in flight wait for L1 lines: the resident blocks' shared memory took the rest (model/cost.hpp).
+  if (b == kTermL1Lines)
+    add("l1-beside-shared",
+        std::to_string(c.blocks_per_sm) + " blocks an SM of " + figure(double(c.shared_bytes_per_block) / 1024) +
+            " KiB of shared memory each take the " + figure(double(c.shared_carveout) / 1024) +
+            " KiB carve-out, leaving " + figure(double(c.l1_bytes) / 1024) + " KiB of L1 for the loads in flight",
+        "hold less shared memory an SM (a smaller tile, or fewer resident blocks), so that a smaller carve-out "
+        "leaves more L1; or let each warp's loads touch fewer 128-byte lines (pieces that start and end on them)");
+
   if (b == kTermBlock)
     add("block-overhead",
         "each of " + std::to_string(c.blocks) + " blocks moves " +
@@ -215,6 +224,10 @@ AdviceCounts advice_counts(const Analysis& an, const DeviceProfile& device) {
   c.resident_warps_per_sm = p.occupancy.resident_warps();
   c.max_warps_per_sm = device.max_warps_per_sm;
   c.occupancy_limiter = p.occupancy.limiter;
+  c.blocks_per_sm = p.occupancy.blocks_per_sm;
+  c.shared_bytes_per_block = an.config.shared_bytes;
+  c.shared_carveout = p.occupancy.shared_carveout;
+  c.l1_bytes = p.occupancy.l1_bytes;
   c.instructions = p.instructions;
   c.l2_read_requests = p.l2_read_requests;
   c.l2_load_sectors = p.l2_load_sectors;

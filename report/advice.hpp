@@ -34,6 +34,10 @@ struct AdviceCounts {
   std::string bottleneck;                                 // Prediction::bottleneck
   std::vector<std::pair<std::string, double>> terms_us;  // Prediction::terms_us
   int resident_warps_per_sm = 0, max_warps_per_sm = 0;
+  // Resident blocks, the shared memory each takes, the carve-out they need and the L1 left beside it (bytes;
+  // Occupancy: 0 where the profile does not split its L1).
+  int blocks_per_sm = 0;
+  int64_t shared_bytes_per_block = 0, shared_carveout = 0, l1_bytes = 0;
   std::string occupancy_limiter;  // Occupancy::limiter
   int64_t elements = 0, blocks = 0;
   double instructions = 0;          // warp instructions the issue term charges

@@ -186,6 +186,17 @@ TEST(Advice, SectorsFetchedApartAskForLongerPieces) {
   EXPECT_EQ(advise(h).rule, "latency");
 }
 
+// 12 blocks of 18 KiB (+ 1 KiB reserve) need the 228 KiB carve-out of a 256 KiB SM: 28 KiB of L1 left.
+TEST(Advice, L1BesideSharedNamesTheCarveout) {
+  AdviceCounts c = hand_made(kTermL1Lines);
+  c.blocks_per_sm = 12, c.shared_bytes_per_block = 18432, c.shared_carveout = 233472, c.l1_bytes = 28672;
+  const Advice a = advise(c);
+  EXPECT_EQ(a.rule, "l1-beside-shared");
+  EXPECT_EQ(a.evidence, "12 blocks an SM of 18 KiB of shared memory each take the 228 KiB carve-out, leaving 28 KiB "
+                        "of L1 for the loads in flight");
+  EXPECT_FALSE(fires(hand_made(kTermBlock), "l1-beside-shared"));
+}
+
 TEST(Advice, BlockOverheadNamesTheWorkABlockDoes) {
   const Advice a = advise(hand_made(kTermBlock));
   EXPECT_EQ(a.rule, "block-overhead");

@@ -114,7 +114,7 @@ def test_json_and_csv():
     for name in ("time_us", "effective_bandwidth_gbs", "fraction_of_copy", "bottleneck"):
         check(("prediction", "", name) in rows, "CSV: no prediction row " + name)
     terms = [k[2] for k in rows if k[0] == "prediction" and k[2].startswith("terms_us.")]
-    check(len(terms) == 10 and "terms_us.DRAM bandwidth" in terms, "CSV: cost terms %s" % terms)
+    check(len(terms) == 11 and "terms_us.DRAM bandwidth" in terms, "CSV: cost terms %s" % terms)
     for name, want in (("profile", "h100"), ("calibrated", "true"), ("cost_basis", "calibrated")):
         check(rows.get(("device", "", name)) == want, "CSV: device %s = %s" % (name, rows.get(("device", "", name))))
     # Effective bandwidth = 2 x 64 x 64 x 4 bytes / time; bytes / (us x 1e3) = GB/s.

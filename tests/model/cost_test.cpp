@@ -114,6 +114,42 @@ TEST(Cost, L2AndPartialStoreTerms) {
   EXPECT_DOUBLE_EQ(to_json(far)["split_blocks_apart"].get<double>(), 64.0);
 }
 
+// The L1 left beside the shared-memory carve-out holds the loads in flight, line by line. 2 blocks an SM of 256
+// threads with 96 KiB of shared memory each (+ 1 KiB reserve): 194 KiB, the 196 KiB carve-out of a 256 KiB SM,
+// 60 KiB = 480 lines of L1. 4.8e6 line requests x 0.5 us / (100 SMs x 480 lines) = 50 us.
+TEST(Cost, L1LinesBesideSharedMemoryBoundTheLoads) {
+  DeviceProfile d = toy();
+  d.shared_per_sm = 228 * 1024;
+  d.reserved_shared_per_block = 1024;
+  d.l1_and_shared_per_sm = 256 * 1024;
+  for (const int kb : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}) d.shared_carveouts.push_back(int64_t(kb) * 1024);
+  KernelCounts k = base_counts();
+  k.shared_bytes_per_block = 96 * 1024;
+  k.global_load_lines = 4.8e6;
+  EXPECT_EQ(predict(k, d).term(kTermL1Lines), 0.0);  // no hold time in the profile: not charged
+  d.cost.l1_line_hold_us = 0.5;
+  const Prediction p = predict(k, d);
+  EXPECT_EQ(p.occupancy.shared_carveout, 196 * 1024);
+  EXPECT_EQ(p.occupancy.l1_bytes, 60 * 1024);
+  EXPECT_NEAR(p.term(kTermL1Lines), 50.0, 1e-9);
+  EXPECT_EQ(p.bottleneck, kTermL1Lines);
+  EXPECT_NEAR(p.time_us, 53.0, 1e-9);  // the launch overhead on top
+  const nlohmann::ordered_json j = to_json(p);
+  EXPECT_EQ(j["occupancy"]["l1_bytes"].get<int64_t>(), 60 * 1024);
+  EXPECT_EQ(j["occupancy"]["shared_carveout_bytes"].get<int64_t>(), 196 * 1024);
+  // Half the shared memory in blocks of 1024 threads (2 an SM by warps): 2 x 49 KiB fits 100 KiB, leaving 156 KiB
+  // of L1 = 1248 lines: 4.8e6 x 0.5 / (100 x 1248) = 19.23 us. (At 256 threads 4 such blocks fit, 196 KiB.)
+  k.shared_bytes_per_block = 48 * 1024;
+  EXPECT_NEAR(predict(k, d).term(kTermL1Lines), 50.0, 1e-9);
+  k.threads_per_block = 1024;
+  EXPECT_EQ(predict(k, d).occupancy.blocks_per_sm, 2);
+  EXPECT_NEAR(predict(k, d).term(kTermL1Lines), 4.8e6 * 0.5 / (100 * 1248.0), 1e-9);
+  // A profile that does not split its L1: no term, and no carve-out in the JSON.
+  d.shared_carveouts.clear();
+  EXPECT_EQ(predict(k, d).term(kTermL1Lines), 0.0);
+  EXPECT_FALSE(to_json(predict(k, d))["occupancy"].contains("l1_bytes"));
+}
+
 TEST(Cost, CrossbarIntoL2ChargesEveryStoreSlot) {
   DeviceProfile d = toy();
   d.cost.l2_write_slot_ps = 4;

@@ -41,6 +41,37 @@ TEST(Occupancy, H100RegisterLimit) {
   EXPECT_EQ(occupancy(h100, {1024, 0, 255}).blocks_per_sm, 0);
 }
 
+// The runtime's carve-out: the smallest of sm_90's (0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KiB) that holds the
+// resident blocks' shared memory and reserve; the L1 is the rest of the SM's 256 KiB. The first two are the
+// cut_lines probe's 24x4 and 24x8 blocks on a 48x48 f64 tile (18 KiB), whose carve-outs Nsight Compute's
+// occupancy limits confirm (12 and 10 blocks).
+TEST(Occupancy, H200CarveoutAndTheL1BesideIt) {
+  const DeviceProfile h200 = load_profile("h200");
+  // 96 threads, 18432 + 1024 = 19456 bytes a block: 233472 / 19456 = 12 blocks, exactly the 228 KiB carve-out.
+  const Occupancy twelve = occupancy(h200, {96, 18432, 32});
+  EXPECT_EQ(twelve.blocks_per_sm, 12);
+  EXPECT_EQ(twelve.shared_carveout, 228 * 1024);
+  EXPECT_EQ(twelve.l1_bytes, 28 * 1024);
+  // 192 threads: 10 blocks by warps, 194560 bytes: the 196 KiB carve-out (200704), 60 KiB of L1.
+  const Occupancy ten = occupancy(h200, {192, 18432, 32});
+  EXPECT_EQ(ten.blocks_per_sm, 10);
+  EXPECT_EQ(ten.shared_carveout, 196 * 1024);
+  EXPECT_EQ(ten.l1_bytes, 60 * 1024);
+  // No shared memory: 8 blocks of 256 threads still take their reserve, 8 KiB: the 8 KiB carve-out.
+  const Occupancy none = occupancy(h200, {256, 0, 32});
+  EXPECT_EQ(none.shared_carveout, 8 * 1024);
+  EXPECT_EQ(none.l1_bytes, 248 * 1024);
+  // 224 threads: 9 blocks by warps, of 11264 + 1024 = 12288 bytes: 108 KiB, past 100: the 132 KiB carve-out.
+  const Occupancy nine = occupancy(h200, {224, 11264, 32});
+  EXPECT_EQ(nine.blocks_per_sm, 9);
+  EXPECT_EQ(nine.shared_carveout, 132 * 1024);
+  EXPECT_EQ(nine.l1_bytes, 124 * 1024);
+  // A profile that does not say how its L1 and shared memory split: neither is worked out.
+  const Occupancy gtx = occupancy(load_profile("gtx280"), {256, 4224, 16});
+  EXPECT_EQ(gtx.shared_carveout, 0);
+  EXPECT_EQ(gtx.l1_bytes, 0);
+}
+
 TEST(Occupancy, H100BlockSlotLimit) {
   // One warp per block: 64 warps allow 64 blocks, the SM holds at most 32.
   const Occupancy o = occupancy(load_profile("h100"), {32, 0, 16});

@@ -177,6 +177,11 @@ TEST_F(ScratchDir, OutOfRangeValuesAreNamed) {
       {"kernel_registers.copy/f32", 1000},               // past the H100's 255
       {"sm.count", 18446744073709551615ULL},             // 2^64 - 1 would read as -1
       {"l2_bytes", 1e30},
+      {"shared.carveouts_kb", nlohmann::json::array({0, 100, 64, 228})},  // not ascending
+      {"shared.carveouts_kb", nlohmann::json::array({0, 8, 16})},          // not ending at shared.per_sm
+      {"shared.carveouts_kb", "all"},                                      // not an array
+      {"shared.l1_and_shared_per_sm", 1024},                               // less than shared.per_sm
+      {"cost.l1_line_hold_us", -1},
   };
   for (const auto& [path, value] : bad) {
     nlohmann::json j = shipped_h100();
