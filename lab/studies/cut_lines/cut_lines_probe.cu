@@ -146,21 +146,44 @@ double* g_in;
 double* g_out;
 unsigned long long* g_bad;
 
+// One shape and mode, timed and checked. carveout_kb > 0 asks for that much of the SM's 256 KB of L1 and
+// shared memory as shared memory (cudaFuncAttributePreferredSharedMemoryCarveout: the rest is L1), which also
+// bounds the blocks an SM holds; 0 leaves the choice to the runtime. The line says how many blocks an SM holds.
 template <int BX, int BY, int TILE, Mode kMode>
-void run(double memcpy_us) {
+void run(double memcpy_us, int carveout_kb = 0) {
   const size_t n = size_t(kN) * kN;
   MEMSIM_CUDA_CHECK(cudaMemset(g_out, 0, n * sizeof(double)));
   const dim3 grid(kN / TILE, kN / TILE), block(BX, BY);
-  const double us = median_us([&] { staged_copy<BX, BY, TILE, kMode><<<grid, block>>>(g_in, g_out); });
+  const auto kernel = staged_copy<BX, BY, TILE, kMode>;
+  // A percentage of the largest shared memory an SM can have (228 KB on sm_90), rounded up.
+  const int percent = carveout_kb > 0 ? (carveout_kb * 100 + 227) / 228 : -1;
+  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  int resident = 0;
+  MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BX * BY, 0));
+  const double us = median_us([&] { kernel<<<grid, block>>>(g_in, g_out); });
   MEMSIM_CUDA_CHECK(cudaGetLastError());
+  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, -1));
   MEMSIM_CUDA_CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
   count_mismatches<<<1024, 256>>>(g_in, g_out, n, g_bad);
   unsigned long long bad = 0;
   MEMSIM_CUDA_CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
   static const char* const kNames[] = {"as written", "ld.cg",       "loads first",  "wide stores",
                                        "wide loads", "row halves", "piece halves"};
-  std::printf("%dx%d tile %d %-12s elements/thread %3d  %8.1f us  %.3f of cudaMemcpy  mismatches %llu\n", BX, BY,
-              TILE, kNames[kMode], TILE * TILE / (BX * BY), us, memcpy_us / us, bad);
+  char carveout[32] = "runtime's";
+  if (carveout_kb > 0) std::snprintf(carveout, sizeof carveout, "%d KB", carveout_kb);
+  std::printf("%dx%d tile %d %-12s elements/thread %3d  shared carveout %-9s blocks/SM %2d  %8.1f us  %.3f of "
+              "cudaMemcpy  mismatches %llu\n",
+              BX, BY, TILE, kNames[kMode], TILE * TILE / (BX * BY), carveout, resident, us, memcpy_us / us, bad);
+}
+
+// A shape as written and with its loads first under each shared-memory carveout sm_90 offers from 100 KB up:
+// the larger the carveout, the less L1 is left to hold the loads in flight.
+template <int BX, int BY, int TILE>
+void run_carveouts(double memcpy_us) {
+  for (const int kb : {100, 132, 164, 196, 228}) {
+    run<BX, BY, TILE, kAsWritten>(memcpy_us, kb);
+    run<BX, BY, TILE, kLoadsFirst>(memcpy_us, kb);
+  }
 }
 
 int run_probe() {
@@ -232,6 +255,14 @@ int run_probe() {
     run<48, 3, 48, kLoadsFirst>(memcpy_us);
     run<48, 4, 48, kAsWritten>(memcpy_us);
     run<48, 4, 48, kLoadsFirst>(memcpy_us);
+    // The same shapes under carveouts from 100 to 228 KB: is it the L1 left beside shared memory?
+    run_carveouts<24, 4, 48>(memcpy_us);
+    run_carveouts<24, 8, 48>(memcpy_us);
+    run_carveouts<16, 6, 48>(memcpy_us);
+    run_carveouts<48, 4, 48>(memcpy_us);
+    run_carveouts<20, 4, 40>(memcpy_us);
+    run_carveouts<20, 10, 40>(memcpy_us);
+    run_carveouts<16, 4, 32>(memcpy_us);
   }
   return 0;
 }
