@@ -23,7 +23,8 @@ case $stage in
     prefix=()
     if ls .deps/*.deb >/dev/null 2>&1; then
       mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-      prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr)
+      # Boost 1.74 from the .deb files, not another Boost whose configs the machine has (as run_peers.sh does).
+      prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr -DBoost_DIR=/tmp/deps/usr/lib/x86_64-linux-gnu/cmake/Boost-1.74.0)
     fi
     if [ "${set_// /}" != "$set_" ]; then
       # Several sets: each one's shapes into one list of the X(...) lines (each ends in a continuation).
