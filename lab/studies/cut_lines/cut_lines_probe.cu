@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -117,6 +118,35 @@ __global__ void __launch_bounds__(BX* BY) staged_copy(const double* in, double* 
   }
 }
 
+// The as-written copy for 4- and 2-byte elements (a transpose moves bits: uint32_t and uint16_t stand in for f32
+// and f16), for the carve-out runs in narrower types.
+template <class T, int BX, int BY, int TILE>
+__global__ void __launch_bounds__(BX* BY) staged_copy_narrow(const T* in, T* out) {
+  __shared__ T tile[TILE][TILE];
+  const int col0 = blockIdx.x * TILE, row0 = blockIdx.y * TILE;
+#pragma unroll
+  for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+    for (int j = 0; j < TILE / BX; ++j) {
+      const int r = threadIdx.y + i * BY, c = threadIdx.x + j * BX;
+      tile[r][c] = in[(row0 + r) * kN + col0 + c];
+    }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+    for (int j = 0; j < TILE / BX; ++j) {
+      const int r = threadIdx.y + i * BY, c = threadIdx.x + j * BX;
+      out[(row0 + r) * kN + col0 + c] = tile[r][c];
+    }
+}
+
+template <class T>
+__global__ void count_mismatches_of(const T* a, const T* b, size_t n, unsigned long long* bad) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    if (a[i] != b[i]) atomicAdd(bad, 1ull);
+}
+
 __global__ void count_mismatches(const double* a, const double* b, size_t n, unsigned long long* bad) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     if (a[i] != b[i]) atomicAdd(bad, 1ull);
@@ -145,12 +175,14 @@ double median_us(Launch launch) {
 double* g_in;
 double* g_out;
 unsigned long long* g_bad;
+int g_failed_checks = 0;  // runs whose output did not match: the probe then exits with status 1
 
 // One shape and mode, timed and checked. carveout_kb > 0 asks for that much of the SM's 256 KB of L1 and
 // shared memory as shared memory (cudaFuncAttributePreferredSharedMemoryCarveout: the rest is L1), which also
 // bounds the blocks an SM holds; 0 leaves the choice to the runtime. The line says how many blocks an SM holds.
 template <int BX, int BY, int TILE, Mode kMode>
 void run(double memcpy_us, int carveout_kb = 0) {
+  static_assert(kN % TILE == 0, "a tile that divides the matrix: every element copied, none left unwritten");
   const size_t n = size_t(kN) * kN;
   MEMSIM_CUDA_CHECK(cudaMemset(g_out, 0, n * sizeof(double)));
   const dim3 grid(kN / TILE, kN / TILE), block(BX, BY);
@@ -167,6 +199,7 @@ void run(double memcpy_us, int carveout_kb = 0) {
   count_mismatches<<<1024, 256>>>(g_in, g_out, n, g_bad);
   unsigned long long bad = 0;
   MEMSIM_CUDA_CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
+  g_failed_checks += bad != 0;
   static const char* const kNames[] = {"as written", "ld.cg",       "loads first",  "wide stores",
                                        "wide loads", "row halves", "piece halves"};
   char carveout[32] = "runtime's";
@@ -184,6 +217,39 @@ void run_carveouts(double memcpy_us) {
     run<BX, BY, TILE, kAsWritten>(memcpy_us, kb);
     run<BX, BY, TILE, kLoadsFirst>(memcpy_us, kb);
   }
+}
+
+// A narrow type's as-written copy under a carve-out (as run() does for f64), against cudaMemcpy of its own bytes.
+template <class T, int BX, int BY, int TILE>
+void run_narrow(int carveout_kb) {
+  static_assert(kN % TILE == 0, "a tile that divides the matrix: every element copied, none left unwritten");
+  const size_t n = size_t(kN) * kN;
+  const T* in = reinterpret_cast<const T*>(g_in);
+  T* out = reinterpret_cast<T*>(g_out);
+  const double memcpy_us =
+      median_us([&] { MEMSIM_CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
+  MEMSIM_CUDA_CHECK(cudaMemset(out, 0, n * sizeof(T)));
+  const auto kernel = staged_copy_narrow<T, BX, BY, TILE>;
+  const int percent = (carveout_kb * 100 + 227) / 228;
+  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  int resident = 0;
+  MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BX * BY, 0));
+  const dim3 grid(kN / TILE, kN / TILE), block(BX, BY);
+  const double us = median_us([&] { kernel<<<grid, block>>>(in, out); });
+  MEMSIM_CUDA_CHECK(cudaGetLastError());
+  MEMSIM_CUDA_CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
+  count_mismatches_of<T><<<1024, 256>>>(in, out, n, g_bad);
+  unsigned long long bad = 0;
+  MEMSIM_CUDA_CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
+  g_failed_checks += bad != 0;
+  std::printf("%dx%d tile %d %d-byte as written  shared carveout %3d KB  blocks/SM %2d  %8.1f us  %.3f of "
+              "cudaMemcpy (%.1f us)  mismatches %llu\n",
+              BX, BY, TILE, int(sizeof(T)), carveout_kb, resident, us, memcpy_us / us, memcpy_us, bad);
+}
+
+template <class T, int BX, int BY, int TILE>
+void run_narrow_carveouts() {
+  for (const int kb : {100, 132, 164, 228}) run_narrow<T, BX, BY, TILE>(kb);
 }
 
 int run_probe() {
@@ -263,8 +329,19 @@ int run_probe() {
     run_carveouts<20, 4, 40>(memcpy_us);
     run_carveouts<20, 10, 40>(memcpy_us);
     run_carveouts<16, 4, 32>(memcpy_us);
+    // The same question in 4- and 2-byte elements (f32, f16), tiles that divide 8160: pieces of 96, 64, 64 and
+    // 128 bytes in f32; 48, 32, 32 and 64 in f16.
+    run_narrow_carveouts<uint32_t, 24, 4, 48>();
+    run_narrow_carveouts<uint32_t, 16, 6, 48>();
+    run_narrow_carveouts<uint32_t, 16, 4, 32>();
+    run_narrow_carveouts<uint32_t, 32, 4, 32>();
+    run_narrow_carveouts<uint16_t, 24, 4, 48>();
+    run_narrow_carveouts<uint16_t, 16, 6, 48>();
+    run_narrow_carveouts<uint16_t, 16, 4, 32>();
+    run_narrow_carveouts<uint16_t, 32, 4, 32>();
   }
-  return 0;
+  if (g_failed_checks > 0) std::fprintf(stderr, "memsim-cut-lines-probe: %d runs copied wrongly\n", g_failed_checks);
+  return g_failed_checks > 0 ? 1 : 0;
 }
 
 int main() {
