@@ -408,6 +408,10 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
           r.shape_kind = suite_kernel_shape_kind(r.cfg);
         }
         prepare_suite_kernel(r.cfg);
+        if (check) {
+          const SuiteOccupancy o = suite_kernel_occupancy(r.cfg);
+          r.registers_per_thread = o.registers_per_thread, r.blocks_per_sm = o.blocks_per_sm;
+        }
         if (check)
           r.check = run_and_check([&] { launch_suite_kernel(r.cfg, ring.in[0].get(), ring.out[0].get(), stream); },
                                   ring.out[0].get(), bytes, host_out, host_in, r.cfg.kernel->output, r.cfg.shape, eb,
@@ -428,6 +432,9 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
         PredictOptions po;
         po.regs_per_thread = kernel_registers(profile, r.cfg.kernel->name, r.cfg.dtype);
         po.occupancy = launch_occupancy(profile, r.cfg, po.regs_per_thread);
+        r.predicted_registers_per_thread = po.regs_per_thread;
+        r.predicted_blocks_per_sm = po.occupancy->blocks_per_sm;
+        r.predicted_l1_bytes = po.occupancy->l1_bytes;
         ReplayOptions ro;
         prepare_replay(ro, profile, r.cfg, *po.occupancy);
         ro.threads = s.threads;

@@ -284,6 +284,12 @@ Json record_json(const RunResult& run, const ConfigResult& r) {
   }
   j["metrics"] = metrics;
   j["replay_findings"] = r.replay_findings;
+  // The GPU's registers and resident blocks beside memsim's (0: not read, e.g. --check-only runs of a file).
+  j["occupancy"] = {{"registers_per_thread", r.registers_per_thread},
+                    {"blocks_per_sm", r.blocks_per_sm},
+                    {"predicted_registers_per_thread", r.predicted_registers_per_thread},
+                    {"predicted_blocks_per_sm", r.predicted_blocks_per_sm},
+                    {"predicted_l1_bytes", r.predicted_l1_bytes}};
   return j;
 }
 

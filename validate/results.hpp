@@ -39,6 +39,12 @@ struct ConfigResult {
   std::map<std::string, int64_t> upper_bounds;
   std::string ncu_kernel_name;
   std::string shape_kind;  // "static" (compile-time shape) or "dynamic" (run-time LaunchShape) on the GPU
+  // What the GPU build's kernel takes and holds (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor
+  // with the launch's dynamic shared memory), beside what memsim's occupancy assumed (its register table): the
+  // resident blocks set the shared-memory carve-out and the L1 left beside it (model/occupancy.hpp). 0: not read.
+  int registers_per_thread = 0, blocks_per_sm = 0;
+  int predicted_registers_per_thread = 0, predicted_blocks_per_sm = 0;
+  int64_t predicted_l1_bytes = 0;
 };
 
 struct Baseline {

@@ -103,6 +103,18 @@ const void* suite_kernel_function(const LaunchConfig& cfg) {
   return e ? e->function[int(cfg.dtype)](cfg) : kernel_file_function(cfg);
 }
 
+SuiteOccupancy suite_kernel_occupancy(const LaunchConfig& cfg) {
+  SuiteOccupancy o;
+  const void* f = suite_kernel_function(cfg);
+  if (!f) return o;
+  cudaFuncAttributes a;
+  MEMSIM_CUDA_CHECK(cudaFuncGetAttributes(&a, f));
+  o.registers_per_thread = a.numRegs;
+  MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &o.blocks_per_sm, f, int(cfg.shape.block_x * cfg.shape.block_y), size_t(cfg.shared_bytes)));
+  return o;
+}
+
 // A kernel file's configurations always run a compile-time shape: their plugin is compiled for them.
 const char* suite_kernel_shape_kind(const LaunchConfig& cfg) {
   if (const Entry* e = suite_entry(cfg)) return e->shape_kind(cfg);

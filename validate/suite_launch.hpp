@@ -20,6 +20,13 @@ void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cud
 // cfg's __global__ function, for cudaFuncGetAttributes and the occupancy API.
 const void* suite_kernel_function(const LaunchConfig& cfg);
 
+// The registers a thread of cfg's kernel takes and the blocks an SM holds at its block size and dynamic
+// shared memory, as the runtime reports them (after prepare_suite_kernel).
+struct SuiteOccupancy {
+  int registers_per_thread = 0, blocks_per_sm = 0;
+};
+SuiteOccupancy suite_kernel_occupancy(const LaunchConfig& cfg);
+
 // "static" when the GPU runs cfg with a compile-time shape (kernels/static_dispatch.hpp), else "dynamic".
 const char* suite_kernel_shape_kind(const LaunchConfig& cfg);
 

@@ -302,6 +302,26 @@ TEST(Reached, CountsWarpsWhoseLanesAreAllOff) {
   EXPECT_EQ(rr[2], ragged.blocks() * 8 * 4);
 }
 
+// A record carries the GPU's registers and resident blocks beside memsim's, as memsim-validate read them.
+TEST(Report, RecordsCarryTheOccupancyOnBothSides) {
+  UserConfig u;
+  u.kernel = "copy_shared";
+  u.matrix = {64, 64};
+  RunResult run;
+  run.mode = "measure";
+  ConfigResult r;
+  r.cfg = resolve_launch(u);
+  r.registers_per_thread = 56, r.blocks_per_sm = 12;
+  r.predicted_registers_per_thread = 30, r.predicted_blocks_per_sm = 21, r.predicted_l1_bytes = 94208;
+  run.configs.push_back(r);
+  const auto o = run_json(run)["records"][0]["occupancy"];
+  EXPECT_EQ(o["registers_per_thread"], 56);
+  EXPECT_EQ(o["blocks_per_sm"], 12);
+  EXPECT_EQ(o["predicted_registers_per_thread"], 30);
+  EXPECT_EQ(o["predicted_blocks_per_sm"], 21);
+  EXPECT_EQ(o["predicted_l1_bytes"], 94208);
+}
+
 // A record whose global sectors are off by one fails; wavefronts inside their band pass.
 TEST(Report, ExactCountsFailOnAnyDifferenceWavefrontsWithinTheirBand) {
   UserConfig u;
