@@ -25,6 +25,20 @@ constexpr int kN = 8160;
 // or every row's first column piece, then its second (the two pieces of a cut line a round trip apart).
 enum Mode { kAsWritten, kL2Only, kLoadsFirst, kWideStores, kWideLoads, kRowHalves, kPieceHalves };
 
+// The as-written stores every kernel here shares: thread (x, y) stores rows y, y + BY, ... and columns x, x + BX,
+// ... of the tile, as the suite's copy_shared does. (The loads stay written out in each kernel: the f64 kernels
+// step a pointer and the narrow ones index, which compile differently, and each is the code its runs came from.)
+template <int BX, int BY, int TILE, class T>
+__device__ __forceinline__ void store_tile_as_written(const T (&tile)[TILE][TILE], T* out, int row0, int col0) {
+#pragma unroll
+  for (int i = 0; i < TILE / BY; ++i)
+#pragma unroll
+    for (int j = 0; j < TILE / BX; ++j) {
+      const int r = threadIdx.y + i * BY, c = threadIdx.x + j * BX;
+      out[(row0 + r) * kN + col0 + c] = tile[r][c];
+    }
+}
+
 template <int BX, int BY, int TILE, Mode kMode>
 __global__ void __launch_bounds__(BX* BY) staged_copy(const double* in, double* out) {
   __shared__ double tile[TILE][TILE];
@@ -108,13 +122,7 @@ __global__ void __launch_bounds__(BX* BY) staged_copy(const double* in, double* 
       out[(row0 + r) * kN + col0 + c] = tile[r][c];
     }
   } else {
-#pragma unroll
-    for (int i = 0; i < TILE / BY; ++i)
-#pragma unroll
-      for (int j = 0; j < TILE / BX; ++j) {
-        const int r = threadIdx.y + i * BY, c = threadIdx.x + j * BX;
-        out[(row0 + r) * kN + col0 + c] = tile[r][c];
-      }
+    store_tile_as_written<BX, BY, TILE>(tile, out, row0, col0);
   }
 }
 
@@ -132,22 +140,11 @@ __global__ void __launch_bounds__(BX* BY) staged_copy_narrow(const T* in, T* out
       tile[r][c] = in[(row0 + r) * kN + col0 + c];
     }
   __syncthreads();
-#pragma unroll
-  for (int i = 0; i < TILE / BY; ++i)
-#pragma unroll
-    for (int j = 0; j < TILE / BX; ++j) {
-      const int r = threadIdx.y + i * BY, c = threadIdx.x + j * BX;
-      out[(row0 + r) * kN + col0 + c] = tile[r][c];
-    }
+  store_tile_as_written<BX, BY, TILE>(tile, out, row0, col0);
 }
 
 template <class T>
-__global__ void count_mismatches_of(const T* a, const T* b, size_t n, unsigned long long* bad) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    if (a[i] != b[i]) atomicAdd(bad, 1ull);
-}
-
-__global__ void count_mismatches(const double* a, const double* b, size_t n, unsigned long long* bad) {
+__global__ void count_mismatches(const T* a, const T* b, size_t n, unsigned long long* bad) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     if (a[i] != b[i]) atomicAdd(bad, 1ull);
 }
@@ -177,6 +174,37 @@ double* g_out;
 unsigned long long* g_bad;
 int g_failed_checks = 0;  // runs whose output did not match: the probe then exits with status 1
 
+// The elements of out that differ from in (a copy's check); a run with any counts as failed.
+template <class T>
+unsigned long long mismatches(const T* in, const T* out, size_t n) {
+  MEMSIM_CUDA_CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
+  count_mismatches<T><<<1024, 256>>>(in, out, n, g_bad);
+  unsigned long long bad = 0;
+  MEMSIM_CUDA_CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
+  g_failed_checks += bad != 0;
+  return bad;
+}
+
+// A kernel's median time and the blocks an SM holds, under a shared-memory carve-out of carveout_kb
+// (cudaFuncAttributePreferredSharedMemoryCarveout, as a percentage of sm_90's largest, 228 KB, rounded up; 0: the
+// runtime's choice), which is set back to the runtime's choice after.
+struct Timed {
+  double us = 0;
+  int blocks_per_sm = 0;
+};
+template <class... Args>
+Timed time_under_carveout(void (*kernel)(Args...), dim3 grid, dim3 block, int carveout_kb, Args... args) {
+  const int percent = carveout_kb > 0 ? (carveout_kb * 100 + 227) / 228 : -1;
+  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  Timed t;
+  MEMSIM_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&t.blocks_per_sm, kernel, int(block.x * block.y), 0));
+  t.us = median_us([&] { kernel<<<grid, block>>>(args...); });
+  MEMSIM_CUDA_CHECK(cudaGetLastError());
+  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, -1));
+  return t;
+}
+
 // One shape and mode, timed and checked. carveout_kb > 0 asks for that much of the SM's 256 KB of L1 and
 // shared memory as shared memory (cudaFuncAttributePreferredSharedMemoryCarveout: the rest is L1), which also
 // bounds the blocks an SM holds; 0 leaves the choice to the runtime. The line says how many blocks an SM holds.
@@ -185,28 +213,17 @@ void run(double memcpy_us, int carveout_kb = 0) {
   static_assert(kN % TILE == 0, "a tile that divides the matrix: every element copied, none left unwritten");
   const size_t n = size_t(kN) * kN;
   MEMSIM_CUDA_CHECK(cudaMemset(g_out, 0, n * sizeof(double)));
-  const dim3 grid(kN / TILE, kN / TILE), block(BX, BY);
-  const auto kernel = staged_copy<BX, BY, TILE, kMode>;
-  // A percentage of the largest shared memory an SM can have (228 KB on sm_90), rounded up.
-  const int percent = carveout_kb > 0 ? (carveout_kb * 100 + 227) / 228 : -1;
-  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-  int resident = 0;
-  MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BX * BY, 0));
-  const double us = median_us([&] { kernel<<<grid, block>>>(g_in, g_out); });
-  MEMSIM_CUDA_CHECK(cudaGetLastError());
-  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, -1));
-  MEMSIM_CUDA_CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
-  count_mismatches<<<1024, 256>>>(g_in, g_out, n, g_bad);
-  unsigned long long bad = 0;
-  MEMSIM_CUDA_CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
-  g_failed_checks += bad != 0;
+  const Timed t = time_under_carveout(staged_copy<BX, BY, TILE, kMode>, dim3(kN / TILE, kN / TILE), dim3(BX, BY),
+                                      carveout_kb, static_cast<const double*>(g_in), g_out);
+  const unsigned long long bad = mismatches<double>(g_in, g_out, n);
   static const char* const kNames[] = {"as written", "ld.cg",       "loads first",  "wide stores",
                                        "wide loads", "row halves", "piece halves"};
   char carveout[32] = "runtime's";
   if (carveout_kb > 0) std::snprintf(carveout, sizeof carveout, "%d KB", carveout_kb);
   std::printf("%dx%d tile %d %-12s elements/thread %3d  shared carveout %-9s blocks/SM %2d  %8.1f us  %.3f of "
               "cudaMemcpy  mismatches %llu\n",
-              BX, BY, TILE, kNames[kMode], TILE * TILE / (BX * BY), carveout, resident, us, memcpy_us / us, bad);
+              BX, BY, TILE, kNames[kMode], TILE * TILE / (BX * BY), carveout, t.blocks_per_sm, t.us, memcpy_us / t.us,
+              bad);
 }
 
 // A shape as written and with its loads first under each shared-memory carveout sm_90 offers from 100 KB up:
@@ -229,22 +246,12 @@ void run_narrow(int carveout_kb) {
   const double memcpy_us =
       median_us([&] { MEMSIM_CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
   MEMSIM_CUDA_CHECK(cudaMemset(out, 0, n * sizeof(T)));
-  const auto kernel = staged_copy_narrow<T, BX, BY, TILE>;
-  const int percent = (carveout_kb * 100 + 227) / 228;
-  MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-  int resident = 0;
-  MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, BX * BY, 0));
-  const dim3 grid(kN / TILE, kN / TILE), block(BX, BY);
-  const double us = median_us([&] { kernel<<<grid, block>>>(in, out); });
-  MEMSIM_CUDA_CHECK(cudaGetLastError());
-  MEMSIM_CUDA_CHECK(cudaMemset(g_bad, 0, sizeof(*g_bad)));
-  count_mismatches_of<T><<<1024, 256>>>(in, out, n, g_bad);
-  unsigned long long bad = 0;
-  MEMSIM_CUDA_CHECK(cudaMemcpy(&bad, g_bad, sizeof(bad), cudaMemcpyDeviceToHost));
-  g_failed_checks += bad != 0;
+  const Timed t = time_under_carveout(staged_copy_narrow<T, BX, BY, TILE>, dim3(kN / TILE, kN / TILE), dim3(BX, BY),
+                                      carveout_kb, in, out);
+  const unsigned long long bad = mismatches(in, out, n);
   std::printf("%dx%d tile %d %d-byte as written  shared carveout %3d KB  blocks/SM %2d  %8.1f us  %.3f of "
               "cudaMemcpy (%.1f us)  mismatches %llu\n",
-              BX, BY, TILE, int(sizeof(T)), carveout_kb, resident, us, memcpy_us / us, memcpy_us, bad);
+              BX, BY, TILE, int(sizeof(T)), carveout_kb, t.blocks_per_sm, t.us, memcpy_us / t.us, memcpy_us, bad);
 }
 
 template <class T, int BX, int BY, int TILE>
