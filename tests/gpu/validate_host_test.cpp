@@ -302,15 +302,21 @@ TEST(Reached, CountsWarpsWhoseLanesAreAllOff) {
   EXPECT_EQ(rr[2], ragged.blocks() * 8 * 4);
 }
 
-// A record carries the GPU's registers and resident blocks beside memsim's, as memsim-validate read them.
-TEST(Report, RecordsCarryTheOccupancyOnBothSides) {
+// A record of `kernel` at 64x64 (its defaults otherwise), as a measuring run starts one.
+ConfigResult record_of(const std::string& kernel) {
   UserConfig u;
-  u.kernel = "copy_shared";
+  u.kernel = kernel;
   u.matrix = {64, 64};
-  RunResult run;
-  run.mode = "measure";
   ConfigResult r;
   r.cfg = resolve_launch(u);
+  return r;
+}
+
+// A record carries the GPU's registers and resident blocks beside memsim's, as memsim-validate read them.
+TEST(Report, RecordsCarryTheOccupancyOnBothSides) {
+  RunResult run;
+  run.mode = "measure";
+  ConfigResult r = record_of("copy_shared");
   r.registers_per_thread = 56, r.blocks_per_sm = 12;
   r.predicted_registers_per_thread = 30, r.predicted_blocks_per_sm = 21, r.predicted_l1_bytes = 94208;
   run.configs.push_back(r);
@@ -324,13 +330,9 @@ TEST(Report, RecordsCarryTheOccupancyOnBothSides) {
 
 // A record whose global sectors are off by one fails; wavefronts inside their band pass.
 TEST(Report, ExactCountsFailOnAnyDifferenceWavefrontsWithinTheirBand) {
-  UserConfig u;
-  u.kernel = "padded";
-  u.matrix = {64, 64};
   RunResult run;
   run.mode = "measure";
-  ConfigResult r;
-  r.cfg = resolve_launch(u);
+  ConfigResult r = record_of("padded");
   r.predicted = ncu_metrics(replay(r.cfg));
   for (const Metric& m : r.predicted) r.measured[m.name] = double(m.value);
   r.measured["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] *= 1.2;

@@ -1,6 +1,8 @@
 // Occupancy worked by hand from the CUDA occupancy calculator's rules (limits per compute capability).
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "model/occupancy.hpp"
 
 namespace memsim {
@@ -47,25 +49,27 @@ TEST(Occupancy, H100RegisterLimit) {
 // occupancy limits confirm (12 and 10 blocks).
 TEST(Occupancy, H200CarveoutAndTheL1BesideIt) {
   const DeviceProfile h200 = load_profile("h200");
-  // 96 threads, 18432 + 1024 = 19456 bytes a block: 233472 / 19456 = 12 blocks, exactly the 228 KiB carve-out.
-  const Occupancy twelve = occupancy(h200, {96, 18432, 32});
-  EXPECT_EQ(twelve.blocks_per_sm, 12);
-  EXPECT_EQ(twelve.shared_carveout, 228 * 1024);
-  EXPECT_EQ(twelve.l1_bytes, 28 * 1024);
-  // 192 threads: 10 blocks by warps, 194560 bytes: the 196 KiB carve-out (200704), 60 KiB of L1.
-  const Occupancy ten = occupancy(h200, {192, 18432, 32});
-  EXPECT_EQ(ten.blocks_per_sm, 10);
-  EXPECT_EQ(ten.shared_carveout, 196 * 1024);
-  EXPECT_EQ(ten.l1_bytes, 60 * 1024);
-  // No shared memory: 8 blocks of 256 threads still take their reserve, 8 KiB: the 8 KiB carve-out.
-  const Occupancy none = occupancy(h200, {256, 0, 32});
-  EXPECT_EQ(none.shared_carveout, 8 * 1024);
-  EXPECT_EQ(none.l1_bytes, 248 * 1024);
-  // 224 threads: 9 blocks by warps, of 11264 + 1024 = 12288 bytes: 108 KiB, past 100: the 132 KiB carve-out.
-  const Occupancy nine = occupancy(h200, {224, 11264, 32});
-  EXPECT_EQ(nine.blocks_per_sm, 9);
-  EXPECT_EQ(nine.shared_carveout, 132 * 1024);
-  EXPECT_EQ(nine.l1_bytes, 124 * 1024);
+  struct Case {
+    BlockResources block;
+    int blocks, carveout_kb, l1_kb;
+  };
+  const Case cases[] = {
+      // 96 threads, 18432 + 1024 = 19456 bytes a block: 233472 / 19456 = 12 blocks, exactly the 228 KiB carve-out.
+      {{96, 18432, 32}, 12, 228, 28},
+      // 192 threads: 10 blocks by warps, 194560 bytes: the 196 KiB carve-out (200704), 60 KiB of L1.
+      {{192, 18432, 32}, 10, 196, 60},
+      // No shared memory: 8 blocks of 256 threads still take their reserve, 8 KiB: the 8 KiB carve-out.
+      {{256, 0, 32}, 8, 8, 248},
+      // 224 threads: 9 blocks by warps, of 11264 + 1024 = 12288 bytes: 108 KiB, past 100: the 132 KiB carve-out.
+      {{224, 11264, 32}, 9, 132, 124},
+  };
+  for (const Case& c : cases) {
+    const Occupancy o = occupancy(h200, c.block);
+    const std::string what = std::to_string(c.block.threads) + " threads, " + std::to_string(c.block.shared_bytes) + " B";
+    EXPECT_EQ(o.blocks_per_sm, c.blocks) << what;
+    EXPECT_EQ(o.shared_carveout, c.carveout_kb * 1024) << what;
+    EXPECT_EQ(o.l1_bytes, c.l1_kb * 1024) << what;
+  }
   // A profile that does not say how its L1 and shared memory split: neither is worked out.
   const Occupancy gtx = occupancy(load_profile("gtx280"), {256, 4224, 16});
   EXPECT_EQ(gtx.shared_carveout, 0);
