@@ -24,6 +24,7 @@
 #include "codegen/kernel_file.hpp"
 #include "codegen/tools.hpp"
 #include "codegen/launch_instructions.hpp"
+#include "core/threads.hpp"
 #include "kernels/static_shape.hpp"
 #include "kernels/suite.hpp"
 
@@ -310,7 +311,7 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
     }
   }
   if (misses.empty() || !tk.usable()) return;
-  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = hardware_threads();
   const int jobs = std::max(1, std::min(o.jobs > 0 ? o.jobs : cores, int(misses.size())));
   // Contiguous chunks: nvcc's start-up (about a second) is paid once a chunk. A chunk holds one source
   // group (the suite, or one kernel file with its defines), and at most kMostAChunk configurations: nvcc's

@@ -10,6 +10,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/threads.hpp"
 #include "model/cost.hpp"
 #include "model/significant.hpp"
 #include "report/metrics.hpp"
@@ -268,7 +269,7 @@ std::vector<SweepRow> analyse_sweep(const std::vector<SweepLaunch>& launches, co
   // The configurations are independent, so they are analysed side by side: as many at once as there are
   // threads to use (AnalysisOptions::threads), each replay then on its share of them. The rows and the
   // refusals come out in launch order whatever the number of threads.
-  const int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = threads_to_use(options.threads);
   const int workers = int(std::max<size_t>(1, std::min<size_t>(size_t(threads), launches.size())));
   AnalysisOptions each = options;
   each.predict_copy = false;

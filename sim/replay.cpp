@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/threads.hpp"
 #include "kernels/runtime_division.hpp"
 #include "kernels/suite.hpp"
 #include "sim/block_classes.hpp"
@@ -186,7 +187,7 @@ namespace {
 Tally replay_every_block(const LaunchConfig& cfg, const BufferLayout& layout, const ReplayOptions& options) {
   const Entry& entry = entry_for(cfg);
   const int64_t blocks = cfg.blocks();
-  int workers = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  int workers = threads_to_use(options.threads);
   // A worker per few hundred blocks at least: small launches are not worth a thread.
   workers = int(std::max<int64_t>(1, std::min<int64_t>(workers, blocks / 256)));
 

@@ -411,11 +411,10 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
         if (check) {
           const SuiteOccupancy o = suite_kernel_occupancy(r.cfg);
           r.registers_per_thread = o.registers_per_thread, r.blocks_per_sm = o.blocks_per_sm;
-        }
-        if (check)
           r.check = run_and_check([&] { launch_suite_kernel(r.cfg, ring.in[0].get(), ring.out[0].get(), stream); },
                                   ring.out[0].get(), bytes, host_out, host_in, r.cfg.kernel->output, r.cfg.shape, eb,
                                   s.threads);
+        }
         if (!s.check_only)
           config_rounds[i - first].push_back(time_launches(stream, s.timing, ring.size(), [&](int k) {
             launch_suite_kernel(r.cfg, ring.in[k].get(), ring.out[k].get(), stream);

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/threads.hpp"
+
 namespace memsim::validate {
 
 const char* output_kind_name(OutputKind k) {
@@ -120,7 +122,7 @@ OutputCheck check_typed(OutputKind k, const LaunchShape& s, const void* in, cons
 
 OutputCheck check_output(OutputKind k, const LaunchShape& s, int elem_bytes, const void* in, const void* out,
                          int threads) {
-  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  threads = threads_to_use(threads);
   switch (elem_bytes) {
     case 2: return check_typed<uint16_t>(k, s, in, out, threads);
     case 4: return check_typed<uint32_t>(k, s, in, out, threads);
@@ -159,7 +161,7 @@ void fill_chunk(void* data, int64_t begin, int64_t end, int elem_bytes, uint64_t
 void fill_random_input(void* data, int64_t elements, int elem_bytes, uint64_t seed) {
   constexpr int64_t kChunk = int64_t(1) << 20;
   const int64_t chunks = (elements + kChunk - 1) / kChunk;
-  const int workers = int(std::max<int64_t>(1, std::min<int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency()))));
+  const int workers = int(std::max<int64_t>(1, std::min<int64_t>(chunks, hardware_threads())));
   auto run = [&](int w) {
     for (int64_t c = w; c < chunks; c += workers)
       fill_chunk(data, c * kChunk, std::min(elements, (c + 1) * kChunk), elem_bytes,
