@@ -155,7 +155,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       ("pad,p", po::value<int>(), "extra elements per shared-tile row (shared-tile kernels; default per kernel)")
       ("dtype,d", po::value<std::string>()->default_value("f32"), "element type: f16, f32 or f64; several, comma-separated: a sweep")
       ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices), or a profile file's path (with a '/' or ending in .json)")
-      ("regs", po::value<int>(), "registers per thread for occupancy (default: the profile's table for the kernel, else 32)")
+      ("regs", po::value<int>(), "registers per thread for occupancy (default: the compiled code's, else the profile's count for the kernel, else 32)")
       ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: counted along the code nvcc generates for the configuration)")
       ("runtime-shape", "the kernel keeps its block, tile and pad as run-time values: estimate its instructions from the replay's operations instead of its compiled code")
       ("no-compile", "never run nvcc: take the compiled code from the cache, the shipped table or the estimate (docs/model.md)")

@@ -92,8 +92,11 @@ std::string wrapper_signature(const LaunchConfig& cfg) {
   return s;
 }
 
+// The cache entry's format: an entry of an earlier format (without the registers) is compiled again.
+constexpr const char* kEntryFormat = "paths+registers";
+
 std::string cache_key(const LaunchConfig& cfg, const CodegenOptions& o, const Toolkit& tk) {
-  std::string k = sources_hash() + "|" + tk.version + "|sm_" + o.arch + "|";
+  std::string k = std::string(kEntryFormat) + "|" + sources_hash() + "|" + tk.version + "|sm_" + o.arch + "|";
   for (const std::string& f : nvcc_flags()) k += f + " ";
   return hex(fnv1a(k + "|" + wrapper_signature(cfg)));
 }
@@ -101,6 +104,7 @@ std::string cache_key(const LaunchConfig& cfg, const CodegenOptions& o, const To
 struct Entry {
   bool ok = false;
   SassPaths paths;
+  int registers = 0;  // a thread, as ptxas allocated them (cuobjdump -res-usage)
   std::string error;
 };
 
@@ -120,7 +124,8 @@ bool load_entry(const std::string& key, Entry& e) {
     const auto& p = j.at("paths");
     e.paths = {p.at("inner"), p.at("inner_exit"), p.at("square"), p.at("square_exit"),
                p.at("edge"),  p.at("edge_square"), p.at("loads"), p.at("load_waits")};
-    e.ok = e.paths.inner > 0;
+    e.registers = j.at("registers").get<int>();
+    e.ok = e.paths.inner > 0 && e.registers > 0 && e.registers <= 255;
     return e.ok;
   } catch (const std::exception&) {
     return false;  // a damaged entry is compiled again
@@ -129,13 +134,14 @@ bool load_entry(const std::string& key, Entry& e) {
 
 // Written whole or not at all: a temporary file renamed over the entry.
 void store_entry(const std::string& key, const std::string& signature, const Toolkit& tk, const std::string& arch,
-                 const SassPaths& p) {
+                 const Entry& e) {
   std::error_code ec;
   const fs::path path = entry_path(key);
   fs::create_directories(path.parent_path(), ec);
   if (ec) return;  // no cache: compiled again next time
   const nlohmann::ordered_json j{
-      {"kernel", signature}, {"nvcc", tk.version}, {"arch", "sm_" + arch}, {"paths", sass_paths_json(p)}};
+      {"kernel", signature}, {"nvcc", tk.version}, {"arch", "sm_" + arch}, {"paths", sass_paths_json(e.paths)},
+      {"registers", e.registers}};
   const std::string tmp = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp);
@@ -188,16 +194,27 @@ void compile_chunk(const std::vector<std::pair<std::string, LaunchConfig>>& chun
     return fail_all("nvcc failed: " + first_error_line(read_file(log)));
   if (run({tk.cuobjdump, "-sass", (dir / "code.cubin").string()}, sass, log) != 0)
     return fail_all("cuobjdump -sass failed: " + first_error_line(read_file(log)));
+  const std::string usage = (dir / "code.res").string();
+  if (run({tk.cuobjdump, "-res-usage", (dir / "code.cubin").string()}, usage, log) != 0)
+    return fail_all("cuobjdump -res-usage failed: " + first_error_line(read_file(log)));
   const auto functions = sass_functions(read_file(sass));
+  const std::map<std::string, int> registers = registers_by_function(read_file(usage));
   for (size_t i = 0; i < chunk.size(); ++i) {
     Entry& e = out[chunk[i].first];
-    const auto f = functions.find("memsim_code_" + std::to_string(i));
+    const std::string name = "memsim_code_" + std::to_string(i);
+    const auto f = functions.find(name);
     if (f == functions.end()) {
-      e.error = "no function memsim_code_" + std::to_string(i) + " in the SASS";
+      e.error = "no function " + name + " in the SASS";
+      continue;
+    }
+    const auto r = registers.find(name);
+    if (r == registers.end() || r->second < 1) {
+      e.error = "no registers for " + name + " in cuobjdump -res-usage";
       continue;
     }
     try {
       e.paths = count_sass_paths(f->second);
+      e.registers = r->second;
       e.ok = true;
     } catch (const SassPathError& err) {
       e.error = std::string("the SASS is not one straight path: ") + err.what();
@@ -354,8 +371,23 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
     for (const auto& [key, cfg] : chunks[j]) {
       const Entry& e = results[j][key];
       memory_cache()[key] = e;
-      if (e.ok) store_entry(key, wrapper_signature(cfg), tk, o.arch, e.paths);
+      if (e.ok) store_entry(key, wrapper_signature(cfg), tk, o.arch, e);
     }
+}
+
+std::optional<int> compiled_registers(const LaunchConfig& cfg, const CodegenOptions& o) {
+  const Toolkit& tk = find_toolkit();
+  if (!o.compile || !tk.reads_cache() || !compilable(cfg)) return std::nullopt;
+  const std::string key = cache_key(cfg, o, tk);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto found = memory_cache().find(key);
+  if (found == memory_cache().end()) {
+    Entry e;
+    if (!load_entry(key, e)) return std::nullopt;
+    found = memory_cache().emplace(key, e).first;
+  }
+  if (!found->second.ok) return std::nullopt;
+  return found->second.registers;
 }
 
 CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o, const BusiestWarp& first_block) {
@@ -371,13 +403,14 @@ CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o, con
     compile_batch({cfg}, o);
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto found = memory_cache().find(cache_key(cfg, o, tk));
-    const Entry e = found == memory_cache().end() ? Entry{false, {}, tk.missing} : found->second;
+    const Entry e = found == memory_cache().end() ? Entry{false, {}, 0, tk.missing} : found->second;
     if (e.ok) {
       CompiledCode c;
       c.basis = CodeBasis::Compiled;
       c.paths = e.paths;
       c.source = "nvcc " + tk.version + " for sm_" + o.arch;
       c.loads_in_flight = loads_in_flight(e.paths);
+      c.registers = e.registers;
       return c;
     }
     why = e.error;

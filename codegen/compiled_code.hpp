@@ -30,6 +30,7 @@ struct CompiledCode {
   SassPaths paths;          // per warp, along each path (estimated: inner and edge; the exits equal them)
   std::string source;       // e.g. "nvcc 13.0.88, sm_90" or "estimated from the replay (no cuobjdump found)"
   double loads_in_flight = 1;  // global loads a warp issues before it waits for one
+  int registers = 0;           // a thread, as ptxas allocated them; 0 where not compiled (the occupancy's own)
 };
 
 struct CodegenOptions {
@@ -67,6 +68,11 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
 // toolkit's failure: the estimate's `source` then says what failed.
 // `first_block` is the replay's (ReplayResult::first_block), which the estimate reads.
 CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& options, const BusiestWarp& first_block);
+
+// The registers a thread of cfg's compiled code where the cache holds it (memory, else disk), without compiling:
+// what the occupancy reads once compile_batch has run. Nothing with options.compile false, for a configuration
+// memsim cannot compile, or where no toolkit's version is known.
+std::optional<int> compiled_registers(const LaunchConfig& cfg, const CodegenOptions& options);
 
 // The estimate alone (tests and the judged comparison use it beside the compiled counts).
 CompiledCode estimated_code(const LaunchConfig& cfg, const BusiestWarp& first_block);

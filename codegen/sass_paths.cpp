@@ -168,6 +168,23 @@ std::map<std::string, std::vector<SassInstruction>> sass_functions(const std::st
   return out;
 }
 
+std::map<std::string, int> registers_by_function(const std::string& listing) {
+  static const std::regex function(R"(^\s*Function\s+(\S+)\s*:\s*$)"), regs(R"(^\s*REG:(\d+)\b)");
+  std::map<std::string, int> out;
+  std::string current;
+  std::istringstream in(listing);
+  std::smatch m;
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_match(line, m, function)) {
+      current = m[1].str();
+    } else if (!current.empty() && std::regex_search(line, m, regs)) {
+      out[current] = std::stoi(m[1].str().substr(0, 4));  // at most 255: four digits hold it
+      current.clear();
+    }
+  }
+  return out;
+}
+
 SassPaths count_sass_paths(const std::vector<SassInstruction>& listed) {
   // Labels resolve to the address of the instruction that follows them.
   std::vector<SassInstruction> code;

@@ -50,6 +50,10 @@ struct SassPathError : std::runtime_error {
 // Every function of a cuobjdump -sass listing by its (mangled or extern "C") name, its instructions in order.
 std::map<std::string, std::vector<SassInstruction>> sass_functions(const std::string& listing);
 
+// The registers a thread of each function of a cuobjdump -res-usage listing ("Function NAME:" then a line
+// "REG:N STACK:..."), by name: what ptxas allocated, which the occupancy reads.
+std::map<std::string, int> registers_by_function(const std::string& listing);
+
 // The paths above through one function. Throws SassPathError.
 SassPaths count_sass_paths(const std::vector<SassInstruction>& code);
 

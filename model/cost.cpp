@@ -374,6 +374,9 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["occupancy"] = {{"blocks_per_sm", p.occupancy.blocks_per_sm},
                     {"warps_per_sm", p.occupancy.resident_warps()},
                     {"limiter", p.occupancy.limiter}};
+  // The registers a thread it was worked out with, and where they come from where the caller says.
+  if (p.occupancy.regs_per_thread > 0) j["occupancy"]["registers_per_thread"] = p.occupancy.regs_per_thread;
+  if (!p.occupancy.registers_basis.empty()) j["occupancy"]["registers_basis"] = p.occupancy.registers_basis;
   // The split of L1 and shared memory, where the profile knows it (model/occupancy.hpp).
   if (p.occupancy.shared_carveout > 0 || p.occupancy.l1_bytes > 0) {
     j["occupancy"]["shared_carveout_bytes"] = p.occupancy.shared_carveout;

@@ -12,6 +12,7 @@ int64_t round_up(int64_t v, int64_t unit) { return unit > 0 ? (v + unit - 1) / u
 
 Occupancy occupancy(const DeviceProfile& p, const BlockResources& b) {
   Occupancy o;
+  o.regs_per_thread = b.regs_per_thread;
   // A block past a per-block limit never launches: none resident, and the limit named.
   if (b.threads <= 0 || b.threads > p.max_threads_per_block) return o.limiter = "threads", o;
   if (b.regs_per_thread > p.max_regs_per_thread) return o.limiter = "registers", o;

@@ -23,6 +23,8 @@ struct Occupancy {
   // The shared-memory carve-out the runtime picks for that many blocks (the smallest of the profile's that holds
   // them) and the L1 left beside it, in bytes; 0 where the profile does not say how L1 and shared memory split.
   int64_t shared_carveout = 0, l1_bytes = 0;
+  int regs_per_thread = 0;      // the registers a thread it was worked out with
+  std::string registers_basis;  // where they come from (compiled, given, the profile's count), where known
   int resident_warps() const { return blocks_per_sm * warps_per_block; }
 };
 

@@ -22,25 +22,25 @@ namespace {
 
 // A launch no SM can hold fails on the GPU ("too many resources requested"): say which resource, with the
 // figures, instead of predicting a time for it.
-void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, int regs, bool regs_given, const Occupancy& o) {
+void require_fit(const DeviceProfile& device, const LaunchConfig& cfg, const LaunchRegisters& regs, const Occupancy& o) {
   if (o.blocks_per_sm > 0) return;
   BlockResources br;
   br.threads = cfg.threads_per_block();
   br.shared_bytes = cfg.shared_bytes;
-  if (regs > 0) br.regs_per_thread = regs;
+  if (regs.count > 0) br.regs_per_thread = regs.count;
   std::ostringstream os;
   os << "a block of " << br.threads << " threads";
   if (o.limiter == "registers") {
     const int64_t warps = (br.threads + 31) / 32;
-    os << " with " << br.regs_per_thread << " registers a thread"
-       << (regs_given ? "" : regs > 0 ? " (this kernel's, from the profile)" : " (assumed: the profile has no count for this kernel)")
-       << " does not fit on an SM of " << device.name << ": ";
+    os << " with " << br.regs_per_thread << " registers a thread";
+    if (regs.basis != kRegistersGiven) os << " (" << regs.basis << ")";
+    os << " does not fit on an SM of " << device.name << ": ";
     if (br.regs_per_thread > device.max_regs_per_thread)
       os << "at most " << device.max_regs_per_thread << " registers a thread";
     else
       os << "it needs about " << int64_t(br.regs_per_thread) * 32 * warps << " registers, a block may have "
          << std::min(device.max_regs_per_block, device.regs_per_sm);
-    os << " (--regs sets the count; a smaller block needs fewer)";
+    os << " (--regs sets the count; a smaller block, or __launch_bounds__ in the kernel, needs fewer)";
   } else if (o.limiter == "shared memory") {
     os << " with " << br.shared_bytes << " bytes of shared memory does not fit on an SM of " << device.name
        << " (" << device.shared_per_sm << " bytes, " << device.reserved_shared_per_block << " reserved a block)";
@@ -57,9 +57,27 @@ bool counts_partitions(const DeviceProfile& device, const AnalysisOptions& optio
   return options.partitions || options.resident_blocks || !device.partitions.assumed;
 }
 
-int registers_of(const DeviceProfile& device, const AnalysisOptions& options, const LaunchConfig& cfg) {
-  return options.regs ? *options.regs : kernel_registers(device, cfg.kernel->name, cfg.dtype);
+// --regs, else the registers of the configuration's compiled code where the code cache holds it (compile_batch
+// fills it before the occupancy is worked out), else the profile's count for the kernel and dtype (measured on
+// the GPU at the suite's default configuration), else the assumed 32.
+}  // namespace
+
+LaunchRegisters launch_registers(const DeviceProfile& device, const AnalysisOptions& options, const LaunchConfig& cfg) {
+  if (options.regs) return {*options.regs, kRegistersGiven};
+  if (const std::string arch = sass_arch(device.compute_capability); !options.runtime_shape && !arch.empty()) {
+    CodegenOptions co;
+    co.compile = options.compile;
+    co.arch = arch;
+    if (const std::optional<int> r = compiled_registers(cfg, co))
+      return {*r, "compiled: nvcc " + find_toolkit().version + " for sm_" + arch};
+  }
+  if (const int r = kernel_registers(device, cfg.kernel->name, cfg.dtype); r > 0)
+    return {r, "the profile's count for " + std::string(cfg.kernel->name) + " " + dtype_name(cfg.dtype) +
+                   " (not compiled here)"};
+  return {0, "assumed: 32 (no count for this kernel)"};
 }
+
+namespace {
 
 // The budget of a partition replay, said before anything is replayed (docs/cli.md, "Partition windows"): its
 // replay is a full one (at most 2^29 warp steps, resolve_launch_any_size), each replay thread keeps a window
@@ -179,8 +197,10 @@ void compile_launch_code(const std::vector<std::pair<UserConfig, LaunchConfig>>&
 namespace {
 
 // resolve_analysis, and the launch's occupancy it worked out: the one the analysis uses throughout.
+// With `compile`, the configuration's code (and the copy kernel's where options.predict_copy) is compiled first
+// where the toolkit is and the cache has none, so that the occupancy reads its registers.
 LaunchConfig resolve_with_occupancy(const UserConfig& user, const DeviceProfile& device,
-                                    const AnalysisOptions& options, Occupancy& occupancy) {
+                                    const AnalysisOptions& options, Occupancy& occupancy, bool compile) {
   // A kernel the device cannot run is refused, not predicted.
   if (const std::string why = dtype_refusal(device, user.dtype); !why.empty()) throw ConfigError(why);
   check_analysis_options(device, options);
@@ -198,9 +218,13 @@ LaunchConfig resolve_with_occupancy(const UserConfig& user, const DeviceProfile&
       resolve_launch_any_size(user, launch_limits(device), memory_rules(device), options.exact || count_partitions,
                               options.exact ? "--exact asks for the full replay"
                                             : "partition traffic is counted, which replays every block");
-  const int regs = registers_of(device, options, cfg);
+  if (compile)
+    compile_launch_code({{user, cfg}}, device, options, options.predict_copy, [&options](int done, int total) {
+      if (options.progress) options.progress("compiling the code nvcc generates", done, total);
+    });
+  const LaunchRegisters regs = launch_registers(device, options, cfg);
   occupancy = launch_occupancy(device, cfg, regs);
-  require_fit(device, cfg, regs, options.regs.has_value(), occupancy);
+  require_fit(device, cfg, regs, occupancy);
   if (count_partitions) {
     if (const std::string why = check_partition_spec(device.partitions); !why.empty())
       throw ConfigError("device " + device.name + ": " + why);
@@ -213,17 +237,18 @@ LaunchConfig resolve_with_occupancy(const UserConfig& user, const DeviceProfile&
 
 LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   Occupancy occupancy;
-  return resolve_with_occupancy(user, device, options, occupancy);
+  return resolve_with_occupancy(user, device, options, occupancy, false);
 }
 
 Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   // The copy kernel on the same matrix, dtype and block; its traffic does not camp.
   const LaunchConfig copy_cfg = copy_launch(user, device, options);
   PredictOptions copy_popts;
-  copy_popts.regs_per_thread = options.regs ? *options.regs : kernel_registers(device, "copy", user.dtype);
+  const LaunchRegisters regs = launch_registers(device, options, copy_cfg);
+  copy_popts.regs_per_thread = regs.count;
   copy_popts.runtime_shape = options.runtime_shape;
   copy_popts.compile = options.compile;
-  copy_popts.occupancy = launch_occupancy(device, copy_cfg, copy_popts.regs_per_thread);
+  copy_popts.occupancy = launch_occupancy(device, copy_cfg, regs);
   ReplayOptions copy_opts;
   prepare_replay(copy_opts, device, copy_cfg, *copy_popts.occupancy);
   copy_opts.threads = options.threads;
@@ -235,7 +260,9 @@ Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, con
 Analysis analyze(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options) {
   Analysis a;
   Occupancy occupancy;
-  a.config = resolve_with_occupancy(user, device, options, occupancy);
+  // The configuration's code (and the copy kernel's, for the fraction of copy) is compiled first, where the
+  // toolkit is and the cache has none: the occupancy reads its registers, predict() its instructions.
+  a.config = resolve_with_occupancy(user, device, options, occupancy, true);
   const bool count_partitions = counts_partitions(device, options);
   ReplayOptions ropts;
   prepare_replay(ropts, device, a.config, occupancy);
@@ -253,16 +280,10 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
         device.partitions, block_schedule(a.config.blocks(), resident, options.window_step), ropts.rules.sector_bytes);
     ropts.sector_sink_prototype = counter.get();
   }
-  // The configuration's code (and the copy kernel's, for the fraction of copy) compiled now where the toolkit
-  // is and the cache has none, with the progress line: predict() then reads it from the cache.
-  compile_launch_code({{user, a.config}}, device, options, options.predict_copy,
-                      [&options](int done, int total) {
-                        if (options.progress) options.progress("compiling the code nvcc generates", done, total);
-                      });
   a.replay = replay(a.config, ropts);
 
   PredictOptions popts;
-  popts.regs_per_thread = registers_of(device, options, a.config);
+  popts.regs_per_thread = occupancy.regs_per_thread;
   if (options.instructions) popts.instructions = *options.instructions;
   popts.runtime_shape = options.runtime_shape;
   popts.compile = options.compile;

@@ -16,6 +16,7 @@
 #include "model/cost.hpp"
 #include "model/profile.hpp"
 #include "report/advice.hpp"
+#include "report/launch_prediction.hpp"
 #include "sim/partitions.hpp"
 #include "sim/replay.hpp"
 
@@ -23,7 +24,7 @@ namespace memsim {
 
 struct AnalysisOptions {
   int threads = 0;                          // replay workers (0: all hardware threads)
-  std::optional<int> regs;                  // registers per thread (default: the profile's table, else 32)
+  std::optional<int> regs;                  // registers per thread (default: the compiled code's, else the profile's count, else 32)
   std::optional<double> instructions;       // warp instructions the launch executes, replacing the estimate
   // The kernel keeps run-time shapes (--runtime-shape): its instructions are estimated from the replay's
   // operations, not read off the code nvcc generates for its compile-time shape (codegen/compiled_code.hpp).
@@ -63,14 +64,20 @@ Prediction predict_copy(const UserConfig& user, const DeviceProfile& device, con
 // The options' own checks, which no launch changes (--regs, --instructions, --resident-blocks, the partition
 // windows' options): the ConfigError resolve_analysis throws for them, after a dtype the device lacks.
 void check_analysis_options(const DeviceProfile& device, const AnalysisOptions& options = {});
-// The launch analyze would replay, with every option and limit it checks checked, and nothing replayed: the
-// same ConfigError, in the same order (the fuzz target resolves launches too large to replay with it).
 // The code nvcc generates for each launch (and for the copy kernel at its matrix, dtype and block, with_copy),
 // compiled in one batch of parallel nvcc runs where the toolkit is and the cache has none
 // (codegen/compiled_code.hpp); the analyses then read it from the cache. Nothing for --runtime-shape.
 void compile_launch_code(const std::vector<std::pair<UserConfig, LaunchConfig>>& launches, const DeviceProfile& device,
                          const AnalysisOptions& options, bool with_copy, const std::function<void(int, int)>& progress);
 
+// The registers a thread cfg's occupancy reads: --regs, else its compiled code's where the code cache holds it
+// (compile_launch_code fills it), else the profile's count for the kernel and dtype, else the assumed 32; with
+// where they come from.
+LaunchRegisters launch_registers(const DeviceProfile& device, const AnalysisOptions& options, const LaunchConfig& cfg);
+
+// The launch analyze would replay, with every option and limit it checks checked, and nothing replayed: the
+// same ConfigError, in the same order (the fuzz target resolves launches too large to replay with it). It
+// compiles nothing: the occupancy reads the registers the code cache already holds.
 LaunchConfig resolve_analysis(const UserConfig& user, const DeviceProfile& device, const AnalysisOptions& options = {});
 
 }  // namespace memsim

@@ -20,6 +20,12 @@ Occupancy launch_occupancy(const DeviceProfile& p, const LaunchConfig& cfg, int 
   return occupancy(p, br);
 }
 
+Occupancy launch_occupancy(const DeviceProfile& p, const LaunchConfig& cfg, const LaunchRegisters& regs) {
+  Occupancy o = launch_occupancy(p, cfg, regs.count);
+  o.registers_basis = regs.count > 0 ? regs.basis : "assumed: 32";
+  return o;
+}
+
 void prepare_replay(ReplayOptions& ro, const DeviceProfile& p, const LaunchConfig& cfg, const Occupancy& occupancy) {
   ro.rules = memory_rules(p);
   ro.cached = has_sector_l2(p);

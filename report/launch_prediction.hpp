@@ -4,6 +4,7 @@
 // predicts (model/cost.hpp). The replay is told beforehand what the prediction will need of it: the device's
 // memory rules, whether it has an L2, and the blocks resident at once for the DRAM order (prepare_replay).
 #include <cstdint>
+#include <string>
 
 #include "codegen/compiled_code.hpp"
 #include "model/cost.hpp"
@@ -19,6 +20,15 @@ bool has_sector_l2(const DeviceProfile& p);
 // The occupancy of cfg's block on the device, with `regs` registers a thread (0: the assumed 32, as predict()
 // takes them).
 Occupancy launch_occupancy(const DeviceProfile& p, const LaunchConfig& cfg, int regs);
+
+// The registers a thread a launch's occupancy reads, and where they come from, as the outputs name it.
+struct LaunchRegisters {
+  int count = 0;  // 0: the assumed 32
+  std::string basis;
+};
+inline constexpr const char* kRegistersGiven = "given (--regs)";
+// The same occupancy, which keeps the registers' basis.
+Occupancy launch_occupancy(const DeviceProfile& p, const LaunchConfig& cfg, const LaunchRegisters& regs);
 
 // What the replay of cfg must count for a prediction on the device: its memory rules, its L2, and the DRAM
 // order over windows of the blocks resident at once (from `occupancy`) where the profile charges it.

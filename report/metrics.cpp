@@ -88,6 +88,8 @@ std::vector<MetricSpec> build_table() {
       plain(M::WarpsPerSm, "warps_per_sm", "warps/SM", "", "", "", F::Integer, "warps resident on an SM at once"),
       plain(M::OccupancyLimiter, "occupancy_limiter", "limiter", "", "", "", F::Text,
             "what holds the blocks an SM back"),
+      plain(M::RegistersPerThread, "registers_per_thread", "regs", "", "", "", F::Integer,
+            "registers a thread the occupancy reads: the compiled code's, else the profile's count"),
       plain(M::SharedBytesPerBlock, "shared_bytes_per_block", "shared B", "B", "", "", F::Integer,
             "shared memory per block"),
   };

@@ -57,6 +57,7 @@ enum class MetricId {
   BlocksPerSm,
   WarpsPerSm,
   OccupancyLimiter,
+  RegistersPerThread,
   SharedBytesPerBlock,
 };
 

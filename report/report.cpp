@@ -250,6 +250,15 @@ void print_prediction(std::ostream& os, const Analysis& a) {
   for (const std::string& caveat : p.caveats) os << "  caveat: " << caveat << "\n";
   os << "  warp instructions " << metric_cell(MetricId::Instructions, p.instructions) << " (" << p.instructions_basis
      << ")\n";
+  // The blocks an SM holds, and the registers they were worked out with: where those come from decides them.
+  if (p.occupancy.blocks_per_sm > 0) {
+    os << "  occupancy: " << p.occupancy.blocks_per_sm << " blocks an SM (" << p.occupancy.resident_warps()
+       << " warps, limited by " << p.occupancy.limiter << ")";
+    if (p.occupancy.regs_per_thread > 0)
+      os << ", " << p.occupancy.regs_per_thread << " registers a thread"
+         << (p.occupancy.registers_basis.empty() ? "" : " (" + p.occupancy.registers_basis + ")");
+    os << "\n";
+  }
   for (const auto& [name, value] : p.terms_us)
     os << "    " << std::left << std::setw(36) << name << std::right << std::setw(12)
        << metric_cell(MetricId::Terms, value) << " " << metric(MetricId::Terms).unit << "\n";

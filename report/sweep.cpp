@@ -102,7 +102,8 @@ nlohmann::ordered_json row_json(const SweepRow& r, const DeviceProfile& device) 
   // As the prediction's JSON nests them (model/cost.cpp): the limiter under "occupancy", not occupancy_limiter.
   j["occupancy"] = {{metric(M::BlocksPerSm).key, r.blocks_per_sm},
                     {metric(M::WarpsPerSm).key, r.warps_per_sm},
-                    {"limiter", r.occupancy_limiter}};
+                    {"limiter", r.occupancy_limiter},
+                    {metric(M::RegistersPerThread).key, r.registers_per_thread}};
   j[metric(M::Instructions).key] = r.instructions;
   j[metric(M::InstructionsBasis).key] = r.instructions_basis;
   j["caveats"] = r.caveats;
@@ -355,6 +356,7 @@ std::vector<SweepRow> analyse_sweep(const std::vector<SweepLaunch>& launches, co
     r.blocks_per_sm = p.occupancy.blocks_per_sm;
     r.warps_per_sm = p.occupancy.resident_warps();
     r.occupancy_limiter = p.occupancy.limiter;
+    r.registers_per_thread = p.occupancy.regs_per_thread;
     r.instructions = p.instructions;
     r.instructions_basis = p.instructions_basis;
     r.caveats = p.caveats;
@@ -489,7 +491,8 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   if (!one_group) header.push_back("in group");
   for (const char* h : {"kernel", "dtype", "matrix", "block", "tile", "pad"}) header.push_back(h);
   for (const MetricId id : {M::Time, M::EffectiveBandwidth, M::FractionOfAttainable, M::FractionOfCopy, M::BlocksPerSm,
-                            M::WarpsPerSm, M::SharedBytesPerBlock, M::InstructionsBasis, M::Bottleneck})
+                            M::WarpsPerSm, M::RegistersPerThread, M::SharedBytesPerBlock, M::InstructionsBasis,
+                            M::Bottleneck})
     header.push_back(metric(id).label);
   const size_t text_from = one_group ? 1 : 2;  // kernel .. pad are left-aligned, as is the bottleneck
   const bool any_caveat =
@@ -510,6 +513,7 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
     c.push_back(metric_cell(M::FractionOfCopy, row.fraction_of_copy));
     c.push_back(metric_cell(M::BlocksPerSm, row.blocks_per_sm));
     c.push_back(metric_cell(M::WarpsPerSm, row.warps_per_sm));
+    c.push_back(metric_cell(M::RegistersPerThread, row.registers_per_thread));
     c.push_back(metric_cell(M::SharedBytesPerBlock, double(row.launch.shared_bytes)));
     c.push_back(short_basis(row.instructions_basis));
     c.push_back(bottleneck_cell(row.bottleneck, row.bottleneck_share));
@@ -575,7 +579,7 @@ void print_sweep_csv(std::ostream& os, const SweepResult& r) {
   // reason a configuration is refused.
   constexpr MetricId kFigures[] = {M::Time,       M::EffectiveBandwidth, M::FractionOfAttainable, M::FractionOfCopy,
                                    M::Bottleneck, M::BottleneckShare,   M::BlocksPerSm,          M::WarpsPerSm,
-                                   M::OccupancyLimiter, M::Instructions, M::InstructionsBasis};
+                                   M::OccupancyLimiter, M::RegistersPerThread, M::Instructions, M::InstructionsBasis};
   std::vector<std::string> header = {"rank", "group_rank", "kernel", "dtype", "matrix", "block", "tile", "pad",
                                      metric(M::SharedBytesPerBlock).key};
   for (const MetricId id : kFigures) header.push_back(metric(id).key);
@@ -592,7 +596,7 @@ void print_sweep_csv(std::ostream& os, const SweepResult& r) {
                  optional_number(fraction_of_attainable(row.effective_bandwidth_gbs, r.device)),
                  optional_number(row.fraction_of_copy), row.bottleneck, number(row.bottleneck_share),
                  std::to_string(row.blocks_per_sm), std::to_string(row.warps_per_sm), row.occupancy_limiter,
-                 number(row.instructions), row.instructions_basis, std::to_string(row.caveats.size()), ""});
+                 std::to_string(row.registers_per_thread), number(row.instructions), row.instructions_basis, std::to_string(row.caveats.size()), ""});
   for (const SweepRefusal& x : r.refused) {
     const UserConfig& u = x.point.user;
     std::vector<std::string> fields = {"", "", u.kernel, dtype_name(u.dtype), dims(u.matrix), dims(u.block),

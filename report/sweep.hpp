@@ -95,6 +95,7 @@ struct SweepRow {
   double bottleneck_share = 0;
   int blocks_per_sm = 0, warps_per_sm = 0;
   std::string occupancy_limiter;
+  int registers_per_thread = 0;  // what the occupancy was worked out with (0: the assumed 32)
   double instructions = 0;
   std::string instructions_basis;  // the prediction's words (model/cost.hpp)
   // What the prediction says its time leaves out or where it is known to run low (Prediction::caveats): the

@@ -24,6 +24,7 @@
 #include "kernels/resolve.hpp"
 #include "model/cost.hpp"
 #include "model/profile.hpp"
+#include "report/analysis.hpp"
 #include "report/launch_prediction.hpp"
 #include "sim/replay.hpp"
 #include "validate/address_check.hpp"
@@ -429,8 +430,16 @@ void measure(const Settings& s, const DeviceInfo& dev, const ResolvedSweep& swee
       if (!s.check_only) {
         r.timing = combine_rounds(config_rounds[i - first]);
         PredictOptions po;
-        po.regs_per_thread = kernel_registers(profile, r.cfg.kernel->name, r.cfg.dtype);
-        po.occupancy = launch_occupancy(profile, r.cfg, po.regs_per_thread);
+        // The registers as memsim reads them (report/analysis.hpp): the configuration's compiled code's where
+        // the toolkit is, compiled first, else the profile's count.
+        if (const std::string arch = sass_arch(profile.compute_capability); !arch.empty()) {
+          CodegenOptions co;
+          co.arch = arch;
+          compile_batch({r.cfg}, co);
+        }
+        const LaunchRegisters regs = launch_registers(profile, AnalysisOptions{}, r.cfg);
+        po.regs_per_thread = regs.count;
+        po.occupancy = launch_occupancy(profile, r.cfg, regs);
         r.predicted_registers_per_thread = po.regs_per_thread;
         r.predicted_blocks_per_sm = po.occupancy->blocks_per_sm;
         r.predicted_l1_bytes = po.occupancy->l1_bytes;

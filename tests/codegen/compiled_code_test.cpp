@@ -74,12 +74,23 @@ TEST(CompiledCode, TheListingsPathsCachedOnDisk) {
   EXPECT_EQ(code.paths.loads, 4);  // issued together, waited for once at the first STS
   EXPECT_EQ(code.paths.load_waits, 1);
   EXPECT_EQ(code.loads_in_flight, 4);
+  // The registers of each function, as cuobjdump -res-usage lists them (20 + its index in the nvcc run).
+  EXPECT_EQ(code.registers, 20);
+  EXPECT_EQ(compiled_code(b, CodegenOptions{}, first_block_warps(b)).registers, 21);
+  EXPECT_EQ(compiled_registers(b, CodegenOptions{}), 21);
+  EXPECT_EQ(compiled_registers(b, CodegenOptions{false, "90", 0}), std::nullopt);  // --no-compile: not read
   EXPECT_EQ(compiled_code(b, CodegenOptions{}, first_block_warps(b)).paths.inner, 14);
   EXPECT_EQ(compiles(), 1);  // both from memory
   // On disk: one entry a configuration.
   int entries = 0;
   for (const auto& e : fs::directory_iterator(kScratch / "cache" / "code")) entries += e.path().extension() == ".json";
   EXPECT_EQ(entries, 2);
+  // Read back from disk in a fresh process's place: the registers come with the paths.
+  for (const auto& e : fs::directory_iterator(kScratch / "cache" / "code")) {
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\"registers\": 2"), std::string::npos) << text;
+  }
   // Another architecture is other code: compiled again.
   EXPECT_EQ(compiled_code(a, CodegenOptions{true, "100", 1}, first_block_warps(a)).basis, CodeBasis::Compiled);
   EXPECT_EQ(compiles(), 2);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,6 +127,19 @@ TEST(SassPaths, LoopsAreRefused) {
                SassPathError);
   EXPECT_THROW(paths({{0x00, "BRA 0x40"}, {0x10, "EXIT"}}), SassPathError);  // to no instruction
   EXPECT_THROW(paths({{0x00, "S2R R0, SR_TID.X"}}), SassPathError);            // runs off the end
+}
+
+// cuobjdump -res-usage's listing: the first function's lines as cuobjdump 13.0 printed them for a small kernel,
+// a second made up in the same format. Each function's REG, nothing from the Common section or other fields.
+TEST(SassPaths, RegistersByFunction) {
+  const std::string listing =
+      "\nResource usage:\n Common:\n  GLOBAL:0\n"
+      " Function memsim_code_1:\n  REG:12 STACK:0 SHARED:3072 LOCAL:0 CONSTANT[0]:536 TEXTURE:0 SURFACE:0 SAMPLER:0\n"
+      " Function _Z3fooPf:\n  REG:255 STACK:8 SHARED:0 LOCAL:0 CONSTANT[0]:536 TEXTURE:0 SURFACE:0 SAMPLER:0\n";
+  const std::map<std::string, int> r = registers_by_function(listing);
+  EXPECT_EQ(r, (std::map<std::string, int>{{"memsim_code_1", 12}, {"_Z3fooPf", 255}}));
+  EXPECT_TRUE(registers_by_function("").empty());
+  EXPECT_TRUE(registers_by_function(" Function f:\n  STACK:0\n").empty());  // no REG: nothing made up
 }
 
 }  // namespace

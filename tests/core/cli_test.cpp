@@ -248,6 +248,28 @@ TEST(Cli, BlockThatDoesNotFitNamesTheRegisters) {
   EXPECT_EQ(run_cli({"--block", "32x32", "--matrix", "256x256"}).code, 0);
 }
 
+// The occupancy names the registers it was worked out with and where they come from. 40 registers a thread:
+// 1,280 a warp (a multiple of the 256-register unit), 65,536 / 1,280 = 51 warps, 48 in whole groups of 4, so 6
+// blocks of 8 warps an SM, limited by registers. Without the toolkit (--no-compile), the profile's count.
+TEST(Cli, OccupancyNamesItsRegisters) {
+  const Cli given = run_cli({"--kernel", "coalesced", "--matrix", "256x256", "--regs", "40", "--format", "json"});
+  ASSERT_EQ(given.code, 0) << given.err;
+  const auto o = nlohmann::json::parse(given.out)["prediction"]["occupancy"];
+  EXPECT_EQ(o["registers_per_thread"], 40);
+  EXPECT_EQ(o["registers_basis"], "given (--regs)");
+  EXPECT_EQ(o["blocks_per_sm"], 6);
+  EXPECT_EQ(o["limiter"], "registers");
+  const Cli table = run_cli({"--kernel", "coalesced", "--matrix", "256x256", "--regs", "40"});
+  EXPECT_NE(table.out.find("occupancy: 6 blocks an SM (48 warps, limited by registers), 40 registers a thread "
+                           "(given (--regs))"),
+            std::string::npos)
+      << table.out;
+  const Cli profile = run_cli({"--kernel", "coalesced", "--matrix", "256x256", "--no-compile", "--format", "json"});
+  ASSERT_EQ(profile.code, 0) << profile.err;
+  EXPECT_EQ(nlohmann::json::parse(profile.out)["prediction"]["occupancy"]["registers_basis"],
+            "the profile's count for coalesced f32 (not compiled here)");
+}
+
 // One broken profile does not hide the others from --list-devices; an empty directory is an error.
 TEST(Cli, ListDevicesSurvivesABrokenProfile) {
   const std::string dir = ::testing::TempDir() + "memsim_devices_" + std::to_string(getpid());
@@ -959,7 +981,8 @@ TEST(Cli, SweepJsonShape) {
     EXPECT_EQ(row["rank"], i + 1);
     EXPECT_LE(row["effective_bandwidth_gbs"].get<double>(), last_bandwidth);
     last_bandwidth = row["effective_bandwidth_gbs"].get<double>();
-    EXPECT_EQ(keys_of(row["occupancy"]), (std::vector<std::string>{"blocks_per_sm", "warps_per_sm", "limiter"}));
+    EXPECT_EQ(keys_of(row["occupancy"]),
+              (std::vector<std::string>{"blocks_per_sm", "warps_per_sm", "limiter", "registers_per_thread"}));
     // The row is the single run's prediction.
     const auto one = single_report(row["kernel"], size_text(row["block"], "x", "y"), size_text(row["tile"], "x", "y"));
     const auto& p = one["prediction"];
@@ -970,6 +993,7 @@ TEST(Cli, SweepJsonShape) {
     EXPECT_EQ(row["bottleneck_share"], p["bottleneck_share"]) << row.dump();
     EXPECT_EQ(row["occupancy"]["blocks_per_sm"], p["occupancy"]["blocks_per_sm"]) << row.dump();
     EXPECT_EQ(row["occupancy"]["warps_per_sm"], p["occupancy"]["warps_per_sm"]) << row.dump();
+    EXPECT_EQ(row["occupancy"]["registers_per_thread"], p["occupancy"]["registers_per_thread"]) << row.dump();
     EXPECT_EQ(row["instructions_basis"], p["instructions_basis"]) << row.dump();
     EXPECT_EQ(row["shared_bytes_per_block"], one["config"]["shared_bytes_per_block"]) << row.dump();
     EXPECT_EQ(row["pad"], one["config"]["pad"]) << row.dump();
@@ -1008,10 +1032,10 @@ TEST(Cli, SweepCsvHasARowAConfiguration) {
   ASSERT_EQ(ls.size(), 1u + 12u) << r.out;
   EXPECT_EQ(ls[0], "rank,group_rank,kernel,dtype,matrix,block,tile,pad,shared_bytes_per_block,time_us,"
                    "effective_bandwidth_gbs,fraction_of_attainable,fraction_of_copy,bottleneck,bottleneck_share,blocks_per_sm,warps_per_sm,"
-                   "occupancy_limiter,instructions,instructions_basis,caveats,refused");
+                   "occupancy_limiter,registers_per_thread,instructions,instructions_basis,caveats,refused");
   for (size_t i = 1; i <= 8; ++i) {
     const std::vector<std::string> f = split(ls[i], ',');
-    ASSERT_EQ(f.size(), 22u) << ls[i];
+    ASSERT_EQ(f.size(), 23u) << ls[i];
     const auto& row = j["rows"][i - 1];
     EXPECT_EQ(f[0], std::to_string(i));
     EXPECT_EQ(f[2], row["kernel"]);
@@ -1019,9 +1043,10 @@ TEST(Cli, SweepCsvHasARowAConfiguration) {
     EXPECT_EQ(f[5], size_text(row["block"], "x", "y"));
     EXPECT_EQ(f[9], row["time_us"].dump());
     EXPECT_EQ(f[11], row["fraction_of_attainable"].dump());
-    EXPECT_EQ(f[19], row["instructions_basis"]);
-    EXPECT_EQ(f[20], std::to_string(row["caveats"].size()));
-    EXPECT_EQ(f[21], "");
+    EXPECT_EQ(f[18], row["occupancy"]["registers_per_thread"].dump());
+    EXPECT_EQ(f[20], row["instructions_basis"]);
+    EXPECT_EQ(f[21], std::to_string(row["caveats"].size()));
+    EXPECT_EQ(f[22], "");
   }
   // The refused ones last: no rank, the reason in the last column.
   for (size_t i = 9; i <= 12; ++i) {
@@ -1047,7 +1072,7 @@ TEST(Cli, SweepTableRanksAndNamesTheFastest) {
   for (std::string w; h >> w;) columns.push_back(w);
   EXPECT_EQ(columns, (std::vector<std::string>{"rank", "in", "group", "kernel", "dtype", "matrix", "block", "tile",
                                                "pad", "time", "us", "GB/s", "of", "attain", "of", "copy", "k",
-                                               "blk/SM", "warps/SM",
+                                               "blk/SM", "warps/SM", "regs",
                                                "shared", "B", "instr", "bottleneck"}));
   for (size_t i = 0; i < 8; ++i) {
     std::istringstream is(ls[header + 1 + i]);

@@ -1,4 +1,4 @@
-// memsim-code-counts: for each configuration of a list, its compiled code's paths (where the toolkit compiles)
+// memsim-code-counts: for each configuration of a list, its compiled code's paths and registers (where the toolkit compiles)
 // beside the estimate's features and paths, as JSON: the data codegen/code_estimate.cpp's rule is fitted on and
 // judged with (fit_code_estimate.py). A lab tool: the product does not link it.
 //
@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
                                        : code.basis == CodeBasis::Shipped ? "shipped" : "estimated"},
                              {"source", code.source}};
     if (code.basis != CodeBasis::Estimated) j["compiled"] = sass_paths_json(code.paths);
+    if (code.registers > 0) j["registers"] = code.registers;
     out.push_back(j);
   }
   std::cout << out.dump(1) << "\n";
