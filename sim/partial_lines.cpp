@@ -211,12 +211,13 @@ int64_t PartialPieces::lines_from_two_or_more_warps() const {
   return std::count_if(lines_.begin(), lines_.end(), [](const Line& l) { return warps_if_held_open(l) > 0; });
 }
 
-PartialSectorLines PartialPieces::sectors_by_writing_warps(int block_warps) const {
+PartialSectorLines PartialPieces::sectors_by_writing_warps() const {
   PartialSectorLines by_warps{};
   for (const Line& l : lines_) {
     const int warps = warps_if_held_open(l);
     if (!warps || held_over_rounds(l)) continue;
-    const double part = double(warps) / double(std::max(block_warps, warps)) / double(l.sector_warps.size());
+    const double part =
+        double(warps) / double(std::max(kReadBackWriterWarps, warps)) / double(l.sector_warps.size());
     for (uint32_t sector : l.sector_warps)
       if (sector) by_warps[__builtin_popcount(sector)] += part;
   }
@@ -228,12 +229,12 @@ PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, cons
   Tally findings(cfg.kernel->num_sites);
   for_each_warp_access(cfg, block, block + 1, Recorders::Counting,
                        [&](int64_t, int warp, const WarpAccess& a) { pieces.add(a, warp); }, findings);
-  return partial_lines_of(pieces, cfg.warps_per_block());
+  return partial_lines_of(pieces);
 }
 
-PartialLines partial_lines_of(const PartialPieces& pieces, int block_warps) {
+PartialLines partial_lines_of(const PartialPieces& pieces) {
   PartialLines p;
-  p.from_warps = pieces.sectors_by_writing_warps(block_warps);
+  p.from_warps = pieces.sectors_by_writing_warps();
   p.completed_by_one_warp = pieces.lines_completed_by_one_warp();
   p.sectors_left_partial = pieces.sectors_left_partial_list();
   p.split_line_whole_sectors = pieces.split_line_whole_sectors();

@@ -5,9 +5,13 @@
 // and reads their partial sectors back from DRAM before writing them (validate/results/l2_partial_lines.md).
 // Measured there: the same stores with each line's pieces from one warp, back to back, read back nothing
 // (0.5% against 25%). Nor does a line a block writes in one piece, completed by other blocks (copy's with
-// 16-byte rows: the suite's counters show no read-back). Between the two, a line counts by the share of the
-// block's warps that write it: measured there, the same 64 lines a block with each line's 8 pieces from 2 or
-// 4 of the 8 warps read back as if a fifth to a half as many lines were open (G / 8: a quarter and a half).
+// 16-byte rows: the suite's counters show no read-back). Between the two, a line counts by the warps that
+// write it, G, as a share of 8 (G / 8, at most 1): measured there, the same 64 lines a block of 8 warps with
+// each line's 8 pieces from 2 or 4 of them read back as if a fifth to a half as many lines were open; and with
+// each group of G warps a block of its own (blocks of 2 or 4 warps, as many warps an SM), the same stores read
+// back as much at every occupancy (H200: 1.7% against 1.8%, 3.2% against 3.3% at 64 warps an SM;
+// lab/studies/partial_lines, "Blocks of the writers alone"). It is the warps that write a line, not their share
+// of their block, so a block of 2 warps writing a line together counts it a quarter, as 2 of 8 do.
 // What is read back is partial sectors, so a line counts by the share of its sectors the block writes in
 // pieces: memsim-partial-lines' blocks writing one sector of each of 128 lines read back about as much as
 // those writing 32 lines whole (1.2 to 1.3 times at 8 blocks an SM, up to 3 at fewer) and well under those
@@ -25,6 +29,9 @@
 
 namespace memsim {
 
+// The warps writing a line that count it whole in the read-back (above): memsim-partial-lines' blocks of 8
+// warps, where a line of all 8 read back as the cost model's read_back constants were fitted.
+constexpr int kReadBackWriterWarps = 8;
 
 // The warps that write partial pieces of each line, from one block's accesses (global stores only; others are
 // ignored; warps numbered 0..31 within the block), then the lines with two or more: the function the replay
@@ -35,11 +42,11 @@ class PartialPieces {
       : sector_bytes_(rules.sector_bytes), line_bytes_(rules.line_bytes) {}
   void add(const WarpAccess& w, int warp);
   int64_t lines_from_two_or_more_warps() const;
-  // Those lines' partly written sectors, each a 1 / (sectors a line) part of its line, weighted by the share of
-  // the block's warps that write the line (warps it / block_warps), at index w: the sectors w warps write in
-  // pieces (1..32; a sector a warp completes alone in a line others write too is at 1). Summed over w: the
-  // lines a block leaves partly written.
-  PartialSectorLines sectors_by_writing_warps(int block_warps) const;
+  // Those lines' partly written sectors, each a 1 / (sectors a line) part of its line, weighted by the warps
+  // that write the line as a share of 8 (min(1, warps / kReadBackWriterWarps)), at index w: the sectors w warps
+  // write in pieces (1..32; a sector a warp completes alone in a line others write too is at 1). Summed over
+  // w: the lines a block leaves partly written.
+  PartialSectorLines sectors_by_writing_warps() const;
   // The lines one warp alone writes in partial pieces and completes itself: every sector it touched there
   // ends up whole (a sector's halves in its next store, as reg4x4 f64 writes 4 x f64 as two 16-byte halves).
   int64_t lines_completed_by_one_warp() const;
@@ -135,7 +142,7 @@ struct PartialLines {
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 // The same from a block's pieces already gathered (replay() gathers them in its one walk of the block).
-PartialLines partial_lines_of(const PartialPieces& pieces, int block_warps);
+PartialLines partial_lines_of(const PartialPieces& pieces);
 
 // How far apart in launch order the two blocks of a split sector are: measured (memsim-microbench
 // --split-sectors), such a sector costs more the further apart its writers, from 1 to 512 blocks 1.4 times

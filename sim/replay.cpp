@@ -277,7 +277,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
                          },
                          findings);
   }
-  const PartialLines partial = partial_lines_of(pieces, cfg.warps_per_block());
+  const PartialLines partial = partial_lines_of(pieces);
   result.partial_lines_per_block = partial.from_warps;
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
   result.partial_line_open_rounds = partial.mean_open_rounds;

@@ -71,7 +71,7 @@ struct ReplayResult {
   int64_t runtime_divisions[2] = {0, 0};
   int barriers_per_thread = 0;  // __syncthreads() each thread passes
   // Lines the middle block writes in partial-sector pieces from two or more warps, by their partly written
-  // sectors, each weighted by the share of the block's warps that write its line, at the number of warps
+  // sectors, each weighted by the warps that write its line as a share of 8 (at most 1), at the number of warps
   // writing the sector in pieces (sim/partial_lines.hpp).
   PartialSectorLines partial_lines_per_block{};
   // Lines the middle block writes in partial pieces from one warp alone, which completes their sectors itself.

@@ -23,14 +23,14 @@ for report in lab/calibration/results/*holdout*.txt; do
 done
 # The held-out sweep's judged reports (lab/heldout/README.md): every run predicted again by this build; the
 # figures README.md and every report quote come from their "predicted here" lines (validate/figures.py).
-# Sets b to h (h100_b/, h200_c/, ...) the same way, each judged alone, where the card ran it. "Predicted here" is
+# Sets b to k (h100_b/, h200_c/, ...) the same way, each judged alone, where the card ran it. "Predicted here" is
 # memsim without the toolkit (the shipped table or the estimate), whatever this machine has: --no-compile, and
 # an empty code cache, so that compiled code cached by earlier runs cannot change a report.
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 export MEMSIM_CACHE_DIR=$cache
 for dev in h100 h200; do
-  for set in "" _b _c _d _e _f _g _h _i; do
+  for set in "" _b _c _d _e _f _g _h _i _j _k; do
     ls lab/heldout/results/$dev$set/*.json >/dev/null 2>&1 || continue
     python3 lab/heldout/judge.py lab/heldout/results/$dev$set/*.json --memsim "$build/app/memsim" --device $dev \
       --no-compile \

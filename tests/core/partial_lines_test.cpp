@@ -28,11 +28,11 @@ TEST(PartialPieces, APieceFromASecondWarpCounts) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
   p.add(store(8, 128, 4), 3);
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 32);
-  // By their partly written sectors: only sector 0 of each line, from 2 warps; a line weighted by the share of
-  // the block's 8 warps writing it (2 of 8), the sector a quarter of it: 32 x 2/8 x 1/4 = 2 at index 2.
+  // By their partly written sectors: only sector 0 of each line, from 2 warps; a line weighted by the warps
+  // writing it as a share of 8 (2 of 8), the sector a quarter of it: 32 x 2/8 x 1/4 = 2 at index 2.
   PartialSectorLines want{};
   want[2] = 2;
-  EXPECT_EQ(p.sectors_by_writing_warps(8), want);
+  EXPECT_EQ(p.sectors_by_writing_warps(), want);
   // Warps 1 and 2 write the next 8 bytes of every line (still sector 0), warp 5 4 more bytes of the first 16
   // (lanes 0..15): sector 0 of 16 lines from 5 warps (16 x 5/8 x 1/4 = 2.5) and of 16 from 4 (16 x 4/8 x 1/4).
   p.add(store(12, 128, 4), 1);
@@ -43,7 +43,7 @@ TEST(PartialPieces, APieceFromASecondWarpCounts) {
   want = {};
   want[5] = 2.5;
   want[4] = 2;
-  EXPECT_EQ(p.sectors_by_writing_warps(8), want);
+  EXPECT_EQ(p.sectors_by_writing_warps(), want);
   // Warp 6 writes 4 bytes of sector 1 of every line: the lines now from 6 and 5 warps, sector 1 from warp 6
   // alone (index 1); sector 0 as before but in lines weighted 6/8 and 5/8.
   p.add(store(32, 128, 4), 6);
@@ -51,8 +51,29 @@ TEST(PartialPieces, APieceFromASecondWarpCounts) {
   want[5] = 16 * 6.0 / 8 / 4;
   want[4] = 16 * 5.0 / 8 / 4;
   want[1] = 16 * 6.0 / 8 / 4 + 16 * 5.0 / 8 / 4;
-  EXPECT_EQ(p.sectors_by_writing_warps(8), want);
+  EXPECT_EQ(p.sectors_by_writing_warps(), want);
   EXPECT_DOUBLE_EQ(total_lines(want), 32 * (16 * 6.0 / 8 + 16 * 5.0 / 8) / 32 * 2 / 4);
+}
+
+// A block of 2 warps writing each line together counts it as 2 of 8 warps do, not as the whole block: warp 0
+// writes 4 bytes of each of 32 lines (lane i at 128 i), warp 1 the next 4 bytes: sector 0 of 32 lines from 2
+// warps, 32 x 2/8 x 1/4 = 2, whatever the block's size. And a line from more than 8 warps counts once: 12
+// warps writing 4 bytes each of every line, in sectors 0 and 1.
+TEST(PartialPieces, ALineCountsByItsWritersNotTheirShareOfTheBlock) {
+  PartialPieces two;
+  two.add(store(0, 128, 4), 0);
+  two.add(store(4, 128, 4), 1);
+  PartialSectorLines want{};
+  want[2] = 2;
+  EXPECT_EQ(two.sectors_by_writing_warps(), want);
+  PartialPieces twelve;
+  for (int w = 0; w < 12; ++w) twelve.add(store(uint64_t(4 * w), 128, 4), w);
+  // 12 x 4 bytes = 48: sector 0 from warps 0-7 (8), sector 1 from warps 8-11 (4); each line counts once
+  // (12 warps, at most 1), each sector a quarter: 32 x 1/4 at index 8 and at index 4.
+  want = {};
+  want[8] = 8;
+  want[4] = 8;
+  EXPECT_EQ(twelve.sectors_by_writing_warps(), want);
 }
 
 // 32 lanes x 4 contiguous bytes write the 4 sectors of one line whole: not partial, however often. A load
@@ -293,7 +314,7 @@ TEST(PartialPieces, LinesOpenAtOnce) {
   EXPECT_EQ(p.lines_open_at_once(), want);
   EXPECT_EQ(p.lines_held_over_rounds(), 64);
   EXPECT_EQ(p.lines_closed_in_round(), 0);
-  EXPECT_EQ(total_lines(p.sectors_by_writing_warps(8)), 0.0);
+  EXPECT_EQ(total_lines(p.sectors_by_writing_warps()), 0.0);
 }
 
 // A line counts with the half sectors ([1]) only if every piece is 16 bytes or more: sector 0 of 32 lines (a

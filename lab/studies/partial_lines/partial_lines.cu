@@ -114,6 +114,21 @@ __global__ void store_only_warp_lines(uint32_t* __restrict__ out, int n) {
   }
 }
 
+// The same lines and stores with each group of G warps a block of its own (blocks of G warps, 8 / G times as
+// many): block b' runs group b' mod (8 / G) of store_only_warp_lines<G>'s block b' / (8 / G). Every warp stores
+// exactly as there, and as many warps fit an SM; only the block a line's writers share is smaller. Does the
+// read-back follow the warps that write a line (G), or their share of their block's warps (G / 8 there, 1 here)?
+template <int G>
+__global__ void store_only_warp_lines_small(uint32_t* __restrict__ out, int n) {
+  const unsigned b = blockIdx.x / (8 / G);
+  const int ty = threadIdx.y + 4 * G * int(blockIdx.x % (8 / G));
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const Position p = warp_lines_position<G>(n, b, threadIdx.x, ty, k);
+    out[p.row * n + p.col] = uint32_t(p.row * n + p.col);
+  }
+}
+
 // Wider lanes, the same 16-byte pieces: words of B = 8 or 16 bytes (4 is store_only's), a piece = 16 / B
 // lanes, a request = 32 B / 16 lines, a line = 8 pieces, one from each warp at the same store k (as above).
 // The matrix keeps 8192 rows of 32 KiB: 4096 words of 8 bytes or 2048 of 16 a row. Lane l of warp w (w =
@@ -272,8 +287,9 @@ struct Config {
   int word_bytes = 4;  // 8 or 16: store_only_wide
   int warps_per_line = 0;  // G of store_only_warp_lines and row_loads_warp_lines; 0 for the others
   int piece_words = 4;     // words a store writes into each line it touches (P of store_pieces; 4 elsewhere)
+  int warps_per_block = 8;  // G for store_only_warp_lines_small; 8 elsewhere
   // 8K for 4-byte words; store_pieces: 32 M lines (k = 4 M stores a thread).
-  int lines_per_block() const { return piece_words == 4 ? 2 * word_bytes * k : 8 * k; }
+  int lines_per_block() const { return (piece_words == 4 ? 2 * word_bytes * k : 8 * k) * warps_per_block / 8; }
 };
 
 // smem: dynamic shared memory the kernel does not use, to hold fewer blocks on an SM at once.
@@ -296,6 +312,10 @@ void launch_warp_lines(const uint32_t*, uint32_t* out, int smem, int /*pitch: n*
   store_only_warp_lines<G><<<(kN / 64) * (kN / 32), dim3(8, 32), smem>>>(out, kN);
 }
 template <int G>
+void launch_warp_lines_small(const uint32_t*, uint32_t* out, int smem, int /*pitch: n*/, int /*group: 1*/) {
+  store_only_warp_lines_small<G><<<(kN / 64) * (kN / 32) * (8 / G), dim3(8, 4 * G), smem>>>(out, kN);
+}
+template <int G>
 void launch_row_loads_warp_lines(const uint32_t* in, uint32_t* out, int smem, int /*pitch: n*/, int /*group: G*/) {
   row_loads_warp_lines<G><<<(kN / 64) * (kN / 32), dim3(8, 32), smem>>>(in, out, kN);
 }
@@ -315,6 +335,10 @@ void launch_loads_then_stores(const uint32_t* in, uint32_t* out, int smem, int /
 // K = 8 rows a block, each line's 8 pieces from G of its warps (store_only_warp_lines, or after row loads).
 #define PL_WARP_LINES(NAME, SOURCE, LAUNCH, KERNEL, G) \
   {NAME, 8, 1, true, Source::SOURCE, LAUNCH<G>, (const void*)&KERNEL<G>, 1, 0, 4, G}
+// The same with blocks of G warps (store_only_warp_lines_small).
+#define PL_WARP_LINES_SMALL(NAME, G) \
+  {NAME, 8, 1, true, Source::Positions, launch_warp_lines_small<G>, (const void*)&store_only_warp_lines_small<G>, \
+   1, 0, 4, G, 4, G}
 #define PL_WIDE(NAME, WORD, K, G) \
   {NAME, K, 1, true, Source::Positions, launch_wide<WORD, K>, (const void*)&store_only_wide<WORD, K>, G, 0, int(sizeof(WORD))}
 // store_pieces: P words a piece, 32 M lines a block, K = 4 M stores a thread.
@@ -350,6 +374,8 @@ const Config kConfigs[] = {
     PL_WARP_LINES("stores K=8, each line by 2 warps", Positions, launch_warp_lines, store_only_warp_lines, 2),
     PL_WARP_LINES("stores K=8, each line by 4 warps", Positions, launch_warp_lines, store_only_warp_lines, 4),
     PL_WARP_LINES("stores K=8, each line by 8 warps", Positions, launch_warp_lines, store_only_warp_lines, 8),
+    PL_WARP_LINES_SMALL("stores K=8, each line by 2 warps, blocks of 2 warps", 2),
+    PL_WARP_LINES_SMALL("stores K=8, each line by 4 warps, blocks of 4 warps", 4),
     PL_WARP_LINES("row loads + K=8, each line by one warp", RowLoadsWarpLines, launch_row_loads_warp_lines,
                   row_loads_warp_lines, 1),
     PL_WARP_LINES("row loads + K=8, each line by 2 warps", RowLoadsWarpLines, launch_row_loads_warp_lines,
@@ -403,6 +429,7 @@ const Config kConfigs[] = {
 #undef PL_STORES_W
 #undef PL_WIDE
 #undef PL_WARP_LINES
+#undef PL_WARP_LINES_SMALL
 #undef PL_PIECES
 #undef PL_PIECES_SPREAD
 
@@ -523,17 +550,20 @@ int main(int argc, char** argv) {
                 date, p.name, p.multiProcessorCount, p.l2CacheSize, driver, kN);
     bool all_ok = true;
     const int n_configs = int(sizeof kConfigs / sizeof kConfigs[0]);
-    // Resident blocks per SM: as many as fit (8: 2048 threads), then fewer, held back by unused shared memory.
+    // Resident blocks of 8 warps per SM: as many as fit (8: 2048 threads), then fewer, held back by unused shared
+    // memory; blocks of fewer warps, as many warps (8 / their warps times the blocks).
     const int limits[] = {0, 4, 2, 1};
     bool first = true;
     for (int limit : limits) {
-      const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
       for (int ci = 0; ci < n_configs; ++ci) {
         const Config& c = kConfigs[ci];
         if (only && !std::strstr(c.name, only)) continue;
+        const int blocks_wanted = limit * 8 / c.warps_per_block;
+        const int smem = limit ? int(p.sharedMemPerMultiprocessor / blocks_wanted - p.reservedSharedMemPerBlock) : 0;
         MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;
-        MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
+        MEMSIM_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 32 * c.warps_per_block, smem));
         MEMSIM_CUDA_CHECK(cudaMemset(outs[0], 0xff, out_bytes));
         c.launch(in, outs[0], smem, kN + c.pad, c.group);
         MEMSIM_CUDA_CHECK(cudaGetLastError());
@@ -563,14 +593,14 @@ int main(int argc, char** argv) {
                     "\"unused_shared_bytes\": %d, \"lines_open_per_block\": %d, \"rows_per_block\": %d, "
                     "\"lines_open_at_once\": %d, \"line_requests\": %.0f, \"median_us\": %.2f, \"min_us\": %.2f, "
                     "\"max_us\": %.2f, \"ps_per_line_request\": %.2f, \"warps_per_line\": %d, \"piece_bytes\": %d, "
-                    "\"wrong_words\": %lld}",
+                    "\"warps_per_block\": %d, \"wrong_words\": %lld}",
                     first ? "" : ",\n", c.name, c.word_bytes, c.k, c.interleaved ? "true" : "false",
                     c.source == Source::Positions ? "false" : "true",
                     c.lines_a_row, c.group, c.pad, resident, smem, c.lines_per_block(), c.lines_per_block() / c.lines_a_row,
                     c.lines_per_block() * resident * p.multiProcessorCount, line_requests,
                     1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
                     1e9 * ms[ms.size() / 2] / line_requests, c.warps_per_line, 4 * c.piece_words,
-                    static_cast<long long>(wrong));
+                    c.warps_per_block, static_cast<long long>(wrong));
         first = false;
       }
     }
