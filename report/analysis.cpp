@@ -57,11 +57,11 @@ bool counts_partitions(const DeviceProfile& device, const AnalysisOptions& optio
   return options.partitions || options.resident_blocks || !device.partitions.assumed;
 }
 
+}  // namespace
+
 // --regs, else the registers of the configuration's compiled code where the code cache holds it (compile_batch
 // fills it before the occupancy is worked out), else the profile's count for the kernel and dtype (measured on
 // the GPU at the suite's default configuration), else the assumed 32.
-}  // namespace
-
 LaunchRegisters launch_registers(const DeviceProfile& device, const AnalysisOptions& options, const LaunchConfig& cfg) {
   if (options.regs) return {*options.regs, kRegistersGiven};
   if (const std::string arch = sass_arch(device.compute_capability); !options.runtime_shape && !arch.empty()) {
