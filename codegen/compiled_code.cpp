@@ -132,6 +132,14 @@ bool load_entry(const std::string& key, Entry& e) {
   }
 }
 
+// The entry in memory, else the one on disk (then kept in memory), else none; the caller holds g_mutex.
+const Entry* cached_entry(const std::string& key) {
+  if (const auto found = memory_cache().find(key); found != memory_cache().end()) return &found->second;
+  Entry e;
+  if (!load_entry(key, e)) return nullptr;
+  return &memory_cache().emplace(key, e).first->second;
+}
+
 // Written whole or not at all: a temporary file renamed over the entry.
 void store_entry(const std::string& key, const std::string& signature, const Toolkit& tk, const std::string& arch,
                  const Entry& e) {
@@ -317,12 +325,7 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
     for (const LaunchConfig& c : configs) {
       if (!compilable(c)) continue;
       const std::string key = cache_key(c, o, tk);
-      if (memory_cache().count(key) || seen[key]) continue;
-      Entry e;
-      if (load_entry(key, e)) {
-        memory_cache()[key] = e;
-        continue;
-      }
+      if (seen[key] || cached_entry(key)) continue;
       seen[key] = true;
       misses.push_back({key, c});
     }
@@ -378,16 +381,10 @@ void compile_batch(const std::vector<LaunchConfig>& configs, const CodegenOption
 std::optional<int> compiled_registers(const LaunchConfig& cfg, const CodegenOptions& o) {
   const Toolkit& tk = find_toolkit();
   if (!o.compile || !tk.reads_cache() || !compilable(cfg)) return std::nullopt;
-  const std::string key = cache_key(cfg, o, tk);
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto found = memory_cache().find(key);
-  if (found == memory_cache().end()) {
-    Entry e;
-    if (!load_entry(key, e)) return std::nullopt;
-    found = memory_cache().emplace(key, e).first;
-  }
-  if (!found->second.ok) return std::nullopt;
-  return found->second.registers;
+  const Entry* e = cached_entry(cache_key(cfg, o, tk));
+  if (!e || !e->ok) return std::nullopt;
+  return e->registers;
 }
 
 CompiledCode compiled_code(const LaunchConfig& cfg, const CodegenOptions& o, const BusiestWarp& first_block) {
