@@ -11,8 +11,11 @@
 // the one the replay counts; the variant "TX=TY=16E, NT256, grid over the output" is the same design.
 //
 //   memsim-best-variants > OUT.txt      (16384x16384 and 8192x8192, f64, f32, f16; about 10 s on an H100)
+//   memsim-best-variants --placement    (f64 and f32: the same kernels on a second set of buffers, beside a copy
+//                                        that touches every 2 MiB page each wave; bands of tile rows)
 #include <cstdio>
 #include <cstdint>
+#include <string>
 #include <vector>
 #include <algorithm>
 #include <cublas_v2.h>
@@ -297,7 +300,18 @@ void run_tma(Bufs& B, int W, int H, const char* dt) {
   measure<TS>(B, W, H, (const void*)k, NT, smem, launch, label);
 }
 
-template <int TS> void suite(int W, int H, cublasHandle_t hb) {
+// The placement study's control (--placement): a 16-byte copy of 4 KiB a block whose consecutive blocks land on
+// different 2 MiB pages, every page touched each wave (the offset within the page scrambled, so that the low
+// address bits vary as in a plain copy). If a transpose of 2 GiB matrices lost its speed to the TLB's reach,
+// this copy would lose more at 2 GiB than at 256 MiB.
+__global__ void copy16_pages(uint4* out, const uint4* in, size_t pages) {
+  const size_t b = blockIdx.x, page = b % pages, j = b / pages;
+  const size_t chunk = page * 512 + (j + page * 37) % 512;
+  const size_t i = chunk * 256 + threadIdx.x;
+  out[i] = in[i];
+}
+
+template <int TS> void suite(int W, int H, cublasHandle_t hb, bool placement) {
   const char* dt = TS == 2 ? "f16" : TS == 4 ? "f32" : "f64";
   Bufs B; B.bytes = size_t(W) * H * TS;
   for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaMalloc(&B.in[i], B.bytes)); MEMSIM_CUDA_CHECK(cudaMalloc(&B.out[i], B.bytes)); fill<TS><<<1024, 256>>>(B.in[i], size_t(W) * H, 7 + i); }
@@ -317,6 +331,24 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb) {
   }
   constexpr int E = 16 / TS;
   constexpr int O = 1048576;  // grid over the output
+  if (placement) {
+    // Where the buffers land in physical memory: the same kernels on this process's buffers, beside a copy
+    // that touches every page each wave; bands of G tile rows against whole columns.
+    const size_t pages = B.bytes / (size_t(2) << 20);
+    ms = time_med([&](int i) { copy16_pages<<<pages * 512, 256>>>((uint4*)B.out[i & 1], (const uint4*)B.in[i & 1], pages); });
+    printf("%s %dx%d copy16 page-scattered %.0f GB/s  memcpy %.3f copy16 %.3f (pages %zu)\n", dt, W, H, gbs(B.bytes, ms),
+           gbs(B.bytes, ms) / g_memcpy, gbs(B.bytes, ms) / g_copy, pages);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, 256, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, 128, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, 64, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 32 * E, 32 * E, 512, O, 0>(B, W, H, dt);
+    run_best<TS, 32 * E, 32 * E, 512, 128, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaFree(B.in[i])); MEMSIM_CUDA_CHECK(cudaFree(B.out[i])); }
+    return;
+  }
   // the suite's best: 16E x 16E tile, 256 threads, grid over output; twice for the spread
   run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
   run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
@@ -358,14 +390,25 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb) {
   for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaFree(B.in[i])); MEMSIM_CUDA_CHECK(cudaFree(B.out[i])); }
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const bool placement = argc == 2 && std::string(argv[1]) == "--placement";
+  if (argc > 2 || (argc == 2 && !placement)) {
+    fprintf(stderr, "usage: memsim-best-variants [--placement]\n");
+    return 2;
+  }
   try {
     cudaDeviceProp p; MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
     int driver = 0, runtime = 0; MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver)); MEMSIM_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     printf("device %s SMs %d L2 %d driver API %d runtime %d\n", p.name, p.multiProcessorCount, p.l2CacheSize, driver, runtime);
     g_tma = p.major >= 9;
     cublasHandle_t hb; cublas_check(cublasCreate(&hb), "cublasCreate");
-    for (int n : {16384, 8192}) { suite<8>(n, n, hb); suite<4>(n, n, hb); suite<2>(n, n, hb); }
+    if (placement) {
+      // f64 and f32 at both sizes, then f64 16384x16384 again on buffers allocated after the others were freed.
+      for (int n : {16384, 8192}) { suite<8>(n, n, hb, true); suite<4>(n, n, hb, true); }
+      suite<8>(16384, 16384, hb, true);
+    } else {
+      for (int n : {16384, 8192}) { suite<8>(n, n, hb, false); suite<4>(n, n, hb, false); suite<2>(n, n, hb, false); }
+    }
     return 0;
   } catch (const memsim::validate::CudaError& e) {
     fprintf(stderr, "memsim-best-variants: %s\n", e.what());
