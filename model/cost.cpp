@@ -327,6 +327,18 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
                      "so the time above is likely low",
                      100 * c.split_line_whole_share, 100 * k.split_line_whole_share),
         k.split_line_whole_evidence));
+  // Where the L1 left beside shared memory is known to hold too few loads in flight (model/profile.hpp,
+  // small_l1_kib): a launch that stages through shared memory at the largest carve-out, in a profile that does not
+  // charge the L1's lines itself.
+  if (k.small_l1_kib > 0 && k.l1_line_hold_us == 0 && c.shared_bytes_per_block > 0 &&
+      c.global_load_instructions > 0 && pr.occupancy.l1_bytes > 0 &&
+      double(pr.occupancy.l1_bytes) <= k.small_l1_kib * 1024)
+    pr.caveats.push_back(with_evidence(
+        caveat_words("the blocks' shared memory leaves %.3g KiB of L1 an SM (up to %.3g KiB) for the loads in "
+                     "flight: staged copies with so little L1 ran longer than the terms charge, so the time above "
+                     "is likely low",
+                     double(pr.occupancy.l1_bytes) / 1024, k.small_l1_kib),
+        k.small_l1_evidence));
   // Where the partial-store costs are known to fall short (model/profile.hpp, store_burst_stores).
   if (k.store_burst_stores > 0 && c.lines_completed_by_one_warp_per_block > 0 && warps > 0 &&
       c.global_store_instructions / warps >= k.store_burst_stores)

@@ -57,6 +57,7 @@ constexpr NumberRange kLinesPerRequest{1, 1024, false, "lines"};
 constexpr NumberRange kStoresPerWarp{1, 1e6, false, "store instructions"};
 constexpr NumberRange kWarpsPerBlock{1, 32, false, "warps"};
 constexpr NumberRange kShareOfSectors{0, 1, true, "share of sectors"};  // above 0: a caveat from none on is none
+constexpr NumberRange kL1KiB{1, 1 << 20, false, "KiB"};
 constexpr NumberRange kOverlapP{1, 100, false, ""};  // 1: terms add; 100 is the largest term already
 constexpr int64_t kMaxSharedBytes = int64_t(1) << 26;  // 64 MiB a block or an SM
 
@@ -90,13 +91,14 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
         "split_sector_per_log2_distance", "latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
-        "half_sector_wait", "split_lines", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
+        "half_sector_wait", "split_lines", "small_l1", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
         "instructions_per_source_op", "read_back", "instructions_per_division", "launch_us", "overlap_p"}},
       {"cost.long_wait", {"from_lines", "evidence"}},
       {"cost.store_bursts", {"from_stores", "evidence"}},
       {"cost.half_sector_wait", {"from_lines", "evidence"}},
       {"cost.split_lines", {"from_whole_share", "evidence"}},
+      {"cost.small_l1", {"up_to_kib", "evidence"}},
       {"cost.next_store_merge", {"up_to_warps", "up_to_stores", "evidence"}},
       {"cost.read_back",
        {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open"}},
@@ -214,9 +216,9 @@ PartitionSpec read_partitions(const JsonFields& r) {
   return p;
 }
 
-// A caveat's threshold (model/profile.hpp: long_wait, store_bursts, half_sector_wait, split_lines), or a rule's
-// (next_store_merge): optional (absent: no such caveat or rule), else a positive threshold and the evidence it
-// rests on.
+// A caveat's threshold (model/profile.hpp: long_wait, store_bursts, half_sector_wait, split_lines, small_l1), or a
+// rule's (next_store_merge): optional (absent: no such caveat or rule), else a positive threshold and the evidence
+// it rests on.
 void read_caveat_threshold(const JsonFields& r, const std::string& group, const char* threshold,
                            const NumberRange& range, double& from, std::string& evidence) {
   if (!r.find(group)) return;
@@ -247,6 +249,7 @@ CostConstants read_cost(const JsonFields& r) {
                         c.half_sector_wait_evidence);
   read_caveat_threshold(r, "cost.split_lines", "from_whole_share", kShareOfSectors, c.split_line_whole_share,
                         c.split_line_whole_evidence);
+  read_caveat_threshold(r, "cost.small_l1", "up_to_kib", kL1KiB, c.small_l1_kib, c.small_l1_evidence);
   read_caveat_threshold(r, "cost.next_store_merge", "up_to_warps", kWarpsPerBlock, c.next_store_merge_warps,
                         c.next_store_merge_evidence);
   if (c.next_store_merge_warps > 0)

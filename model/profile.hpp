@@ -67,6 +67,13 @@ struct CostConstants {
   // likely low. 0: no such caveat.
   double split_line_whole_share = 0;
   std::string split_line_whole_evidence;
+  // Not a cost either: the L1 left beside shared memory holds the loads in flight (l1_line_hold_us charges it
+  // where a profile fits it; none ships with it). Where a launch that stages through shared memory leaves at
+  // most this many KiB of L1 (28 on sm_90: the largest carve-out, 228 KiB, of 256), staged copies ran longer than
+  // predicted (memsim-cut-lines-probe, lab/studies/cut_lines), so such a prediction says its time is likely low.
+  // 0: no such caveat.
+  double small_l1_kib = 0;
+  std::string small_l1_evidence;
   // A cost rule, with its evidence: in blocks of up to next_store_merge_warps warps, each storing at most
   // next_store_merge_stores times, the L1 merges every half-sector piece whose other half the same warp stores in
   // its next store instruction, so such pairs reach the L2 as whole sectors (KernelCounts::

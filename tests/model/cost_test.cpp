@@ -150,6 +150,49 @@ TEST(Cost, L1LinesBesideSharedMemoryBoundTheLoads) {
   EXPECT_FALSE(to_json(predict(k, d))["occupancy"].contains("l1_bytes"));
 }
 
+// Blocks whose shared memory takes the largest carve-out leave little L1: the small-L1 caveat's case. 256
+// threads with 56 KiB of shared memory each (+ 1 KiB reserve): 4 fit 228 KiB, leaving 28 KiB of a 256 KiB SM;
+// 40 KiB blocks (5 of 41 KiB = 205 KiB) leave 28 KiB too; 23 KiB blocks (8 an SM by its warps, 8 x 24 = 192 KiB,
+// the 196 KiB carve-out) leave 60 KiB.
+TEST(Cost, SmallL1BesideSharedMemorySaysTheTimeIsLikelyLow) {
+  DeviceProfile d = toy();
+  d.shared_per_sm = 228 * 1024;
+  d.reserved_shared_per_block = 1024;
+  d.l1_and_shared_per_sm = 256 * 1024;
+  for (const int kb : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}) d.shared_carveouts.push_back(int64_t(kb) * 1024);
+  d.cost.small_l1_kib = 28;
+  d.cost.small_l1_evidence = "toy probe";
+  KernelCounts k = base_counts();
+  k.global_load_instructions = 1e5;
+  k.shared_bytes_per_block = 56 * 1024;
+  const Prediction p = predict(k, d);
+  EXPECT_EQ(p.occupancy.blocks_per_sm, 4);
+  EXPECT_EQ(p.occupancy.l1_bytes, 28 * 1024);
+  ASSERT_EQ(p.caveats.size(), 1u);
+  EXPECT_NE(p.caveats[0].find("leaves 28 KiB of L1 an SM (up to 28 KiB)"), std::string::npos) << p.caveats[0];
+  EXPECT_NE(p.caveats[0].find("(toy probe)"), std::string::npos) << p.caveats[0];
+  d.cost.small_l1_kib = 0;
+  EXPECT_DOUBLE_EQ(predict(k, d).time_us, p.time_us);  // a caveat, not a cost
+  EXPECT_TRUE(predict(k, d).caveats.empty());           // none in a profile without it
+  d.cost.small_l1_kib = 28;
+  k.shared_bytes_per_block = 40 * 1024;
+  EXPECT_EQ(predict(k, d).occupancy.l1_bytes, 28 * 1024);
+  EXPECT_EQ(predict(k, d).caveats.size(), 1u);
+  k.shared_bytes_per_block = 23 * 1024;
+  EXPECT_EQ(predict(k, d).occupancy.blocks_per_sm, 8);
+  EXPECT_EQ(predict(k, d).occupancy.l1_bytes, 60 * 1024);
+  EXPECT_TRUE(predict(k, d).caveats.empty());
+  KernelCounts no_loads = base_counts();  // at 28 KiB, but nothing in flight to hold
+  no_loads.shared_bytes_per_block = 56 * 1024;
+  EXPECT_TRUE(predict(no_loads, d).caveats.empty());
+  d.cost.l1_line_hold_us = 0.5;  // a profile that charges the L1's lines says nothing more
+  k.shared_bytes_per_block = 56 * 1024;
+  EXPECT_TRUE(predict(k, d).caveats.empty());
+  d.cost.l1_line_hold_us = 0;
+  d.shared_carveouts.clear();  // a profile that does not split its L1: no L1 figure, no caveat
+  EXPECT_TRUE(predict(k, d).caveats.empty());
+}
+
 TEST(Cost, CrossbarIntoL2ChargesEveryStoreSlot) {
   DeviceProfile d = toy();
   d.cost.l2_write_slot_ps = 4;
