@@ -49,6 +49,20 @@ KernelCounts base_counts() {
   return k;
 }
 
+// A caveat's own checks: the prediction carries one caveat, holding `words` and its evidence in brackets, and
+// with the profile's threshold taken away (turn_off) the time is the same and nothing is said.
+template <class TurnOff>
+void expect_one_caveat_and_no_cost(const KernelCounts& k, DeviceProfile p, const std::string& words,
+                                   const std::string& evidence, TurnOff turn_off) {
+  const Prediction pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find(words), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("(" + evidence + ")"), std::string::npos) << pr.caveats[0];
+  turn_off(p);
+  EXPECT_DOUBLE_EQ(predict(k, p).time_us, pr.time_us);  // a caveat, not a cost
+  EXPECT_TRUE(predict(k, p).caveats.empty());           // none in a profile without it
+}
+
 TEST(Cost, DramTermAndPartitionImbalance) {
   KernelCounts k = base_counts();
   k.dram_read_bytes = 6e8, k.dram_write_bytes = 4e8;  // 1e9 bytes at 1e12 B/s = 1000 us
@@ -168,13 +182,8 @@ TEST(Cost, SmallL1BesideSharedMemorySaysTheTimeIsLikelyLow) {
   const Prediction p = predict(k, d);
   EXPECT_EQ(p.occupancy.blocks_per_sm, 4);
   EXPECT_EQ(p.occupancy.l1_bytes, 28 * 1024);
-  ASSERT_EQ(p.caveats.size(), 1u);
-  EXPECT_NE(p.caveats[0].find("leaves 28 KiB of L1 an SM (up to 28 KiB)"), std::string::npos) << p.caveats[0];
-  EXPECT_NE(p.caveats[0].find("(toy probe)"), std::string::npos) << p.caveats[0];
-  d.cost.small_l1_kib = 0;
-  EXPECT_DOUBLE_EQ(predict(k, d).time_us, p.time_us);  // a caveat, not a cost
-  EXPECT_TRUE(predict(k, d).caveats.empty());           // none in a profile without it
-  d.cost.small_l1_kib = 28;
+  expect_one_caveat_and_no_cost(k, d, "leaves 28 KiB of L1 an SM (up to 28 KiB)", "toy probe",
+                                [](DeviceProfile& q) { q.cost.small_l1_kib = 0; });
   k.shared_bytes_per_block = 40 * 1024;
   EXPECT_EQ(predict(k, d).occupancy.l1_bytes, 28 * 1024);
   EXPECT_EQ(predict(k, d).caveats.size(), 1u);
@@ -508,14 +517,8 @@ TEST(Cost, SplitSectorsBesideWholeOnesSayTheTimeIsLikelyLow) {
   k.split_sectors = 2e6;
   k.split_line_whole_share = 0.75;
   k.split_lane_bytes = 4;
-  Prediction pr = predict(k, p);
-  ASSERT_EQ(pr.caveats.size(), 1u);
-  EXPECT_NE(pr.caveats[0].find("(75% of a block's sectors there, from 25% on)"), std::string::npos) << pr.caveats[0];
-  EXPECT_NE(pr.caveats[0].find("(toy pairs)"), std::string::npos) << pr.caveats[0];
-  p.cost.split_line_whole_share = 0;
-  EXPECT_DOUBLE_EQ(predict(k, p).time_us, pr.time_us);  // a caveat, not a cost
-  EXPECT_TRUE(predict(k, p).caveats.empty());            // none in a profile without it
-  p.cost.split_line_whole_share = 0.25;
+  expect_one_caveat_and_no_cost(k, p, "(75% of a block's sectors there, from 25% on)", "toy pairs",
+                                [](DeviceProfile& q) { q.cost.split_line_whole_share = 0; });
   KernelCounts quarter = k;
   quarter.split_line_whole_share = 0.25;
   EXPECT_EQ(predict(quarter, p).caveats.size(), 1u);
