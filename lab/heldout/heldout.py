@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set i           the second to ninth set (SHAPES_B .. SHAPES_I below)
+    --set b .. --set l           the second to twelfth set (SHAPES_B .. SHAPES_L below)
 """
 import argparse
 import sys
@@ -91,12 +91,20 @@ SHAPES_J = [((32, 1), (32, 32)), ((64, 1), (64, 64)), ((8, 4), (32, 32)), ((16, 
 # 64), at 8192x8192 only.
 SHAPES_K = [((12, 4), (24, 24)), ((24, 3), (48, 48)), ((36, 2), (72, 72)), ((20, 6), (60, 60)),
             ((48, 8), (48, 48)), ((32, 16), (64, 64))]
+# Set l (2026-11-29), chosen after the h200 profile's small-L1 caveat (cost.small_l1: a staged launch that leaves
+# 28 KiB of L1 or less has its time likely low; from memsim-cut-lines-probe) and before any of it ran, to judge it
+# where nothing chose it: blocks and tiles no set and no probe has run, whose staged f32 or f64 tiles fill the
+# largest carve-out (32x12 on 96 in f64, 16x10 and 40x5 on 80, 12x12 on 48 in f64) beside ones that leave 60 KiB
+# or more (8x24 on 48, 56x4 on 56, the f16 tiles, naive), at 8192x8192 only.
+SHAPES_L = [((32, 12), (96, 96)), ((16, 10), (80, 80)), ((40, 5), (80, 80)), ((8, 24), (48, 48)),
+            ((12, 12), (48, 48)), ((56, 4), (56, 56))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
         "g": (SHAPES_G, MATRICES_B, "heldoutg"),
         "h": (SHAPES_H, MATRICES_B, "heldouth"), "i": (SHAPES_I, MATRICES_B, "heldouti"),
-        "j": (SHAPES_J, MATRICES_B, "heldoutj"), "k": (SHAPES_K, MATRICES_B, "heldoutk")}
+        "j": (SHAPES_J, MATRICES_B, "heldoutj"), "k": (SHAPES_K, MATRICES_B, "heldoutk"),
+        "l": (SHAPES_L, MATRICES_B, "heldoutl")}
 
 
 def configs(shapes):
