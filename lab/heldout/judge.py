@@ -67,6 +67,27 @@ def judge(rows, label, out):
     out.extend(lines)
 
 
+def caveat_pick_line(rows, caveated, out):
+    """The block shape a sweep names where its fastest row carries a caveat: the fastest row without one (all rows
+    carrying one: the fastest), against the measured fastest, as judge()'s pick is."""
+    groups = defaultdict(list)
+    for (r, m, p), c in zip(rows, caveated):
+        groups[key(r)].append((r, m, p, c))
+    hits, lines = 0, []
+    for k, g in sorted(groups.items()):
+        best = min(m for _, m, _, _ in g)
+        clear = [t for t in g if not t[3]] or g
+        pick = min(clear, key=lambda t: t[2])
+        ok = pick[1] <= 1.03 * best
+        hits += ok
+        if not ok:
+            lines.append("    %-12s %s %s: names %s, which runs %.1f%% slower than the fastest (%s)"
+                         % (*k, shape(pick[0]), 100 * (pick[1] / best - 1), shape(min(g, key=lambda t: t[1])[0])))
+    out.append("  block-shape choice, the fastest row without a caveat (what a sweep names where its fastest carries "
+               "one): within 3%% of the measured fastest in %d of %d sweeps" % (hits, len(groups)))
+    out.extend(lines)
+
+
 def caveat_line(rows, caveated, out):
     """How the predictions that carry a caveat (a time memsim says is likely low, or a cost it leaves out) fare."""
     errs = [p / m - 1 for _, m, p in rows]
@@ -120,6 +141,7 @@ def main():
                 inst.append((n / m - 1, r))
         judge(rows, "predicted here%s (%s)" % ("".join(" " + x for x in a.memsim_arg), "; ".join("%s: %d" % kv for kv in bases.items())), out)
         caveat_line(rows, caveated, out)
+        caveat_pick_line(rows, caveated, out)
     if inst:
         a_ = [abs(e) for e, _ in inst]
         out.append("  warp instructions against smsp__inst_executed.sum: %d configurations, mean |error| %.2f%%, worst %+.2f%%, within 10%%: %d, within 20%%: %d"
