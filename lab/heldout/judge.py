@@ -51,41 +51,32 @@ def judge(rows, label, out):
                   sum(1 for x in a if x <= 0.10)))
     for e, r in sorted(errs, key=lambda t: -abs(t[0]))[:6]:
         out.append("    %+6.1f%%  %-12s %s %s %s" % (100 * e, *key(r), shape(r)))
-    groups = defaultdict(list)
-    for r, m, p in rows:
-        groups[key(r)].append((r, m, p))
-    hits, lines = 0, []
-    for k, g in sorted(groups.items()):
-        best = min(m for _, m, _ in g)
-        pick = min(g, key=lambda t: t[2])
-        ok = pick[1] <= 1.03 * best
-        hits += ok
-        if not ok:
-            lines.append("    %-12s %s %s: picks %s, which runs %.1f%% slower than the fastest (%s)"
-                         % (*k, shape(pick[0]), 100 * (pick[1] / best - 1), shape(min(g, key=lambda t: t[1])[0])))
-    out.append("  block-shape choice: within 3%% of the measured fastest in %d of %d sweeps" % (hits, len(groups)))
-    out.extend(lines)
+    shape_choice(rows, [False] * len(rows), "block-shape choice", "picks", out)
 
 
-def caveat_pick_line(rows, caveated, out):
-    """The block shape a sweep names where its fastest row carries a caveat: the fastest row without one (all rows
-    carrying one: the fastest), against the measured fastest, as judge()'s pick is."""
+def shape_choice(rows, caveated, what, verb, out):
+    """In each (kernel, dtype, matrix) sweep, the block shape memsim names against the measured fastest: the
+    predicted fastest row among those without a caveat (every row where all carry one, or where none is marked)."""
     groups = defaultdict(list)
     for (r, m, p), c in zip(rows, caveated):
         groups[key(r)].append((r, m, p, c))
     hits, lines = 0, []
     for k, g in sorted(groups.items()):
-        best = min(m for _, m, _, _ in g)
-        clear = [t for t in g if not t[3]] or g
-        pick = min(clear, key=lambda t: t[2])
+        best = min(t[1] for t in g)
+        pick = min([t for t in g if not t[3]] or g, key=lambda t: t[2])
         ok = pick[1] <= 1.03 * best
         hits += ok
         if not ok:
-            lines.append("    %-12s %s %s: names %s, which runs %.1f%% slower than the fastest (%s)"
-                         % (*k, shape(pick[0]), 100 * (pick[1] / best - 1), shape(min(g, key=lambda t: t[1])[0])))
-    out.append("  block-shape choice, the fastest row without a caveat (what a sweep names where its fastest carries "
-               "one): within 3%% of the measured fastest in %d of %d sweeps" % (hits, len(groups)))
+            lines.append("    %-12s %s %s: %s %s, which runs %.1f%% slower than the fastest (%s)"
+                         % (*k, verb, shape(pick[0]), 100 * (pick[1] / best - 1), shape(min(g, key=lambda t: t[1])[0])))
+    out.append("  %s: within 3%% of the measured fastest in %d of %d sweeps" % (what, hits, len(groups)))
     out.extend(lines)
+
+
+def caveat_pick_line(rows, caveated, out):
+    """The block shape a sweep names where its fastest row carries a caveat: the fastest row without one."""
+    shape_choice(rows, caveated, "block-shape choice, the fastest row without a caveat (what a sweep names where "
+                 "its fastest carries one)", "names", out)
 
 
 def caveat_line(rows, caveated, out):
