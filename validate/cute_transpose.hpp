@@ -2,9 +2,10 @@
 // The CuTe transpose baseline: a shared-memory tile transpose written with CuTe (CUTLASS's layout library) the
 // way Colfax Research's CuTe transpose tutorial designs it (docs/sources.md, docs/validation.md): 32x32 tiles,
 // 256 threads, the grid over the input's tile rows then its tile columns, the shared tile XOR-swizzled with
-// Swizzle<5,0,5> and read back through the same layout composed with its transpose. Timed, output-checked and counted beside cuBLAS and cudaMemcpy, like them a yardstick: the
-// replay never sees it. Built only with the CUTLASS headers (CMake MEMSIM_CUTE, scripts/install-cutlass.sh);
-// without them cute_transpose_built() is false and runs have no such baseline. This header needs no CuTe.
+// Swizzle<5,0,5> and read back through the same layout composed with its transpose. Timed, output-checked and
+// counted beside cuBLAS and cudaMemcpy, like them a yardstick: the replay never sees it. Built only with the
+// CUTLASS headers (CMake MEMSIM_CUTE, scripts/install-cutlass.sh); without them cute_transpose_built() is false
+// and runs have no such baseline. This header needs no CuTe.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -41,6 +41,17 @@ DeviceProfile toy() {
 }
 
 // 200 blocks of 256 threads (2 per SM): 1600 warps.
+// The toy device with an sm_90 SM's split of L1 and shared memory: 256 KiB together, up to 228 KiB of shared
+// memory (1 KiB reserved a block) in the carve-outs the runtime chooses from.
+DeviceProfile toy_with_carveouts() {
+  DeviceProfile d = toy();
+  d.shared_per_sm = 228 * 1024;
+  d.reserved_shared_per_block = 1024;
+  d.l1_and_shared_per_sm = 256 * 1024;
+  for (const int kb : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}) d.shared_carveouts.push_back(int64_t(kb) * 1024);
+  return d;
+}
+
 KernelCounts base_counts() {
   KernelCounts k;
   k.blocks = 200;
@@ -132,11 +143,7 @@ TEST(Cost, L2AndPartialStoreTerms) {
 // threads with 96 KiB of shared memory each (+ 1 KiB reserve): 194 KiB, the 196 KiB carve-out of a 256 KiB SM,
 // 60 KiB = 480 lines of L1. 4.8e6 line requests x 0.5 us / (100 SMs x 480 lines) = 50 us.
 TEST(Cost, L1LinesBesideSharedMemoryBoundTheLoads) {
-  DeviceProfile d = toy();
-  d.shared_per_sm = 228 * 1024;
-  d.reserved_shared_per_block = 1024;
-  d.l1_and_shared_per_sm = 256 * 1024;
-  for (const int kb : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}) d.shared_carveouts.push_back(int64_t(kb) * 1024);
+  DeviceProfile d = toy_with_carveouts();
   KernelCounts k = base_counts();
   k.shared_bytes_per_block = 96 * 1024;
   k.global_load_lines = 4.8e6;
@@ -169,11 +176,7 @@ TEST(Cost, L1LinesBesideSharedMemoryBoundTheLoads) {
 // 40 KiB blocks (5 of 41 KiB = 205 KiB) leave 28 KiB too; 23 KiB blocks (8 an SM by its warps, 8 x 24 = 192 KiB,
 // the 196 KiB carve-out) leave 60 KiB.
 TEST(Cost, SmallL1BesideSharedMemorySaysTheTimeIsLikelyLow) {
-  DeviceProfile d = toy();
-  d.shared_per_sm = 228 * 1024;
-  d.reserved_shared_per_block = 1024;
-  d.l1_and_shared_per_sm = 256 * 1024;
-  for (const int kb : {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}) d.shared_carveouts.push_back(int64_t(kb) * 1024);
+  DeviceProfile d = toy_with_carveouts();
   d.cost.small_l1_kib = 28;
   d.cost.small_l1_evidence = "toy probe";
   KernelCounts k = base_counts();
