@@ -11,6 +11,7 @@
 // the one the replay counts; the variant "TX=TY=16E, NT256, grid over the output" is the same design.
 //
 //   memsim-best-variants > OUT.txt      (16384x16384 and 8192x8192, f64, f32, f16; about 10 s on an H100)
+//   memsim-best-variants --walks        (skewed column walks against the plain one, f64/f32/f16, both sizes)
 //   memsim-best-variants --placement    (f64 and f32: the same kernels on a second set of buffers, beside a copy
 //                                        that touches every 2 MiB page each wave; bands of tile rows)
 #include <cstdio>
@@ -114,7 +115,7 @@ __device__ __forceinline__ void transpose_and_store(const uint4 (&v)[TX / (16 / 
   }
 }
 
-template <int TS, int TX, int TY, int NT, int G, int HINT>
+template <int TS, int TX, int TY, int NT, int G, int HINT, int SK = 0>
 __global__ void __launch_bounds__(NT, HINT >= 2 && HINT <= 8 ? HINT : 1) best(void* outv, const void* inv, int W, int H, int GX, int GY) {
   using T = typename Raw<TS>::t;
   constexpr int E = 16 / TS;
@@ -133,6 +134,9 @@ __global__ void __launch_bounds__(NT, HINT >= 2 && HINT <= 8 ? HINT : 1) best(vo
     const int idx = b - band * g * GX;
     ty = band * g + idx % rows_in_band;
     tx = idx / rows_in_band;
+    // skewed walk: every SK tile rows the column moves on by one, so that blocks resident together read tiles
+    // of several columns (different low address bits) while SK of them still write neighbouring output pieces
+    if constexpr (SK > 0) tx = (tx + ty / SK) % GX;
   }
   const int col0 = tx * TX, row0 = ty * TY;
   const int tid = threadIdx.x;
@@ -256,14 +260,15 @@ void measure(Bufs& B, int W, int H, const void* kernel, int threads, size_t smem
   MEMSIM_CUDA_CHECK(cudaFree(bad));
 }
 
-template <int TS, int TX, int TY, int NT, int G, int HINT>
+template <int TS, int TX, int TY, int NT, int G, int HINT, int SK = 0>
 void run_best(Bufs& B, int W, int H, const char* dt) {
  if constexpr (TX * TY * TS <= 48 * 1024) {
   const int GX = W / TX, GY = H / TY;
-  auto k = best<TS, TX, TY, NT, G, HINT>;
+  auto k = best<TS, TX, TY, NT, G, HINT, SK>;
   auto launch = [&](int i) { k<<<GX * GY, NT>>>(B.out[i & 1], B.in[i & 1], W, H, GX, GY); };
   char label[96];
-  std::snprintf(label, sizeof label, "%s %dx%d best TX%d TY%d NT%d G%d H%d", dt, W, H, TX, TY, NT, G, HINT);
+  std::snprintf(label, sizeof label, "%s %dx%d best TX%d TY%d NT%d G%d H%d%s", dt, W, H, TX, TY, NT, G, HINT,
+                SK > 0 ? (" S" + std::to_string(SK)).c_str() : "");
   measure<TS>(B, W, H, (const void*)k, NT, 0, launch, label);
  }
 }
@@ -311,7 +316,10 @@ __global__ void copy16_pages(uint4* out, const uint4* in, size_t pages) {
   out[i] = in[i];
 }
 
-template <int TS> void suite(int W, int H, cublasHandle_t hb, bool placement) {
+enum class Mode { Variants, Placement, Walks };
+
+template <int TS> void suite(int W, int H, cublasHandle_t hb, Mode mode) {
+  const bool placement = mode == Mode::Placement;
   const char* dt = TS == 2 ? "f16" : TS == 4 ? "f32" : "f64";
   Bufs B; B.bytes = size_t(W) * H * TS;
   for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaMalloc(&B.in[i], B.bytes)); MEMSIM_CUDA_CHECK(cudaMalloc(&B.out[i], B.bytes)); fill<TS><<<1024, 256>>>(B.in[i], size_t(W) * H, 7 + i); }
@@ -331,6 +339,24 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb, bool placement) {
   }
   constexpr int E = 16 / TS;
   constexpr int O = 1048576;  // grid over the output
+  if (mode == Mode::Walks) {
+    // Skewed column walks (every SK tile rows the column moves on by one) against the suite's plain column walk,
+    // which opens and closes the list.
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 1>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 2>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 4>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 8>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 16>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 32>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 64>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 128>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0, 256>(B, W, H, dt);
+    run_best<TS, 32 * E, 32 * E, 512, O, 0>(B, W, H, dt);
+    run_best<TS, 32 * E, 32 * E, 512, O, 0, 4>(B, W, H, dt);
+    run_best<TS, 32 * E, 32 * E, 512, O, 0, 16>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+  }
   if (placement) {
     // Where the buffers land in physical memory: the same kernels on this process's buffers, beside a copy
     // that touches every page each wave; bands of G tile rows against whole columns.
@@ -346,54 +372,55 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb, bool placement) {
     run_best<TS, 32 * E, 32 * E, 512, O, 0>(B, W, H, dt);
     run_best<TS, 32 * E, 32 * E, 512, 128, 0>(B, W, H, dt);
     run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-    for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaFree(B.in[i])); MEMSIM_CUDA_CHECK(cudaFree(B.out[i])); }
-    return;
   }
-  // the suite's best: 16E x 16E tile, 256 threads, grid over output; twice for the spread
-  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, 1, 0>(B, W, H, dt);
-  // bands of G tile rows
-  run_best<TS, 16 * E, 16 * E, 256, 8, 0>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, 32, 0>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, 128, 0>(B, W, H, dt);
-  // more bytes in flight a thread: two or four E x E blocks a thread
-  run_best<TS, 16 * E, 16 * E, 128, O, 0>(B, W, H, dt);
-  run_best<TS, 32 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-  run_best<TS, 16 * E, 32 * E, 256, O, 0>(B, W, H, dt);
-  run_best<TS, 32 * E, 32 * E, 256, O, 0>(B, W, H, dt);
-  run_best<TS, 32 * E, 32 * E, 512, O, 0>(B, W, H, dt);
-  // streaming hints, launch bounds
-  run_best<TS, 16 * E, 16 * E, 256, O, 1>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 8>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-  // cache hints: 256-byte L2 fetches, evict-first, the read-only path
-  run_best<TS, 16 * E, 16 * E, 256, O, 10>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 11>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 12>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 13>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-  // half the tile (twice the blocks, shorter-lived: a smaller last wave), and register caps (more blocks an SM)
-  run_best<TS, 16 * E, 8 * E, 128, O, 0>(B, W, H, dt);
-  run_best<TS, 8 * E, 16 * E, 128, O, 0>(B, W, H, dt);
-  run_best<TS, 8 * E, 8 * E, 64, O, 0>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 3>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 4>(B, W, H, dt);
-  run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
-  // the tile's loads by TMA (Hopper's bulk tensor copy), twice, and with 128 threads (two E x E blocks each)
-  if (g_tma) {
-    run_tma<TS, 16 * E, 16 * E, 256>(B, W, H, dt);
-    run_tma<TS, 16 * E, 16 * E, 256>(B, W, H, dt);
-    run_tma<TS, 16 * E, 16 * E, 128>(B, W, H, dt);
+  if (mode == Mode::Variants) {
+    // the suite's best: 16E x 16E tile, 256 threads, grid over output; twice for the spread
     run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, 1, 0>(B, W, H, dt);
+    // bands of G tile rows
+    run_best<TS, 16 * E, 16 * E, 256, 8, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, 32, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, 128, 0>(B, W, H, dt);
+    // more bytes in flight a thread: two or four E x E blocks a thread
+    run_best<TS, 16 * E, 16 * E, 128, O, 0>(B, W, H, dt);
+    run_best<TS, 32 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 32 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 32 * E, 32 * E, 256, O, 0>(B, W, H, dt);
+    run_best<TS, 32 * E, 32 * E, 512, O, 0>(B, W, H, dt);
+    // streaming hints, launch bounds
+    run_best<TS, 16 * E, 16 * E, 256, O, 1>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 8>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    // cache hints: 256-byte L2 fetches, evict-first, the read-only path
+    run_best<TS, 16 * E, 16 * E, 256, O, 10>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 11>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 12>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 13>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    // half the tile (twice the blocks, shorter-lived: a smaller last wave), and register caps (more blocks an SM)
+    run_best<TS, 16 * E, 8 * E, 128, O, 0>(B, W, H, dt);
+    run_best<TS, 8 * E, 16 * E, 128, O, 0>(B, W, H, dt);
+    run_best<TS, 8 * E, 8 * E, 64, O, 0>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 3>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 4>(B, W, H, dt);
+    run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    // the tile's loads by TMA (Hopper's bulk tensor copy), twice, and with 128 threads (two E x E blocks each)
+    if (g_tma) {
+      run_tma<TS, 16 * E, 16 * E, 256>(B, W, H, dt);
+      run_tma<TS, 16 * E, 16 * E, 256>(B, W, H, dt);
+      run_tma<TS, 16 * E, 16 * E, 128>(B, W, H, dt);
+      run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
+    }
   }
   for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaFree(B.in[i])); MEMSIM_CUDA_CHECK(cudaFree(B.out[i])); }
 }
 
 int main(int argc, char** argv) {
-  const bool placement = argc == 2 && std::string(argv[1]) == "--placement";
-  if (argc > 2 || (argc == 2 && !placement)) {
-    fprintf(stderr, "usage: memsim-best-variants [--placement]\n");
+  const std::string arg = argc == 2 ? argv[1] : "";
+  const Mode mode = arg == "--placement" ? Mode::Placement : arg == "--walks" ? Mode::Walks : Mode::Variants;
+  if (argc > 2 || (argc == 2 && mode == Mode::Variants)) {
+    fprintf(stderr, "usage: memsim-best-variants [--placement | --walks]\n");
     return 2;
   }
   try {
@@ -402,12 +429,16 @@ int main(int argc, char** argv) {
     printf("device %s SMs %d L2 %d driver API %d runtime %d\n", p.name, p.multiProcessorCount, p.l2CacheSize, driver, runtime);
     g_tma = p.major >= 9;
     cublasHandle_t hb; cublas_check(cublasCreate(&hb), "cublasCreate");
-    if (placement) {
-      // f64 and f32 at both sizes, then f64 16384x16384 again on buffers allocated after the others were freed.
-      for (int n : {16384, 8192}) { suite<8>(n, n, hb, true); suite<4>(n, n, hb, true); }
-      suite<8>(16384, 16384, hb, true);
+    if (mode != Mode::Variants) {
+      // f64 and f32 at both sizes (f16 too for the walks), then f64 16384x16384 again on buffers allocated after
+      // the others were freed.
+      for (int n : {16384, 8192}) {
+        suite<8>(n, n, hb, mode); suite<4>(n, n, hb, mode);
+        if (mode == Mode::Walks) suite<2>(n, n, hb, mode);
+      }
+      suite<8>(16384, 16384, hb, mode);
     } else {
-      for (int n : {16384, 8192}) { suite<8>(n, n, hb, false); suite<4>(n, n, hb, false); suite<2>(n, n, hb, false); }
+      for (int n : {16384, 8192}) { suite<8>(n, n, hb, mode); suite<4>(n, n, hb, mode); suite<2>(n, n, hb, mode); }
     }
     return 0;
   } catch (const memsim::validate::CudaError& e) {
