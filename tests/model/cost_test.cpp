@@ -660,6 +660,27 @@ TEST(Cost, BigBlocksWaitForTheirLastWarp) {
   EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 1 * 0.05, 1e-12);
 }
 
+// A block holds its slot while the shared-memory pipe serves its own wavefronts (1 cycle each on the toy's 1 GHz
+// SMs: 1 ns): a round of blocks lasts that long besides block_us.
+TEST(Cost, BlocksHoldTheirSlotForTheirOwnSharedWavefronts) {
+  DeviceProfile p = toy();
+  KernelCounts k = base_counts();
+  k.blocks = 8000;  // 256 threads: 8 per SM, 800 slots, 10 rounds
+  k.shared_wavefronts = 8000 * 300.0;  // 300 a block: 0.3 us a block
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 0.3, 1e-12);
+  p.cost.block_us = 0.2;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * (0.2 + 0.3), 1e-12);
+  // The same wavefronts in 1024-thread blocks: 2 per SM, 200 slots, 2000 blocks of 1200 wavefronts (1.2 us):
+  // 10 rounds of 1.4 us. The SM's pipe alone (the L1 term) takes 8000 x 300 / 100 SMs = 24,000 ns either way.
+  k.blocks = 2000, k.threads_per_block = 1024;
+  const Prediction big = predict(k, p);
+  EXPECT_NEAR(big.term(kTermBlock), 10 * (0.2 + 1.2), 1e-12);
+  EXPECT_NEAR(big.term(kTermL1), 24.0, 1e-9);
+  // Global wavefronts are not the block's own shared work: they leave the hold alone.
+  k.shared_wavefronts = 0, k.l1_global_wavefronts = 2000 * 1200.0;
+  EXPECT_NEAR(predict(k, p).term(kTermBlock), 10 * 0.2, 1e-12);
+}
+
 // The GPU starts blocks block_launch_ns apart: a floor under the overlapped terms, which run behind it.
 TEST(Cost, BlockLaunchRateIsAFloor) {
   DeviceProfile p = toy();

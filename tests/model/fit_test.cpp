@@ -33,26 +33,31 @@ Measurement dram_only(double bytes) {
   return m;
 }
 
-// Shared-memory-only launches on 132 SMs at 1980 MHz, 8 blocks per SM: time = launch + wavefronts per SM x
-// 1.25 cycles / 1.98 GHz.
+// Shared-memory-only launches on 132 SMs at 1980 MHz, 8 blocks per SM, one wave: the SM's pipe takes
+// s = wavefronts per SM x 1.25 cycles / 1.98 GHz, and each block holds its slot while the pipe serves its own
+// wavefronts, s / 8 (the residency, which overlaps the pipe as the model's p-norm with the prior's p):
+// time = launch + (s^p + (s/8)^p)^(1/p).
+double shared_pipe_us(double wavefronts) { return wavefronts / 132 * 1.25 / 1980.0; }
+
 Measurement shared_only(double wavefronts) {
   Measurement m;
   m.bench = "synthetic";
   m.counts.blocks = 1056;
   m.counts.threads_per_block = 256;
   m.counts.shared_wavefronts = wavefronts;
-  m.time_us = 4.0 + wavefronts / 132 * 1.25 / 1980.0;
+  const double p = prior().cost.overlap_p, s = shared_pipe_us(wavefronts);
+  m.time_us = 4.0 + std::pow(std::pow(s, p) + std::pow(s / 8, p), 1.0 / p);
   return m;
 }
 
-// Both at once, overlapping as the model's p-norm with the prior's p: time = launch + (d^p + s^p)^(1/p). Without
-// such launches every time has one term besides the launch, any p fits, and the fit is free to run p up to a
-// max-norm, under which a per-block cost no longer shows.
+// Both at once, overlapping as the model's p-norm with the prior's p: time = launch + (d^p + s^p + (s/8)^p)^(1/p).
+// Without such launches every time has one term besides the launch, any p fits, and the fit is free to run p up
+// to a max-norm, under which a per-block cost no longer shows.
 Measurement dram_and_shared(double bytes, double wavefronts) {
   Measurement m = dram_only(bytes);
   m.counts.shared_wavefronts = wavefronts;
-  const double p = prior().cost.overlap_p, d = bytes / 2500e3, s = wavefronts / 132 * 1.25 / 1980.0;
-  m.time_us = 4.0 + std::pow(std::pow(d, p) + std::pow(s, p), 1.0 / p);
+  const double p = prior().cost.overlap_p, d = bytes / 2500e3, s = shared_pipe_us(wavefronts);
+  m.time_us = 4.0 + std::pow(std::pow(d, p) + std::pow(s, p) + std::pow(s / 8, p), 1.0 / p);
   return m;
 }
 
@@ -178,8 +183,8 @@ TEST(Fit, RefusesFewerRunsThanConstants) {
 }
 
 // The same syntheses as RecoversBandwidthLaunchAndWavefrontCost, from a prior a million times too low in
-// bandwidth: the fit finds 2500 GB/s, 2.5e6 times the prior, past kMaxFactorFromPrior. No data sheet is that
-// far off, so the fit says so (this is what an undetermined constant looks like: one run fitted
+// bandwidth: the fit finds thousands of GB/s, over a million times the prior, past kMaxFactorFromPrior. No data
+// sheet is that far off, so the fit says so (this is what an undetermined constant looks like: one run fitted
 // l1_cycles_per_wavefront = 1.9e-11); the constants themselves are the least-squares answer.
 TEST(Fit, WarnsOfAConstantFarFromItsPrior) {
   std::vector<Measurement> data;
@@ -189,9 +194,13 @@ TEST(Fit, WarnsOfAConstantFarFromItsPrior) {
   DeviceProfile start = prior();
   start.cost.dram_gbs = 1e-3;
   const FitResult far = fit_constants(start, data);
-  ASSERT_EQ(far.warnings.size(), 1u);
-  EXPECT_NE(far.warnings[0].find("dram_gbs"), std::string::npos) << far.warnings[0];
-  EXPECT_NE(far.warnings[0].find("above"), std::string::npos) << far.warnings[0];
+  // From so far off the fit may stop short elsewhere too (with the blocks' own shared-memory time in the model it
+  // ends at launch_us 0 and 2,100 GB/s), and says that as well; the far constant must be among what it says.
+  ASSERT_FALSE(far.warnings.empty());
+  const auto named = std::find_if(far.warnings.begin(), far.warnings.end(),
+                                  [](const std::string& w) { return w.find("dram_gbs") != std::string::npos; });
+  ASSERT_NE(named, far.warnings.end());
+  EXPECT_NE(named->find("above"), std::string::npos) << *named;
   EXPECT_GT(far.constants.dram_gbs, 1e3);
   // The usual prior: no warning.
   EXPECT_TRUE(fit_constants(prior(), data).warnings.empty());
