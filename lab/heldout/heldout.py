@@ -98,8 +98,7 @@ SHAPES_K = [((12, 4), (24, 24)), ((24, 3), (48, 48)), ((36, 2), (72, 72)), ((20,
 # or more (8x24 on 48, 56x4 on 56, the f16 tiles, naive), at 8192x8192 only.
 SHAPES_L = [((32, 12), (96, 96)), ((16, 10), (80, 80)), ((40, 5), (80, 80)), ((8, 24), (48, 48)),
             ((12, 12), (48, 48)), ((56, 4), (56, 56))]
-# Set m (2026-11-29), chosen before any of it ran and before the error bands it judges were drawn from sets a-l:
-# the shapes a tuner tries first that no set has compiled (16x16 on 16, 32x32 on 32: one element a thread;
+# Set m (2026-11-29), chosen before any of it ran: the shapes a tuner tries first that no set has compiled (16x16 on 16, 32x32 on 32: one element a thread;
 # 16x8, 16x32 and 8x16 on 32; 32x2 on 64), at 8192x8192 and 16384x16384. 32x32 on 32 is in the shipped SASS
 # table (model/sass_counts.inc) but was never timed for these kernels.
 SHAPES_M = [((16, 16), (16, 16)), ((32, 32), (32, 32)), ((16, 8), (32, 32)), ((16, 32), (32, 32)),

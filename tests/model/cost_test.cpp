@@ -40,7 +40,6 @@ DeviceProfile toy() {
   return p;
 }
 
-// 200 blocks of 256 threads (2 per SM): 1600 warps.
 // The toy device with an sm_90 SM's split of L1 and shared memory: 256 KiB together, up to 228 KiB of shared
 // memory (1 KiB reserved a block) in the carve-outs the runtime chooses from.
 DeviceProfile toy_with_carveouts() {
@@ -52,6 +51,7 @@ DeviceProfile toy_with_carveouts() {
   return d;
 }
 
+// 200 blocks of 256 threads (2 per SM): 1600 warps.
 KernelCounts base_counts() {
   KernelCounts k;
   k.blocks = 200;

@@ -319,7 +319,6 @@ __global__ void copy16_pages(uint4* out, const uint4* in, size_t pages) {
 enum class Mode { Variants, Placement, Walks };
 
 template <int TS> void suite(int W, int H, cublasHandle_t hb, Mode mode) {
-  const bool placement = mode == Mode::Placement;
   const char* dt = TS == 2 ? "f16" : TS == 4 ? "f32" : "f64";
   Bufs B; B.bytes = size_t(W) * H * TS;
   for (int i = 0; i < 2; ++i) { MEMSIM_CUDA_CHECK(cudaMalloc(&B.in[i], B.bytes)); MEMSIM_CUDA_CHECK(cudaMalloc(&B.out[i], B.bytes)); fill<TS><<<1024, 256>>>(B.in[i], size_t(W) * H, 7 + i); }
@@ -357,7 +356,7 @@ template <int TS> void suite(int W, int H, cublasHandle_t hb, Mode mode) {
     run_best<TS, 32 * E, 32 * E, 512, O, 0, 16>(B, W, H, dt);
     run_best<TS, 16 * E, 16 * E, 256, O, 0>(B, W, H, dt);
   }
-  if (placement) {
+  if (mode == Mode::Placement) {
     // Where the buffers land in physical memory: the same kernels on this process's buffers, beside a copy
     // that touches every page each wave; bands of G tile rows against whole columns.
     const size_t pages = B.bytes / (size_t(2) << 20);
@@ -429,17 +428,13 @@ int main(int argc, char** argv) {
     printf("device %s SMs %d L2 %d driver API %d runtime %d\n", p.name, p.multiProcessorCount, p.l2CacheSize, driver, runtime);
     g_tma = p.major >= 9;
     cublasHandle_t hb; cublas_check(cublasCreate(&hb), "cublasCreate");
-    if (mode != Mode::Variants) {
-      // f64 and f32 at both sizes (f16 too for the walks), then f64 16384x16384 again on buffers allocated after
-      // the others were freed.
-      for (int n : {16384, 8192}) {
-        suite<8>(n, n, hb, mode); suite<4>(n, n, hb, mode);
-        if (mode == Mode::Walks) suite<2>(n, n, hb, mode);
-      }
-      suite<8>(16384, 16384, hb, mode);
-    } else {
-      for (int n : {16384, 8192}) { suite<8>(n, n, hb, mode); suite<4>(n, n, hb, mode); suite<2>(n, n, hb, mode); }
+    // f64, f32 and f16 (no f16 for the placement) at both sizes; for the placement and the walks then f64
+    // 16384x16384 again, on buffers allocated after the others were freed.
+    for (int n : {16384, 8192}) {
+      suite<8>(n, n, hb, mode); suite<4>(n, n, hb, mode);
+      if (mode != Mode::Placement) suite<2>(n, n, hb, mode);
     }
+    if (mode != Mode::Variants) suite<8>(16384, 16384, hb, mode);
     return 0;
   } catch (const memsim::validate::CudaError& e) {
     fprintf(stderr, "memsim-best-variants: %s\n", e.what());
