@@ -157,6 +157,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       ("device", po::value<std::string>()->default_value("h100"), "device profile: limits, memory rules, cost model (see --list-devices), or a profile file's path (with a '/' or ending in .json)")
       ("regs", po::value<int>(), "registers per thread for occupancy (default: the compiled code's, else the profile's count for the kernel, else 32)")
       ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: counted along the code nvcc generates for the configuration)")
+      ("dram-read-bytes", po::value<double>(), "bytes the launch reads from DRAM (e.g. ncu dram__bytes_read.sum), for the DRAM term; what lies beyond its loads' bytes is charged as the read-back of its partial stores (default: modelled)")
       ("runtime-shape", "the kernel keeps its block, tile and pad as run-time values: estimate its instructions from the replay's operations instead of its compiled code")
       ("no-compile", "never run nvcc: take the compiled code from the cache, the shipped table or the estimate (docs/model.md)")
       ("partitions", "count DRAM partition traffic per window of resident blocks (always on for devices whose mapping is known)")
@@ -300,6 +301,17 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
                           return os.str();
                         }());
   }
+  if (vm.count("dram-read-bytes")) {
+    const double bytes = vm["dram-read-bytes"].as<double>();
+    // Past 1e15 bytes (a petabyte) no launch a user meant; it would also overflow the table's byte counts.
+    if (!(bytes >= 0 && bytes <= 1e15) || bytes != std::floor(bytes))
+      throw ConfigError("--dram-read-bytes must be a whole number of bytes from 0 to 1e15, got " + [&] {
+        std::ostringstream os;
+        os << bytes;
+        return os.str();
+      }());
+    aopts.dram_read_bytes = bytes;
+  }
   aopts.runtime_shape = vm.count("runtime-shape") > 0;
   aopts.compile = vm.count("no-compile") == 0;
   aopts.partitions = vm.count("partitions") > 0;
@@ -317,6 +329,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
     if (aopts.instructions)
       throw ConfigError("--instructions is one launch's count; it cannot stand for the " +
                         std::to_string(sweep_size(cmd.sweep)) + " launches of a sweep");
+    if (aopts.dram_read_bytes)
+      throw ConfigError("--dram-read-bytes is one launch's count; it cannot stand for the " +
+                        std::to_string(sweep_size(cmd.sweep)) + " launches of a sweep");
     cmd.action = CliCommand::Action::Sweep;
   } else if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
     cmd.kernels = kernel_names(user.kernel);
@@ -328,6 +343,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       throw ConfigError("--format ncu-csv holds one launch; compare kernels with table, json or csv");
     if (aopts.instructions)
       throw ConfigError("--instructions is one launch's count; it cannot stand for " +
+                        std::to_string(cmd.kernels.size()) + " kernels");
+    if (aopts.dram_read_bytes)
+      throw ConfigError("--dram-read-bytes is one launch's count; it cannot stand for " +
                         std::to_string(cmd.kernels.size()) + " kernels");
     cmd.action = CliCommand::Action::Compare;
   } else if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) {
@@ -350,6 +368,9 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       throw ConfigError("--format ncu-csv holds one launch on one device; compare devices with table, json or csv");
     if (aopts.instructions)
       throw ConfigError("--instructions is one launch's count on one device; it cannot stand for " +
+                        std::to_string(cmd.devices.size()) + " devices");
+    if (aopts.dram_read_bytes)
+      throw ConfigError("--dram-read-bytes is one launch's count on one device; it cannot stand for " +
                         std::to_string(cmd.devices.size()) + " devices");
     cmd.action = CliCommand::Action::CompareDevices;
   }

@@ -146,6 +146,16 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
     pr.read_back_fraction =
         (1 - pr.held_line_share) * pr.read_back_fraction + pr.held_line_share * pr.held_open_read_back;
   }
+  // Given the bytes the launch reads from DRAM (--dram-read-bytes), what lies beyond the loads' own bytes is the
+  // read-back: it replaces the modelled fraction, spread over the partial stores' bytes the profile charges.
+  const bool read_given = o.dram_read_bytes >= 0;
+  const double read_beyond_loads = read_given ? std::max(0.0, o.dram_read_bytes - c.dram_read_bytes) : 0.0;
+  if (read_given) {
+    double charged_bytes = 0;
+    for (int w = 0; w < 3; ++w)
+      if (c.partial_store_requests[w] > 0 && k.read_back_ps_per_byte[w] > 0) charged_bytes += c.partial_store_bytes[w];
+    pr.read_back_fraction = charged_bytes > 0 ? read_beyond_loads / charged_bytes : 0.0;
+  }
   double read_back_bytes = 0;
   bool uncharged = false;
   for (int w = 0; w < 3; ++w) {
@@ -172,7 +182,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
     pr.caveats.push_back("this kernel holds partly written lines open over rounds (a round: a warp's loads, then "
                          "its stores), and this profile has no read-back for such lines: the time above leaves it "
                          "out, and may be low");
-  } else if (pr.held_line_share > 0 && held_open_costed && pr.lines_open_at_once > kHeldOpenFittedLines) {
+  } else if (!read_given && pr.held_line_share > 0 && held_open_costed && pr.lines_open_at_once > kHeldOpenFittedLines) {
     pr.caveats.push_back(
         caveat_words("about %.3g lines are held open over rounds at once, past the %.3g the read-back of such "
                      "lines was measured up to: the L2 evicts them more than once there, and the time above may be "
@@ -187,7 +197,11 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   pr.dram_order_us = (c.dram_read_bytes * c.dram_scattered[0] * k.scattered_read_ps_per_byte +
                       c.dram_write_bytes * c.dram_scattered[1] * k.scattered_write_ps_per_byte) *
                      1e-6;
-  const double dram = (c.dram_read_bytes + read_back_bytes + c.dram_write_bytes) / (k.dram_gbs * 1e3) *
+  pr.dram_read_bytes = read_given ? o.dram_read_bytes : c.dram_read_bytes + read_back_bytes;
+  pr.dram_read_back_bytes = read_given ? read_beyond_loads : read_back_bytes;
+  pr.dram_write_bytes = c.dram_write_bytes;
+  pr.dram_read_basis = read_given ? kDramReadGiven : kDramReadModelled;
+  const double dram = (pr.dram_read_bytes + pr.dram_write_bytes) / (k.dram_gbs * 1e3) *
                           std::max(1.0, o.partition_imbalance) +
                       pr.dram_order_us;
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
@@ -411,6 +425,10 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["lines_open_at_once"] = p.lines_open_at_once;
   j["held_line_share"] = p.held_line_share;
   j["held_open_read_back"] = p.held_open_read_back;
+  j["dram_bytes"] = {{"read", p.dram_read_bytes},
+                     {"read_back", p.dram_read_back_bytes},
+                     {"written", p.dram_write_bytes},
+                     {"read_basis", p.dram_read_basis}};
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
   j["next_store_merged_share"] = p.next_store_merged_share;

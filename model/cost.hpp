@@ -63,6 +63,10 @@ struct PredictOptions {
   // > 0: the warp instructions the launch executes (e.g. Nsight Compute's smsp__inst_executed.sum, or a
   // count read off the SASS), replacing KernelCounts::instructions and the estimate from memory instructions.
   double instructions = 0;
+  // >= 0: the bytes the launch reads from DRAM (e.g. Nsight Compute's dram__bytes_read.sum), replacing the
+  // loads' bytes and the modelled read-back in the DRAM term; what lies beyond the loads' bytes is charged as
+  // the read-back of the partial stores (--dram-read-bytes). The read-back is the model's least certain count.
+  double dram_read_bytes = -1;
   // The kernel keeps run-time shapes (its block, tile and pad are launch values): its instructions are
   // estimated from the replay's operations, not read off compiled code (--runtime-shape).
   bool runtime_shape = false;
@@ -97,6 +101,10 @@ inline constexpr const char* kBasisCodeEstimate = "the compiled code estimated f
 inline constexpr const char* kBasisOperations = "estimated from the replay's operations";
 inline constexpr const char* kBasisMemoryRatio = "estimated as memory instructions x the profile's ratio";
 
+// Where Prediction::dram_read_bytes comes from.
+inline constexpr const char* kDramReadModelled = "modelled: the loads' bytes and the read-back";
+inline constexpr const char* kDramReadGiven = "given (--dram-read-bytes)";
+
 struct Prediction {
   std::string device;
   double time_us = 0;
@@ -126,6 +134,10 @@ struct Prediction {
   // Lines held open over rounds: how many are open at once (all blocks), their share of the partly written
   // lines, and the fraction read back for them (read_back_fraction mixes it in by that share).
   double lines_open_at_once = 0, held_line_share = 0, held_open_read_back = 0;
+  // The DRAM bytes the DRAM term charges, as Nsight Compute names them: dram__bytes_read.sum (the loads' bytes
+  // and the read-back, or the bytes given), the read-back's part of it, and dram__bytes_write.sum.
+  double dram_read_bytes = 0, dram_read_back_bytes = 0, dram_write_bytes = 0;
+  std::string dram_read_basis;  // kDramReadModelled or kDramReadGiven
   // DRAM order (sim/dram_order.hpp), where the profile charges it: the share of the loads' and the stores'
   // DRAM bytes the resident blocks meet out of order, and their time (part of the DRAM term).
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (core/kernel_counts.hpp)

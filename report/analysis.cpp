@@ -285,6 +285,7 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   PredictOptions popts;
   popts.regs_per_thread = occupancy.regs_per_thread;
   if (options.instructions) popts.instructions = *options.instructions;
+  if (options.dram_read_bytes) popts.dram_read_bytes = *options.dram_read_bytes;
   popts.runtime_shape = options.runtime_shape;
   popts.compile = options.compile;
   popts.occupancy = occupancy;

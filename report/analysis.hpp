@@ -26,6 +26,7 @@ struct AnalysisOptions {
   int threads = 0;                          // replay workers (0: all hardware threads)
   std::optional<int> regs;                  // registers per thread (default: the compiled code's, else the profile's count, else 32)
   std::optional<double> instructions;       // warp instructions the launch executes, replacing the estimate
+  std::optional<double> dram_read_bytes;    // bytes the launch reads from DRAM, replacing the modelled read-back
   // The kernel keeps run-time shapes (--runtime-shape): its instructions are estimated from the replay's
   // operations, not read off the code nvcc generates for its compile-time shape (codegen/compiled_code.hpp).
   bool runtime_shape = false;

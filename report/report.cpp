@@ -285,8 +285,17 @@ void print_prediction(std::ostream& os, const Analysis& a) {
     os << "  merged stores: " << significant(100.0 * p.next_store_merged_share, 3)
        << "% of the partial pieces' bytes are half sectors a warp completes in its next store; in blocks this small"
           " the L1 merges them, so they are charged as whole sectors\n";
-  // The partial-store term's share that is the read-back of partly written lines, when there is one.
-  if (p.read_back_fraction > 0) {
+  // The DRAM bytes read where the user gave them (--dram-read-bytes): what lies beyond the loads' bytes is the
+  // read-back, in place of the model's.
+  if (p.dram_read_basis == kDramReadGiven) {
+    os << "  DRAM read: " << grouped(int64_t(std::llround(p.dram_read_bytes))) << " bytes given (--dram-read-bytes), "
+       << grouped(int64_t(std::llround(p.dram_read_back_bytes))) << " beyond the loads' bytes";
+    if (p.read_back_us > 0)
+      os << ", charged as the read-back of " << significant(100.0 * p.read_back_fraction, 3)
+         << "% of the partial stores' bytes: " << significant(p.read_back_us) << " us of the partial-store term";
+    os << "\n";
+  } else if (p.read_back_fraction > 0) {
+    // The partial-store term's share that is the read-back of partly written lines, when there is one.
     const double held_share = p.held_line_share;
     os << "  read-back: ";
     if (held_share < 1) {

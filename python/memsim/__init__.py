@@ -102,7 +102,8 @@ def predict(kernel="padded", block=None, matrix=None, dtype=None, device=None, t
     level: time_us, effective_bandwidth_gbs, fraction_of_copy, bottleneck, bottleneck_share, instructions,
     instructions_basis and occupancy. Unset arguments take the command's defaults (32x8 block, 2048x2048 f32, h100).
     ``more``: any other option of the command, underscores for hyphens (regs=64, no_compile=True, exact=True,
-    partitions=True, runtime_shape=True, threads=2, instructions=1.8e6). Raises memsim.Error as the command exits 2.
+    partitions=True, runtime_shape=True, threads=2, instructions=1.8e6, dram_read_bytes=3.4e8). Raises memsim.Error
+    as the command exits 2.
     A list of kernels compares them (``run`` gives that document); predict takes one."""
     if not isinstance(kernel, str) or "," in kernel or kernel == "all":
         raise Error("predict() analyses one kernel; sweep() takes several")

@@ -128,6 +128,11 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--instructions", "abc"},
       {"--instructions", "1e308"},                           // beyond 1e15: no time a user meant
       {"--instructions", "1e-9"},                            // less than one instruction
+      {"--dram-read-bytes", "-1"},
+      {"--dram-read-bytes", "nan"},
+      {"--dram-read-bytes", "abc"},
+      {"--dram-read-bytes", "1e308"},                        // beyond 1e15: no launch a user meant
+      {"--dram-read-bytes", "0.5"},                          // bytes come whole
       {"--block", "32x32", "--regs", "255"},                 // 1024 x 255 registers > the H100's 65536 a block
       {"--device", "8800gtx", "--block", "16x32"},           // 512 threads x 32 registers > G80's 8192
       {"--device", "gtx280", "--regs", "200"},               // GT200: at most 124 registers a thread
@@ -820,6 +825,33 @@ TEST(Cli, InstructionsOptionSetsTheIssueTerm) {
               1e-6);
 }
 
+// --dram-read-bytes stands for the modelled DRAM reads: naive f32 at 1024x1024 loads 4 MiB (4,194,304 bytes);
+// given 5,242,880 bytes read, the 1,048,576 beyond the loads are the read-back, a quarter of the 4 MiB of
+// partial stores (every store of naive's column writes is partial), and the DRAM term charges the bytes given.
+TEST(Cli, DramReadBytesStandForTheModelledReads) {
+  const Cli modelled = run_cli({"--kernel", "naive", "--matrix", "1024x1024", "--format", "json"});
+  ASSERT_EQ(modelled.code, 0) << modelled.err;
+  const auto m = nlohmann::ordered_json::parse(modelled.out)["prediction"];
+  EXPECT_EQ(m["dram_bytes"]["read_basis"], "modelled: the loads' bytes and the read-back");
+  EXPECT_EQ(m["dram_bytes"]["written"].get<double>(), 4194304.0);
+  EXPECT_NEAR(m["dram_bytes"]["read"].get<double>() - m["dram_bytes"]["read_back"].get<double>(), 4194304.0, 1e-6);
+  const Cli given =
+      run_cli({"--kernel", "naive", "--matrix", "1024x1024", "--format", "json", "--dram-read-bytes", "5242880"});
+  ASSERT_EQ(given.code, 0) << given.err;
+  const auto g = nlohmann::ordered_json::parse(given.out)["prediction"];
+  EXPECT_EQ(g["dram_bytes"]["read_basis"], "given (--dram-read-bytes)");
+  EXPECT_EQ(g["dram_bytes"]["read"].get<double>(), 5242880.0);
+  EXPECT_EQ(g["dram_bytes"]["read_back"].get<double>(), 1048576.0);
+  EXPECT_NEAR(g["read_back_fraction"].get<double>(), 0.25, 1e-12);
+  const Cli table = run_cli({"--kernel", "naive", "--matrix", "1024x1024", "--dram-read-bytes", "5242880"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("  DRAM read: 5,242,880 bytes given (--dram-read-bytes), 1,048,576 beyond the loads' "
+                           "bytes, charged as the read-back of 25.0% of the partial stores' bytes: "),
+            std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("  read-back: "), std::string::npos) << table.out;
+}
+
 // `memsim --kernel padded --device gtx280` shows the store hotspots and `--kernel diagonal` shows them
 // gone. GT200 maps 256-byte chunks to 8 partitions in turn and a 2048-float output row is 8192 bytes, a
 // multiple of 8 x 256: every row of a transposed tile starts on the same partition, so each wave of padded
@@ -1142,6 +1174,10 @@ TEST(Cli, ContradictoryRequestsAreRefused) {
       {{"--kernel", "all", "--instructions", "1000000"}, "cannot stand for 14 kernels"},
       {{"--block", "32x8,16x16", "--instructions", "5"}, "the 2 launches of a sweep"},
       {{"--instructions", "1.5"}, "whole number of warp instructions, got 1.5"},
+      {{"--kernel", "all", "--dram-read-bytes", "1000000"}, "cannot stand for 14 kernels"},
+      {{"--block", "32x8,16x16", "--dram-read-bytes", "5"}, "the 2 launches of a sweep"},
+      {{"--device", "h100,h200", "--dram-read-bytes", "5"}, "cannot stand for 2 devices"},
+      {{"--dram-read-bytes", "1.5"}, "whole number of bytes from 0 to 1e15, got 1.5"},
       {{"--format", "json", "--plot", "banks", "--plot-out", "x.json"}, "--format shapes a report"},
       {{"--device", "no_such_profile.json"}, "no device profile file 'no_such_profile.json'"},
   };

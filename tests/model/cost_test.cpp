@@ -313,6 +313,54 @@ TEST(Cost, ReadBackOfPartlyWrittenLines) {
   EXPECT_TRUE(predict(k, p).caveats.empty());
 }
 
+// DRAM bytes read, given (e.g. Nsight Compute's dram__bytes_read.sum), replace the loads' bytes and the modelled
+// read-back: the loads' 6e8 bytes and 6.5e8 given leave 5e7 beyond them, half the 1e8 partial bytes, charged at
+// 5 ps a byte: 250 us on the partial-store term; the DRAM term charges 6.5e8 + 1e9 bytes at 1e12 B/s, 1650 us.
+TEST(Cost, DramReadBytesGivenReplaceTheModelledReadBack) {
+  KernelCounts k = base_counts();
+  k.partial_lines_per_block[2] = 32;
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  k.dram_read_bytes = 6e8, k.dram_write_bytes = 1e9;
+  k.blocks = 2000;
+  DeviceProfile p = toy();
+  p.cost.read_back_from_lines = 10000;
+  p.cost.read_back_per_log_lines = 0.1;
+  p.cost.read_back_ps_per_byte[kLanes4] = 5;
+  const double e = 0.1 * std::log(2.56);
+  Prediction pr = predict(k, p);  // modelled, as ReadBackOfPartlyWrittenLines works it out
+  EXPECT_EQ(pr.dram_read_basis, kDramReadModelled);
+  EXPECT_NEAR(pr.dram_read_back_bytes, e * 1e8, 1e-3);
+  EXPECT_NEAR(pr.dram_read_bytes, 6e8 + e * 1e8, 1e-3);
+  EXPECT_EQ(pr.dram_write_bytes, 1e9);
+  PredictOptions o;
+  o.dram_read_bytes = 6.5e8;
+  pr = predict(k, p, o);
+  EXPECT_EQ(pr.dram_read_basis, kDramReadGiven);
+  EXPECT_NEAR(pr.read_back_fraction, 0.5, 1e-12);
+  EXPECT_NEAR(pr.read_back_us, 250.0, 1e-9);
+  EXPECT_NEAR(pr.term(kTermPartial), 10.0 + 250.0, 1e-9);
+  EXPECT_NEAR(pr.term(kTermDram), 1650.0, 1e-9);
+  const nlohmann::ordered_json j = to_json(pr)["dram_bytes"];
+  EXPECT_EQ(j["read"].get<double>(), 6.5e8);
+  EXPECT_EQ(j["read_back"].get<double>(), 5e7);
+  EXPECT_EQ(j["written"].get<double>(), 1e9);
+  EXPECT_EQ(j["read_basis"], kDramReadGiven);
+  // Fewer bytes than the loads' (the input met in the L2): no read-back, and the DRAM term the bytes given.
+  o.dram_read_bytes = 5e8;
+  pr = predict(k, p, o);
+  EXPECT_EQ(pr.read_back_fraction, 0.0);
+  EXPECT_EQ(pr.read_back_us, 0.0);
+  EXPECT_NEAR(pr.term(kTermDram), 1500.0, 1e-9);
+  // No partial stores: what lies beyond the loads is DRAM time alone.
+  k.partial_store_requests[kLanes4] = 0, k.partial_store_bytes[kLanes4] = 0;
+  o.dram_read_bytes = 7e8;
+  pr = predict(k, p, o);
+  EXPECT_EQ(pr.read_back_us, 0.0);
+  EXPECT_NEAR(pr.dram_read_back_bytes, 1e8, 1e-3);
+  EXPECT_NEAR(pr.term(kTermDram), 1700.0, 1e-9);
+}
+
 // Lines held open over rounds read back 1 - exp(-(U / lines)^exponent) of their share of the partial bytes, U
 // the lines open at once (a block's, times the blocks resident: toy() holds 200 blocks, all resident), half-
 // sector lines counting for half_sector_factor of a line; the lines that close in their round keep the L model.
