@@ -47,8 +47,9 @@ for ncu in lab/heldout/results/*_ncu; do
   name=$(basename "$ncu" _ncu) dev=${name%%_*}
   file=lab/heldout/results/${name}_instructions.txt
   report=$(mktemp)
+  # The same run writes the DRAM bytes against Nsight Compute's, and the time with the bytes read given.
   python3 lab/heldout/judge.py "$ncu"/*.json --memsim "$build/app/memsim" --device "$dev" --no-compile \
-    --report "$report" >/dev/null
+    --report "$report" --dram-report lab/heldout/results/${name}_dram.txt >/dev/null
   {
     if [ -f "$file" ] && grep -q '^(without cuobjdump' "$file"; then sed '/^(without cuobjdump/,$d' "$file"; fi
     echo "(without cuobjdump, the estimate:)"
@@ -56,5 +57,5 @@ for ncu in lab/heldout/results/*_ncu; do
   } >"$file.new"
   rm -f "$report"
   mv "$file.new" "$file"
-  echo "regenerated $file"
+  echo "regenerated $file and lab/heldout/results/${name}_dram.txt"
 done

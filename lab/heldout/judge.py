@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Judges memsim on the held-out sweep (lab/heldout/README.md): predicted against measured time per
 configuration, the block shape memsim would pick in each (kernel, dtype, matrix) sweep against the measured
-fastest, and the warp instructions against Nsight Compute's smsp__inst_executed.sum where a run has them.
+fastest, and the warp instructions against Nsight Compute's smsp__inst_executed.sum where a run has them; where
+a run has Nsight Compute's DRAM bytes, memsim's DRAM bytes against them, and the time predicted again with the
+bytes read given (--dram-read-bytes), which parts the read-back's error from the rest.
 
-    judge.py RUN.json [RUN.json ...] [--memsim BIN --device NAME] [--report FILE]
+    judge.py RUN.json [RUN.json ...] [--memsim BIN --device NAME] [--report FILE] [--dram-report FILE]
 
 With --memsim, every configuration is predicted again by that memsim binary (on this machine: where no toolkit
 compiles, the compiled code's estimate), beside the prediction the GPU run recorded.
@@ -38,10 +40,49 @@ def shape(r):
 def repredict(r, memsim, device, extra=()):
     j = memsim_run.memsim_json_for_config(memsim, r["config"], ["--device", device] + list(extra))
     p = j["prediction"]
-    return p["time_us"], p.get("instructions"), p.get("instructions_basis"), p.get("caveats", [])
+    return p["time_us"], p.get("instructions"), p.get("instructions_basis"), p.get("caveats", []), p.get("dram_bytes")
 
 
-def judge(rows, label, out):
+def measured_metric(r, name):
+    return r.get("metrics", {}).get(name, {}).get("measured")
+
+
+def dram_lines(rows, modelled, modelled_times, given, out):
+    """memsim's DRAM bytes against Nsight Compute's (dram__bytes_read.sum, dram__bytes_write.sum) and the time
+    again with the bytes read given. rows: (record, measured time); modelled: memsim's dram_bytes for each;
+    given: (time, dram_bytes) predicted with --dram-read-bytes. The read-back as a share of the output: the
+    bytes read beyond the loads' own (memsim's loads' bytes for both)."""
+    back = []
+    for (r, _), d in zip(rows, modelled):
+        loads = d["read"] - d["read_back"]
+        out_bytes = r["config"]["matrix_bytes"]
+        back.append((d["read_back"] / out_bytes, max(0.0, measured_metric(r, "dram__bytes_read.sum") - loads) / out_bytes, r))
+    # Where either side reads back more than 2% of the output: the kernels whose stores leave lines part written.
+    some = [t for t in back if max(t[0], t[1]) > 0.02]
+    text = ("  DRAM bytes read beyond the loads' own (the read-back, x the output) against dram__bytes_read.sum: "
+            "%d configurations, %d reading back more than 0.02 on either side" % (len(back), len(some)))
+    if some:
+        diffs = [p - m for p, m, _ in some]
+        worst = max(some, key=lambda t: abs(t[0] - t[1]))
+        text += (": memsim mean %.2f, measured mean %.2f, mean |difference| %.2f, within 0.10: %d, worst %+.2f "
+                 "(%s %s, memsim %.2f, measured %.2f)"
+                 % (sum(p for p, _, _ in some) / len(some), sum(m for _, m, _ in some) / len(some),
+                    sum(abs(x) for x in diffs) / len(diffs), sum(1 for x in diffs if abs(x) <= 0.10),
+                    worst[0] - worst[1], " ".join(key(worst[2])), shape(worst[2]), worst[0], worst[1]))
+    out.append(text)
+    written = [measured_metric(r, "dram__bytes_write.sum") / d["written"] for (r, _), d in zip(rows, modelled)]
+    out.append("  DRAM bytes written against dram__bytes_write.sum: measured %.2f to %.2f times memsim's (mean %.2f): "
+               "memsim charges each output byte once; a line evicted part written is written again"
+               % (min(written), max(written), sum(written) / len(written)))
+    judge([(r, m, t) for (r, m), (t, _) in zip(rows, given)], "  with Nsight Compute's DRAM bytes read given "
+          "(--dram-read-bytes)", out, picks=False)
+    as_modelled = [abs(t / m - 1) for (_, m), t in zip(rows, modelled_times)]
+    out.append("  (the same configurations as modelled: MAPE %.1f%%, within 25%%: %d, within 10%%: %d)"
+               % (100 * sum(as_modelled) / len(as_modelled), sum(1 for x in as_modelled if x <= 0.25),
+                  sum(1 for x in as_modelled if x <= 0.10)))
+
+
+def judge(rows, label, out, picks=True):
     errs = [(p / m - 1, r) for r, m, p in rows]
     a = sorted(abs(e) for e, _ in errs)
     out.append("%s: %d configurations, MAPE %.1f%%, median %.1f%%, worst %+.1f%% (%s %s), within 25%%: %d, within 10%%: %d"
@@ -51,7 +92,8 @@ def judge(rows, label, out):
                   sum(1 for x in a if x <= 0.10)))
     for e, r in sorted(errs, key=lambda t: -abs(t[0]))[:6]:
         out.append("    %+6.1f%%  %-12s %s %s %s" % (100 * e, *key(r), shape(r)))
-    shape_choice(rows, [False] * len(rows), "block-shape choice", "picks", out)
+    if picks:
+        shape_choice(rows, [False] * len(rows), "block-shape choice", "picks", out)
 
 
 def shape_choice(rows, caveated, what, verb, out):
@@ -108,6 +150,8 @@ def main():
                          "table or the estimate, as a user without the CUDA Toolkit gets; set MEMSIM_CACHE_DIR to an "
                          "empty folder as well, or compiled code cached earlier is taken")
     ap.add_argument("--report")
+    ap.add_argument("--dram-report", help="with --memsim: write the DRAM bytes' lines (runs with Nsight Compute's "
+                    "DRAM bytes only) to this file as well")
     a = ap.parse_args()
     recs = list(records(a.runs))
     out = []
@@ -123,7 +167,7 @@ def main():
         caveated = []
         extra = a.memsim_arg + (["--no-compile"] if a.no_compile else [])
         predicted = memsim_run.parallel_map(lambda r: repredict(r, a.memsim, a.device, extra), recs)
-        for r, (t, n, basis, caveats) in zip(recs, predicted):
+        for r, (t, n, basis, caveats, _) in zip(recs, predicted):
             caveated.append(bool(caveats))
             bases[(basis or "").split(" (")[0]] += 1
             rows.append((r, r["measured"]["time_us"]["median"], t))
@@ -133,6 +177,18 @@ def main():
         judge(rows, "predicted here%s (%s)" % ("".join(" " + x for x in a.memsim_arg), "; ".join("%s: %d" % kv for kv in bases.items())), out)
         caveat_line(rows, caveated, out)
         caveat_pick_line(rows, caveated, out)
+        with_dram = [(r, m, p[4], p[0]) for (r, m, _), p in zip(rows, predicted)
+                     if measured_metric(r, "dram__bytes_read.sum") and measured_metric(r, "dram__bytes_write.sum")]
+        if with_dram:
+            given = memsim_run.parallel_map(
+                lambda t: repredict(t[0], a.memsim, a.device,
+                                    extra + ["--dram-read-bytes", "%d" % measured_metric(t[0], "dram__bytes_read.sum")]),
+                with_dram)
+            start = len(out)
+            dram_lines([(r, m) for r, m, _, _ in with_dram], [d for _, _, d, _ in with_dram],
+                       [t for _, _, _, t in with_dram], [(g[0], g[4]) for g in given], out)
+            if a.dram_report:
+                open(a.dram_report, "w").write(out[0] + "\n" + "\n".join(out[start:]) + "\n")
     if inst:
         a_ = [abs(e) for e, _ in inst]
         out.append("  warp instructions against smsp__inst_executed.sum: %d configurations, mean |error| %.2f%%, worst %+.2f%%, within 10%%: %d, within 20%%: %d"
