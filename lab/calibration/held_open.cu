@@ -21,6 +21,13 @@
 // whose tile is Q lines tall, so that a block holds one line of a row open at a time but Q in its life; "wide"
 // lays the output in 4096 rows of 64 KiB instead of 8192 of 32 KiB, the row pitch of an 8192-wide f64 matrix.
 //
+// A fourth, "rows apart" (2026-11-29), puts a group's Q lines in Q different output rows, R x 8/P rows apart,
+// instead of side by side in one row: as a transpose's narrow block writes its columns, each column step
+// going to other rows (naive f32 at 8x16 on a 32x32 tile: half a line a step, then three steps to other rows
+// before the other half). The lines open at once are the same as at once's; only where they lie differs.
+// "A step a line" also takes naive's order: one load and its store a step, the Q lines' pieces in Q steps
+// (a round of Q steps), so a line's next piece comes Q steps after its last, not in the next round.
+//
 // The kernel keeps no __restrict__: each round's loads wait for the round before to have issued its stores,
 // as nvcc compiles the suite's direct bodies (one load in flight a warp between stores).
 //
@@ -66,13 +73,36 @@ __host__ __device__ inline T value_at(size_t i) { return T(i * 2654435761u + 123
 // R: rows a store request writes (32: one element of each of 32 rows; 16 or 8: K = 32 / R consecutive elements
 // of each, lane l at row l / K, element l mod K, as a warp 16 or 8 threads wide writes a transpose's columns): a
 // group owns R rows, and a line takes E / (P K) rounds.
-template <class T, int P, int Q, bool kSequential, bool kWide, int R = 32>
+template <class T, int P, int Q, bool kSequential, bool kWide, int R = 32, bool kApart = false, bool kSteps = false>
 __global__ void held_open(const T* in, T* out) {
   constexpr int K = 32 / R, E = line_elems<T>(), groups = 8 / P, rounds = E / (P * K);
   static_assert(!kSequential || R == 32, "the sequential runs write one element a row");
+  static_assert(!(kSequential && kApart), "rows apart is a variant of at once");
   constexpr int rows = rows_of<kWide>(), cols = cols_of<T, kWide>();
-  constexpr unsigned row_blocks = rows / (R * groups);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = warp / P, m = warp % P;
+  if constexpr (kApart) {
+    // The block: Q x R x groups rows by one line of columns; group q's line j in rows j R groups + R q + ...
+    constexpr unsigned apart_row_blocks = rows / (Q * R * groups);
+    const size_t row = size_t(blockIdx.x % apart_row_blocks) * (Q * R * groups) + R * q + lane / K;
+    const size_t col0 = size_t(blockIdx.x / apart_row_blocks) * E + lane % K;
+#pragma unroll 1
+    for (int r = 0; r < rounds; ++r) {
+      const size_t col = col0 + (r * P + m) * K;
+      if constexpr (kSteps) {
+#pragma unroll
+        for (int j = 0; j < Q; ++j)
+          out[(row + size_t(j) * R * groups) * cols + col] = in[col * rows + row + size_t(j) * R * groups];
+      } else {
+        T v[Q];
+#pragma unroll
+        for (int j = 0; j < Q; ++j) v[j] = in[col * rows + row + size_t(j) * R * groups];
+#pragma unroll
+        for (int j = 0; j < Q; ++j) out[(row + size_t(j) * R * groups) * cols + col] = v[j];
+      }
+    }
+    return;
+  }
+  constexpr unsigned row_blocks = rows / (R * groups);
   const size_t row = size_t(blockIdx.x % row_blocks) * (R * groups) + R * q + lane / K;
   const size_t col0 = size_t(blockIdx.x / row_blocks) * (Q * E) + lane % K;
   if constexpr (kSequential) {
@@ -98,16 +128,18 @@ struct Config {
   int element_bytes, warps_a_line, lines_a_row;  // sizeof(T), P, Q
   bool sequential, wide;
   int rows_per_request;  // R
+  bool apart;            // a group's Q lines in Q rows, not side by side in one
   const void* kernel;
   void (*launch)(const void* in, void* out, int smem);
   int64_t (*count_wrong)(const std::vector<unsigned char>& out);
 };
 
-template <class T, int P, int Q, bool kSequential, bool kWide, int R>
+template <class T, int P, int Q, bool kSequential, bool kWide, int R, bool kApart = false, bool kSteps = false>
 void launch(const void* in, void* out, int smem) {
+  // The same blocks either way: rows apart, a block covers Q times the rows and a Q-th of the columns.
   constexpr unsigned blocks =
       unsigned(rows_of<kWide>() / (R * (8 / P))) * unsigned(cols_of<T, kWide>() / (Q * line_elems<T>()));
-  held_open<T, P, Q, kSequential, kWide, R>
+  held_open<T, P, Q, kSequential, kWide, R, kApart, kSteps>
       <<<blocks, 256, smem>>>(static_cast<const T*>(in), static_cast<T*>(out));
 }
 
@@ -122,10 +154,24 @@ int64_t count_wrong(const std::vector<unsigned char>& bytes) {
   return wrong;
 }
 
-#define MEMSIM_HELD_OPEN_R(T, P, Q, S, W, R, NAME)                                                       \
-  Config {                                                                                                \
-    NAME, int(sizeof(T)), P, Q, S, W, R, (const void*)&held_open<T, P, Q, S, W, R>, &launch<T, P, Q, S, W, R>, \
-        &count_wrong<T, W>                                                                                \
+#define MEMSIM_HELD_OPEN_R(T, P, Q, S, W, R, NAME)                                                 \
+  Config {                                                                                          \
+    NAME, int(sizeof(T)), P, Q, S, W, R, false, (const void*)&held_open<T, P, Q, S, W, R>,          \
+        &launch<T, P, Q, S, W, R>, &count_wrong<T, W>                                               \
+  }
+// A group's Q lines Q rows apart, at once, 32 KiB rows.
+#define MEMSIM_HELD_OPEN_APART(T, P, Q, R)                                                          \
+  Config {                                                                                          \
+    #T " P=" #P " Q=" #Q " rows apart narrow " #R " rows a request", int(sizeof(T)), P, Q, false,   \
+        false, R, true, (const void*)&held_open<T, P, Q, false, false, R, true>,                    \
+        &launch<T, P, Q, false, false, R, true>, &count_wrong<T, false>                             \
+  }
+// The same, a step a line (naive's order).
+#define MEMSIM_HELD_OPEN_STEPS(T, P, Q, R)                                                          \
+  Config {                                                                                          \
+    #T " P=" #P " Q=" #Q " rows apart, a step a line, narrow " #R " rows a request", int(sizeof(T)), \
+        P, Q, false, false, R, true, (const void*)&held_open<T, P, Q, false, false, R, true, true>, \
+        &launch<T, P, Q, false, false, R, true, true>, &count_wrong<T, false>                       \
   }
 #define MEMSIM_HELD_OPEN(T, P, Q, S, W) MEMSIM_HELD_OPEN_R(T, P, Q, S, W, 32, #T " P=" #P " Q=" #Q " " #S " " #W)
 // R rows a request, at once, 32 KiB rows: the P whose lines take 2 rounds or more.
@@ -152,6 +198,19 @@ const Config kConfigs[] = {
     MEMSIM_HELD_OPEN_ROWS(uint32_t, 2, 4, 8),  MEMSIM_HELD_OPEN_ROWS(uint32_t, 4, 4, 8),
     MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 1, 8),  MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 2, 8),
     MEMSIM_HELD_OPEN_ROWS(uint64_t, 2, 4, 8),
+    // Rows apart (2026-11-29): at-once runs above with 16-byte pieces (8 and 16 rows a request) and with
+    // 4-byte ones (32 rows), their lines in Q rows.
+    MEMSIM_HELD_OPEN_APART(uint32_t, 2, 2, 8),  MEMSIM_HELD_OPEN_APART(uint32_t, 2, 4, 8),
+    MEMSIM_HELD_OPEN_APART(uint32_t, 4, 2, 8),  MEMSIM_HELD_OPEN_APART(uint32_t, 4, 4, 8),
+    MEMSIM_HELD_OPEN_APART(uint64_t, 2, 2, 16), MEMSIM_HELD_OPEN_APART(uint64_t, 2, 4, 16),
+    MEMSIM_HELD_OPEN_APART(uint64_t, 4, 2, 16), MEMSIM_HELD_OPEN_APART(uint64_t, 4, 4, 16),
+    MEMSIM_HELD_OPEN_APART(uint32_t, 4, 2, 32), MEMSIM_HELD_OPEN_APART(uint32_t, 4, 4, 32),
+    MEMSIM_HELD_OPEN_APART(uint32_t, 8, 2, 32), MEMSIM_HELD_OPEN_APART(uint32_t, 8, 4, 32),
+    // A step a line, as naive walks its column steps: 16-byte pieces, then 4-byte ones.
+    MEMSIM_HELD_OPEN_STEPS(uint32_t, 2, 2, 8),  MEMSIM_HELD_OPEN_STEPS(uint32_t, 2, 4, 8),
+    MEMSIM_HELD_OPEN_STEPS(uint32_t, 4, 2, 8),  MEMSIM_HELD_OPEN_STEPS(uint32_t, 4, 4, 8),
+    MEMSIM_HELD_OPEN_STEPS(uint64_t, 2, 2, 16), MEMSIM_HELD_OPEN_STEPS(uint64_t, 4, 4, 16),
+    MEMSIM_HELD_OPEN_STEPS(uint32_t, 8, 2, 32), MEMSIM_HELD_OPEN_STEPS(uint32_t, 8, 4, 32),
 };
 
 template <class T>
@@ -164,11 +223,14 @@ void fill_input(std::vector<unsigned char>& bytes) {
 
 int main(int argc, char** argv) {
   bool once = false;
+  const char* match = nullptr;  // --match TEXT: only the runs whose name holds TEXT
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--once") == 0 && !once) {
       once = true;
+    } else if (std::strcmp(argv[i], "--match") == 0 && !match && i + 1 < argc && argv[i + 1][0] != '\0') {
+      match = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: memsim-held-open [--once]\n");
+      std::fprintf(stderr, "usage: memsim-held-open [--once] [--match TEXT]\n");
       return 2;
     }
   }
@@ -201,6 +263,7 @@ int main(int argc, char** argv) {
     for (int limit : {0, 4, 2}) {
       const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
       for (const Config& c : kConfigs) {
+        if (match && !std::strstr(c.name, match)) continue;
         const void* input = in[c.element_bytes == 8];
         MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;
@@ -227,10 +290,10 @@ int main(int argc, char** argv) {
         std::sort(ms.begin(), ms.end());
         const int line = 128 / c.element_bytes, rounds = line / (c.warps_a_line * (32 / c.rows_per_request));
         std::printf("%s    {\"name\": \"%s\", \"element_bytes\": %d, \"warps_a_line\": %d, \"lines_a_row\": %d, "
-                    "\"sequential\": %s, \"row_bytes\": %d, \"rows_per_request\": %d, \"rounds\": %d, \"rounds_open\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
+                    "\"sequential\": %s, \"rows_apart\": %s, \"row_bytes\": %d, \"rows_per_request\": %d, \"rounds\": %d, \"rounds_open\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
                     "\"median_us\": %.2f, \"min_us\": %.2f, \"max_us\": %.2f, \"wrong_elements\": %lld}",
                     first ? "" : ",\n", c.name, c.element_bytes, c.warps_a_line, c.lines_a_row,
-                    c.sequential ? "true" : "false", c.wide ? 65536 : 32768, c.rows_per_request, c.sequential ? rounds * c.lines_a_row : rounds, rounds - 1,
+                    c.sequential ? "true" : "false", c.apart ? "true" : "false", c.wide ? 65536 : 32768, c.rows_per_request, c.sequential ? rounds * c.lines_a_row : rounds, rounds - 1,
                     resident, smem, 1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
                     static_cast<long long>(wrong));
         first = false;
