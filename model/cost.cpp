@@ -155,6 +155,12 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
     for (int w = 0; w < 3; ++w)
       if (c.partial_store_requests[w] > 0 && k.read_back_ps_per_byte[w] > 0) charged_bytes += c.partial_store_bytes[w];
     pr.read_back_fraction = charged_bytes > 0 ? read_beyond_loads / charged_bytes : 0.0;
+    bool partial = false;
+    for (int w = 0; w < 3; ++w) partial = partial || c.partial_store_requests[w] > 0;
+    if (partial && charged_bytes <= 0 && read_beyond_loads > 0)
+      pr.caveats.push_back("the bytes given beyond the loads' own (--dram-read-bytes) are the read-back of this "
+                           "kernel's partial stores, and this profile has no cost for that at their lane width: "
+                           "the time above charges them on the DRAM term alone");
   }
   double read_back_bytes = 0;
   bool uncharged = false;

@@ -352,6 +352,19 @@ TEST(Cost, DramReadBytesGivenReplaceTheModelledReadBack) {
   EXPECT_EQ(pr.read_back_fraction, 0.0);
   EXPECT_EQ(pr.read_back_us, 0.0);
   EXPECT_NEAR(pr.term(kTermDram), 1500.0, 1e-9);
+  // Partial stores in lanes the profile has no read-back cost for: the bytes given stay on the DRAM term alone,
+  // and a caveat says so.
+  std::swap(k.partial_store_requests[kLanes4], k.partial_store_requests[kLanes8]);
+  std::swap(k.partial_store_bytes[kLanes4], k.partial_store_bytes[kLanes8]);
+  o.dram_read_bytes = 6.5e8;
+  pr = predict(k, p, o);
+  EXPECT_EQ(pr.read_back_us, 0.0);
+  EXPECT_NEAR(pr.term(kTermDram), 1650.0, 1e-9);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("the time above charges them on the DRAM term alone"), std::string::npos)
+      << pr.caveats[0];
+  std::swap(k.partial_store_requests[kLanes4], k.partial_store_requests[kLanes8]);
+  std::swap(k.partial_store_bytes[kLanes4], k.partial_store_bytes[kLanes8]);
   // No partial stores: what lies beyond the loads is DRAM time alone.
   k.partial_store_requests[kLanes4] = 0, k.partial_store_bytes[kLanes4] = 0;
   o.dram_read_bytes = 7e8;
