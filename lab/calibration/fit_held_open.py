@@ -97,7 +97,8 @@ def main():
     ap.add_argument("--report")
     a = ap.parse_args()
     doc, runs = load(a.runs, a.ncu)
-    # The rows-apart runs (2026-11-29) ask whether where the lines lie matters at the same U: a study, not fitted.
+    # The rows-apart runs and their step-a-line kin (2026-11-29) ask whether where the lines lie, and in what
+    # order they are written, matter at the same U: a study, not fitted.
     fitted = [r for r in runs if r["U"] <= FIT_UP_TO and r["piece_bytes"] < 32 and not r.get("rows_apart")]
     lines, exponent, half = fit(fitted)
     out = ["# lab/calibration/fit_held_open.py %s %s" % (a.runs, a.ncu),
