@@ -77,34 +77,14 @@ template <class T, int P, int Q, bool kSequential, bool kWide, int R = 32, bool 
 __global__ void held_open(const T* in, T* out) {
   constexpr int K = 32 / R, E = line_elems<T>(), groups = 8 / P, rounds = E / (P * K);
   static_assert(!kSequential || R == 32, "the sequential runs write one element a row");
-  static_assert(!(kSequential && kApart), "rows apart is a variant of at once");
+  static_assert(!(kSequential && (kApart || kSteps)), "rows apart and a step a line are variants of at once");
   constexpr int rows = rows_of<kWide>(), cols = cols_of<T, kWide>();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = warp / P, m = warp % P;
-  if constexpr (kApart) {
-    // The block: Q x R x groups rows by one line of columns; group q's line j in rows j R groups + R q + ...
-    constexpr unsigned apart_row_blocks = rows / (Q * R * groups);
-    const size_t row = size_t(blockIdx.x % apart_row_blocks) * (Q * R * groups) + R * q + lane / K;
-    const size_t col0 = size_t(blockIdx.x / apart_row_blocks) * E + lane % K;
-#pragma unroll 1
-    for (int r = 0; r < rounds; ++r) {
-      const size_t col = col0 + (r * P + m) * K;
-      if constexpr (kSteps) {
-#pragma unroll
-        for (int j = 0; j < Q; ++j)
-          out[(row + size_t(j) * R * groups) * cols + col] = in[col * rows + row + size_t(j) * R * groups];
-      } else {
-        T v[Q];
-#pragma unroll
-        for (int j = 0; j < Q; ++j) v[j] = in[col * rows + row + size_t(j) * R * groups];
-#pragma unroll
-        for (int j = 0; j < Q; ++j) out[(row + size_t(j) * R * groups) * cols + col] = v[j];
-      }
-    }
-    return;
-  }
-  constexpr unsigned row_blocks = rows / (R * groups);
-  const size_t row = size_t(blockIdx.x % row_blocks) * (R * groups) + R * q + lane / K;
-  const size_t col0 = size_t(blockIdx.x / row_blocks) * (Q * E) + lane % K;
+  // A block's output rows by its columns: R x groups rows by Q lines, or rows apart Q times the rows by one line.
+  constexpr int block_rows = (kApart ? Q : 1) * R * groups, block_cols = (kApart ? 1 : Q) * E;
+  constexpr unsigned row_blocks = rows / block_rows;
+  const size_t row = size_t(blockIdx.x % row_blocks) * block_rows + R * q + lane / K;
+  const size_t col0 = size_t(blockIdx.x / row_blocks) * block_cols + lane % K;
   if constexpr (kSequential) {
 #pragma unroll 1
     for (int r = 0; r < Q * rounds; ++r) {
@@ -112,13 +92,21 @@ __global__ void held_open(const T* in, T* out) {
       out[row * cols + col] = in[col * rows + row];
     }
   } else {
+    // Line j's piece in round r: side by side in the thread's row, or rows apart in the same columns.
+    const auto row_of = [&](int j) { return kApart ? row + size_t(j) * R * groups : row; };
+    const auto col_of = [&](int r, int j) { return col0 + (kApart ? 0 : j * E) + (r * P + m) * K; };
 #pragma unroll 1
     for (int r = 0; r < rounds; ++r) {
-      T v[Q];
+      if constexpr (kSteps) {
 #pragma unroll
-      for (int j = 0; j < Q; ++j) v[j] = in[(col0 + j * E + (r * P + m) * K) * rows + row];  // input: cols x rows
+        for (int j = 0; j < Q; ++j) out[row_of(j) * cols + col_of(r, j)] = in[col_of(r, j) * rows + row_of(j)];
+      } else {
+        T v[Q];
 #pragma unroll
-      for (int j = 0; j < Q; ++j) out[row * cols + col0 + j * E + (r * P + m) * K] = v[j];
+        for (int j = 0; j < Q; ++j) v[j] = in[col_of(r, j) * rows + row_of(j)];  // input: cols x rows
+#pragma unroll
+        for (int j = 0; j < Q; ++j) out[row_of(j) * cols + col_of(r, j)] = v[j];
+      }
     }
   }
 }
@@ -154,25 +142,20 @@ int64_t count_wrong(const std::vector<unsigned char>& bytes) {
   return wrong;
 }
 
-#define MEMSIM_HELD_OPEN_R(T, P, Q, S, W, R, NAME)                                                 \
+// A: a group's lines rows apart; ST: a step a line (both only at once, 32 KiB rows).
+#define MEMSIM_HELD_OPEN_X(T, P, Q, S, W, R, A, ST, NAME)                                            \
   Config {                                                                                          \
-    NAME, int(sizeof(T)), P, Q, S, W, R, false, (const void*)&held_open<T, P, Q, S, W, R>,          \
-        &launch<T, P, Q, S, W, R>, &count_wrong<T, W>                                               \
+    NAME, int(sizeof(T)), P, Q, S, W, R, A, (const void*)&held_open<T, P, Q, S, W, R, A, ST>,       \
+        &launch<T, P, Q, S, W, R, A, ST>, &count_wrong<T, W>                                        \
   }
-// A group's Q lines Q rows apart, at once, 32 KiB rows.
-#define MEMSIM_HELD_OPEN_APART(T, P, Q, R)                                                          \
-  Config {                                                                                          \
-    #T " P=" #P " Q=" #Q " rows apart narrow " #R " rows a request", int(sizeof(T)), P, Q, false,   \
-        false, R, true, (const void*)&held_open<T, P, Q, false, false, R, true>,                    \
-        &launch<T, P, Q, false, false, R, true>, &count_wrong<T, false>                             \
-  }
-// The same, a step a line (naive's order).
-#define MEMSIM_HELD_OPEN_STEPS(T, P, Q, R)                                                          \
-  Config {                                                                                          \
-    #T " P=" #P " Q=" #Q " rows apart, a step a line, narrow " #R " rows a request", int(sizeof(T)), \
-        P, Q, false, false, R, true, (const void*)&held_open<T, P, Q, false, false, R, true, true>, \
-        &launch<T, P, Q, false, false, R, true, true>, &count_wrong<T, false>                       \
-  }
+#define MEMSIM_HELD_OPEN_R(T, P, Q, S, W, R, NAME) MEMSIM_HELD_OPEN_X(T, P, Q, S, W, R, false, false, NAME)
+// A group's Q lines Q rows apart, at once, 32 KiB rows; then the same a step a line (naive's order).
+#define MEMSIM_HELD_OPEN_APART(T, P, Q, R)                 \
+  MEMSIM_HELD_OPEN_X(T, P, Q, false, false, R, true, false, \
+                     #T " P=" #P " Q=" #Q " rows apart narrow " #R " rows a request")
+#define MEMSIM_HELD_OPEN_STEPS(T, P, Q, R)                \
+  MEMSIM_HELD_OPEN_X(T, P, Q, false, false, R, true, true, \
+                     #T " P=" #P " Q=" #Q " rows apart, a step a line, narrow " #R " rows a request")
 #define MEMSIM_HELD_OPEN(T, P, Q, S, W) MEMSIM_HELD_OPEN_R(T, P, Q, S, W, 32, #T " P=" #P " Q=" #Q " " #S " " #W)
 // R rows a request, at once, 32 KiB rows: the P whose lines take 2 rounds or more.
 #define MEMSIM_HELD_OPEN_ROWS(T, P, Q, R) \
