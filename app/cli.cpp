@@ -312,6 +312,13 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       }());
     aopts.dram_read_bytes = bytes;
   }
+  // --instructions and --dram-read-bytes are one launch's measured counts: no sweep, comparison or set of devices.
+  const auto refuse_one_launch_counts = [&aopts](const std::string& where, const std::string& not_for) {
+    for (const auto& [option, given] : {std::pair<const char*, bool>{"--instructions", bool(aopts.instructions)},
+                                        {"--dram-read-bytes", bool(aopts.dram_read_bytes)}})
+      if (given)
+        throw ConfigError(std::string(option) + " is one launch's count" + where + "; it cannot stand for " + not_for);
+  };
   aopts.runtime_shape = vm.count("runtime-shape") > 0;
   aopts.compile = vm.count("no-compile") == 0;
   aopts.partitions = vm.count("partitions") > 0;
@@ -326,12 +333,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
                         std::to_string(sweep_size(cmd.sweep)));
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch; sweep with table, json or csv");
-    if (aopts.instructions)
-      throw ConfigError("--instructions is one launch's count; it cannot stand for the " +
-                        std::to_string(sweep_size(cmd.sweep)) + " launches of a sweep");
-    if (aopts.dram_read_bytes)
-      throw ConfigError("--dram-read-bytes is one launch's count; it cannot stand for the " +
-                        std::to_string(sweep_size(cmd.sweep)) + " launches of a sweep");
+    refuse_one_launch_counts("", "the " + std::to_string(sweep_size(cmd.sweep)) + " launches of a sweep");
     cmd.action = CliCommand::Action::Sweep;
   } else if (user.kernel == "all" || user.kernel.find(',') != std::string::npos) {
     cmd.kernels = kernel_names(user.kernel);
@@ -341,12 +343,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
         if (const std::string why = check_plot_options(vm, k); !why.empty()) throw ConfigError(why);
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch; compare kernels with table, json or csv");
-    if (aopts.instructions)
-      throw ConfigError("--instructions is one launch's count; it cannot stand for " +
-                        std::to_string(cmd.kernels.size()) + " kernels");
-    if (aopts.dram_read_bytes)
-      throw ConfigError("--dram-read-bytes is one launch's count; it cannot stand for " +
-                        std::to_string(cmd.kernels.size()) + " kernels");
+    refuse_one_launch_counts("", std::to_string(cmd.kernels.size()) + " kernels");
     cmd.action = CliCommand::Action::Compare;
   } else if (const std::string why = check_plot_options(vm, user.kernel); !why.empty()) {
     throw ConfigError(why);
@@ -366,12 +363,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
                         "configuration (no list in --kernel, --block, --tile, --dtype or --matrix)");
     if (cmd.format == "ncu-csv")
       throw ConfigError("--format ncu-csv holds one launch on one device; compare devices with table, json or csv");
-    if (aopts.instructions)
-      throw ConfigError("--instructions is one launch's count on one device; it cannot stand for " +
-                        std::to_string(cmd.devices.size()) + " devices");
-    if (aopts.dram_read_bytes)
-      throw ConfigError("--dram-read-bytes is one launch's count on one device; it cannot stand for " +
-                        std::to_string(cmd.devices.size()) + " devices");
+    refuse_one_launch_counts(" on one device", std::to_string(cmd.devices.size()) + " devices");
     cmd.action = CliCommand::Action::CompareDevices;
   }
   if (vm.count("plot")) {

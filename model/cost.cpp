@@ -152,11 +152,13 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   const double read_beyond_loads = read_given ? std::max(0.0, o.dram_read_bytes - c.dram_read_bytes) : 0.0;
   if (read_given) {
     double charged_bytes = 0;
-    for (int w = 0; w < 3; ++w)
-      if (c.partial_store_requests[w] > 0 && k.read_back_ps_per_byte[w] > 0) charged_bytes += c.partial_store_bytes[w];
-    pr.read_back_fraction = charged_bytes > 0 ? read_beyond_loads / charged_bytes : 0.0;
     bool partial = false;
-    for (int w = 0; w < 3; ++w) partial = partial || c.partial_store_requests[w] > 0;
+    for (int w = 0; w < 3; ++w) {
+      if (c.partial_store_requests[w] <= 0) continue;
+      partial = true;
+      if (k.read_back_ps_per_byte[w] > 0) charged_bytes += c.partial_store_bytes[w];
+    }
+    pr.read_back_fraction = charged_bytes > 0 ? read_beyond_loads / charged_bytes : 0.0;
     if (partial && charged_bytes <= 0 && read_beyond_loads > 0)
       pr.caveats.push_back("the bytes given beyond the loads' own (--dram-read-bytes) are the read-back of this "
                            "kernel's partial stores, and this profile has no cost for that at their lane width: "

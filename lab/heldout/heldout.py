@@ -98,9 +98,10 @@ SHAPES_K = [((12, 4), (24, 24)), ((24, 3), (48, 48)), ((36, 2), (72, 72)), ((20,
 # or more (8x24 on 48, 56x4 on 56, the f16 tiles, naive), at 8192x8192 only.
 SHAPES_L = [((32, 12), (96, 96)), ((16, 10), (80, 80)), ((40, 5), (80, 80)), ((8, 24), (48, 48)),
             ((12, 12), (48, 48)), ((56, 4), (56, 56))]
-# Set m (2026-11-29), chosen before any of it ran: the shapes a tuner tries first that no set has compiled (16x16 on 16, 32x32 on 32: one element a thread;
-# 16x8, 16x32 and 8x16 on 32; 32x2 on 64), at 8192x8192 and 16384x16384. 32x32 on 32 is in the shipped SASS
-# table (model/sass_counts.inc) but was never timed for these kernels.
+# Set m (2026-11-29), chosen before any of it ran: the shapes a tuner tries first that no set has compiled
+# (16x16 on 16, 32x32 on 32: one element a thread; 16x8, 16x32 and 8x16 on 32; 32x2 on 64), at 8192x8192 and
+# 16384x16384. 32x32 on 32 is in the shipped SASS table (model/sass_counts.inc) but was never timed for these
+# kernels.
 SHAPES_M = [((16, 16), (16, 16)), ((32, 32), (32, 32)), ((16, 8), (32, 32)), ((16, 32), (32, 32)),
             ((8, 16), (32, 32)), ((32, 2), (64, 64))]
 # Set n (2026-11-29), chosen after set m and before any of it ran, to judge a rule found on set m: a block holds

@@ -171,7 +171,7 @@ def main():
             caveated.append(bool(caveats))
             bases[(basis or "").split(" (")[0]] += 1
             rows.append((r, r["measured"]["time_us"]["median"], t))
-            m = r.get("metrics", {}).get("smsp__inst_executed.sum", {}).get("measured")
+            m = measured_metric(r, "smsp__inst_executed.sum")
             if m and n:
                 inst.append((n / m - 1, r))
         judge(rows, "predicted here%s (%s)" % ("".join(" " + x for x in a.memsim_arg), "; ".join("%s: %d" % kv for kv in bases.items())), out)
