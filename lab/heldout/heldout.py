@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set o           the second to fifteenth set (SHAPES_B .. SHAPES_O below)
+    --set b .. --set p           the second to sixteenth set (SHAPES_B .. SHAPES_P below)
 """
 import argparse
 import sys
@@ -117,6 +117,12 @@ SHAPES_N = [((16, 64), (64, 64)), ((16, 32), (64, 64)), ((48, 16), (48, 48)), ((
 # 24x16 on 48, 8x64 on 64, 64x16 on 128), at 8192x8192 only; the staged kernels, one round a tile, are the control.
 SHAPES_O = [((32, 16), (96, 96)), ((32, 32), (96, 96)), ((16, 16), (48, 48)), ((24, 16), (48, 48)),
             ((8, 64), (64, 64)), ((64, 16), (128, 128))]
+# Set p (2026-11-29), chosen after set o refuted counting one step's lines open at once, and before any run of
+# memsim-step-lines (lab/calibration/step_lines.cu, which measures how many steps a block holds open) or any rule
+# from it: tiles of 16 to 36 steps at blocks a tuner tries, none compiled by any set (32x16, 32x32 and 64x8 on 128,
+# 32x8 and 16x32 on 96, 16x16 on 80), at 8192x8192 only.
+SHAPES_P = [((32, 16), (128, 128)), ((32, 32), (128, 128)), ((64, 8), (128, 128)), ((32, 8), (96, 96)),
+            ((16, 32), (96, 96)), ((16, 16), (80, 80))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -124,7 +130,8 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "h": (SHAPES_H, MATRICES_B, "heldouth"), "i": (SHAPES_I, MATRICES_B, "heldouti"),
         "j": (SHAPES_J, MATRICES_B, "heldoutj"), "k": (SHAPES_K, MATRICES_B, "heldoutk"),
         "l": (SHAPES_L, MATRICES_B, "heldoutl"), "m": (SHAPES_M, MATRICES, "heldoutm"),
-        "n": (SHAPES_N, MATRICES_B, "heldoutn"), "o": (SHAPES_O, MATRICES_B, "heldouto")}
+        "n": (SHAPES_N, MATRICES_B, "heldoutn"), "o": (SHAPES_O, MATRICES_B, "heldouto"),
+        "p": (SHAPES_P, MATRICES_B, "heldoutp")}
 
 
 def configs(shapes):
