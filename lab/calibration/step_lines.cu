@@ -1,0 +1,204 @@
+// memsim-step-lines: lines closed in the step that opens them, a fresh set each step (a calibration benchmark).
+//
+// The read-back's curve for lines closed in their round was fitted on memsim-partial-lines, whose blocks write
+// all their lines in one round. A block that writes a fresh set of lines each step, each line's pieces from
+// several of its warps at the same step, holds more than one step's lines open at once when its warps drift
+// apart (nothing holds them together: a line is open from the first of its warps to reach the step to the last),
+// and fewer than all its steps' lines. This program measures how many, with stores alone in charge of the
+// pattern (no suite kernel, no suite launch shape):
+//
+//   a block of W warps (32 W threads) walks S steps; in step s, warp w, lane l loads one element of the input
+//   (a coalesced piece of an input row) and stores it at output row S R blockrow + R s + l / K, column
+//   W K blockcol + K w + l mod K: each store request writes K consecutive elements of R = 32 / K rows. A line
+//   (E = 128 / element bytes elements of a row) then takes its pieces from G = E / K warps of one step, and
+//   closes in it; the block writes W K / E lines of each of R rows a step, new rows each step.
+//   Consecutive blocks walk down the output rows, as consecutive blocks of a transpose do.
+//
+// The kernel keeps no __restrict__: each step's load waits for the step before to have issued its store, as nvcc
+// compiles a direct transpose's body (one load in flight a warp between stores).
+//
+// Every configuration runs with as many blocks an SM as fit, then 4 and 2 (where fewer than fit), held back by
+// dynamic shared memory the kernel does not use.
+//
+// Timing (docs/validation.md): CUDA events around each launch, outputs rotated over 4 buffers, 2 warm-up
+// launches, median of 15 with min and max. The first launch's output is checked against the transpose of the
+// input, element for element. --once launches each configuration once, untimed, for Nsight Compute. Output: one
+// JSON document on stdout.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+#include <vector>
+
+#include "validate/cuda_check.hpp"
+
+namespace {
+
+constexpr size_t kOutputBytes = size_t(256) << 20;  // a side: 5x the L2 of an H100 or H200
+constexpr int kRows = 8192;                          // output rows; the columns fill 256 MiB
+constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
+
+template <class T>
+__host__ __device__ constexpr int cols_of() { return int(kOutputBytes / sizeof(T) / kRows); }
+
+template <class T>
+__host__ __device__ inline T value_at(size_t i) { return T(i * 2654435761u + 12345u); }
+
+// W warps, S steps, K consecutive elements a row per request (R = 32 / K rows).
+template <class T, int W, int S, int K>
+__global__ void step_lines(const T* in, T* out) {
+  constexpr int R = 32 / K, cols = cols_of<T>();
+  constexpr unsigned row_blocks = kRows / (S * R);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const size_t row0 = size_t(blockIdx.x % row_blocks) * (S * R) + lane / K;
+  const size_t col = size_t(blockIdx.x / row_blocks) * (W * K) + K * warp + lane % K;
+#pragma unroll 1
+  for (int s = 0; s < S; ++s) {
+    const size_t row = row0 + size_t(s) * R;
+    out[row * cols + col] = in[col * kRows + row];  // input: cols x rows
+  }
+}
+
+struct Config {
+  const char* name;
+  int element_bytes, warps, steps, elements_a_request_row;  // sizeof(T), W, S, K
+  const void* kernel;
+  void (*launch)(const void* in, void* out, int smem);
+  int64_t (*count_wrong)(const std::vector<unsigned char>& out);
+};
+
+template <class T, int W, int S, int K>
+void launch(const void* in, void* out, int smem) {
+  constexpr unsigned blocks = unsigned(kRows / (S * (32 / K))) * unsigned(cols_of<T>() / (W * K));
+  step_lines<T, W, S, K><<<blocks, 32 * W, smem>>>(static_cast<const T*>(in), static_cast<T*>(out));
+}
+
+// The output against the transpose of the input.
+template <class T>
+int64_t count_wrong(const std::vector<unsigned char>& bytes) {
+  const T* out = reinterpret_cast<const T*>(bytes.data());
+  const size_t cols = size_t(cols_of<T>());
+  int64_t wrong = 0;
+  for (size_t r = 0; r < size_t(kRows); ++r)
+    for (size_t c = 0; c < cols; ++c) wrong += out[r * cols + c] != value_at<T>(c * kRows + r);
+  return wrong;
+}
+
+#define MEMSIM_STEP_LINES(T, W, S, K)                                                                           \
+  Config {                                                                                                      \
+    #T " W=" #W " S=" #S " K=" #K, int(sizeof(T)), W, S, K, (const void*)&step_lines<T, W, S, K>,               \
+        &launch<T, W, S, K>, &count_wrong<T>                                                                    \
+  }
+#define MEMSIM_STEP_LINES_S(T, W, K)                                                                     \
+  MEMSIM_STEP_LINES(T, W, 1, K), MEMSIM_STEP_LINES(T, W, 2, K), MEMSIM_STEP_LINES(T, W, 4, K),          \
+      MEMSIM_STEP_LINES(T, W, 8, K), MEMSIM_STEP_LINES(T, W, 16, K)
+
+// Every (element, K) whose lines take 8 to 32 warps, at every W from those warps to 32: pieces of 4 bytes (u32,
+// K 1), 8 (u32 K 2, u64 K 1) and 16 (u32 K 4, u64 K 2).
+const Config kConfigs[] = {
+    MEMSIM_STEP_LINES_S(uint32_t, 32, 1),
+    MEMSIM_STEP_LINES_S(uint32_t, 16, 2), MEMSIM_STEP_LINES_S(uint32_t, 32, 2),
+    MEMSIM_STEP_LINES_S(uint32_t, 8, 4),  MEMSIM_STEP_LINES_S(uint32_t, 16, 4), MEMSIM_STEP_LINES_S(uint32_t, 32, 4),
+    MEMSIM_STEP_LINES_S(uint64_t, 16, 1), MEMSIM_STEP_LINES_S(uint64_t, 32, 1),
+    MEMSIM_STEP_LINES_S(uint64_t, 8, 2),  MEMSIM_STEP_LINES_S(uint64_t, 16, 2), MEMSIM_STEP_LINES_S(uint64_t, 32, 2),
+};
+
+template <class T>
+void fill_input(std::vector<unsigned char>& bytes) {
+  T* in = reinterpret_cast<T*>(bytes.data());
+  for (size_t i = 0; i < kOutputBytes / sizeof(T); ++i) in[i] = value_at<T>(i);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool once = false;
+  const char* match = nullptr;  // --match TEXT: only the runs whose name holds TEXT
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--once") == 0 && !once) {
+      once = true;
+    } else if (std::strcmp(argv[i], "--match") == 0 && !match && i + 1 < argc && argv[i + 1][0] != '\0') {
+      match = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: memsim-step-lines [--once] [--match TEXT]\n");
+      return 2;
+    }
+  }
+  try {
+    std::vector<unsigned char> host(kOutputBytes);
+    void* in[2] = {nullptr, nullptr};  // 4- and 8-byte elements
+    for (int k = 0; k < 2; ++k) {
+      if (k == 0) fill_input<uint32_t>(host);
+      else fill_input<uint64_t>(host);
+      MEMSIM_CUDA_CHECK(cudaMalloc(&in[k], kOutputBytes));
+      MEMSIM_CUDA_CHECK(cudaMemcpy(in[k], host.data(), kOutputBytes, cudaMemcpyHostToDevice));
+    }
+    std::vector<void*> outs(kOutputs);
+    for (auto& o : outs) MEMSIM_CUDA_CHECK(cudaMalloc(&o, kOutputBytes));
+    cudaEvent_t a, b;
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&a));
+    MEMSIM_CUDA_CHECK(cudaEventCreate(&b));
+    cudaDeviceProp p{};
+    MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+    int driver = 0;
+    MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    std::printf("{\n  \"program\": \"memsim-step-lines\",\n  \"date\": \"%s\",\n  \"device\": \"%s\",\n"
+                "  \"sms\": %d,\n  \"l2_bytes\": %d,\n  \"driver_version\": %d,\n  \"output_bytes\": %zu,\n"
+                "  \"runs\": [\n",
+                date, p.name, p.multiProcessorCount, p.l2CacheSize, driver, kOutputBytes);
+    bool all_ok = true, first = true;
+    for (const Config& c : kConfigs) {
+      if (match && !std::strstr(c.name, match)) continue;
+      const void* input = in[c.element_bytes == 8];
+      const int threads = 32 * c.warps;
+      int most = 0;
+      MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, c.kernel, threads, 0));
+      for (int limit : {0, 4, 2}) {
+        if (limit && limit >= most) continue;  // that many fit without holding any back: run already
+        const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
+        MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        int resident = 0;
+        MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, threads, smem));
+        MEMSIM_CUDA_CHECK(cudaMemset(outs[0], 0xff, kOutputBytes));
+        c.launch(input, outs[0], smem);
+        MEMSIM_CUDA_CHECK(cudaGetLastError());
+        MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
+        if (once) continue;
+        MEMSIM_CUDA_CHECK(cudaMemcpy(host.data(), outs[0], kOutputBytes, cudaMemcpyDeviceToHost));
+        const int64_t wrong = c.count_wrong(host);
+        all_ok = all_ok && wrong == 0;
+        std::vector<float> ms;
+        for (int r = 0; r < kWarmup + kReps; ++r) {
+          MEMSIM_CUDA_CHECK(cudaEventRecord(a));
+          c.launch(input, outs[r % kOutputs], smem);
+          MEMSIM_CUDA_CHECK(cudaEventRecord(b));
+          MEMSIM_CUDA_CHECK(cudaEventSynchronize(b));
+          MEMSIM_CUDA_CHECK(cudaGetLastError());
+          float t = 0;
+          MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
+          if (r >= kWarmup) ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        std::printf("%s    {\"name\": \"%s\", \"element_bytes\": %d, \"warps\": %d, \"steps\": %d, "
+                    "\"elements_a_request_row\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
+                    "\"median_us\": %.2f, \"min_us\": %.2f, \"max_us\": %.2f, \"wrong_elements\": %lld}",
+                    first ? "" : ",\n", c.name, c.element_bytes, c.warps, c.steps, c.elements_a_request_row,
+                    resident, smem, 1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(),
+                    static_cast<long long>(wrong));
+        first = false;
+      }
+    }
+    std::printf("\n  ],\n  \"all_checks_passed\": %s\n}\n", once ? "null" : all_ok ? "true" : "false");
+    return all_ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memsim-step-lines: %s\n", e.what());
+    return 1;
+  }
+}
