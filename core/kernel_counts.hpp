@@ -78,6 +78,9 @@ struct KernelCounts {
   // Lines a block writes in partial pieces from 2+ warps, by their partly written sectors, weighted by the
   // share of its warps writing each line, at the number of warps writing the sector (sim/partial_lines.hpp).
   PartialSectorLines partial_lines_per_block{};
+  // The rounds those lines open in, each closing in its own (sim/partial_lines.hpp): one for a staged tile, a
+  // step of its tile each for naive's. The cost model holds some of them open at once (cost.read_back.steps_open).
+  double partial_line_rounds = 1;
   double lines_completed_by_one_warp_per_block = 0;  // lines a warp alone writes in partial pieces, whole
   // The share of the partial pieces' bytes that are half sectors a warp completes with the other half in its
   // next store instruction (sim/partial_lines.hpp): the L1 merges such pairs into whole sectors in small blocks

@@ -100,6 +100,13 @@ double read_back_sector_warp_factor(const CostConstants& k, int warps) {
   return warps <= 4 ? std::pow(at4, std::log2(warps / 2.0)) : at4 * std::pow(at8 / at4, std::log2(warps / 4.0));
 }
 
+double rounds_open_at_once(const CostConstants& k, double rounds, int warps) {
+  const int i = warps <= 2 ? 0 : warps <= 5 ? 1 : 2;  // nearest of 2, 4 and 8 warps a sector
+  if (k.read_back_steps_open_spread[i] < 0 || rounds <= 1) return std::max(1.0, rounds);
+  return std::min(rounds,
+                  1 + k.read_back_steps_open_spread[i] * std::pow(rounds - 1, k.read_back_steps_open_power[i]));
+}
+
 // The most lines held open at once that memsim-held-open's fitted runs reached (lab/calibration/
 // fit_held_open.py fits those up to 300,000; the runs hold 270,336 or 540,672).
 constexpr double kHeldOpenFittedLines = 300000;
@@ -121,8 +128,14 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   // before it writes them, a cost per byte on the L2's partial-store path and the bytes on DRAM's.
   // The fraction grows with the warps that write each sector in pieces: the partly written sectors' mean
   // factor multiplies it.
+  // A block writing such lines over several rounds holds rounds_open_at_once of its rounds' lines at a time,
+  // by the warps that write their sectors.
   const double lines_per_block = total_lines(c.partial_lines_per_block);
-  pr.open_partial_lines = lines_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  const double rounds = std::max(1.0, c.partial_line_rounds);
+  double open_per_block = 0;
+  for (int w = 0; w <= kWarpSize; ++w)
+    open_per_block += c.partial_lines_per_block[w] * rounds_open_at_once(k, rounds, w) / rounds;
+  pr.open_partial_lines = open_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
   if (lines_per_block > 0) {
     double weighted = 0;
     for (int w = 1; w <= kWarpSize; ++w)

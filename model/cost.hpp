@@ -161,6 +161,10 @@ struct Prediction {
 // the profile's factors at 4 and 8, geometric between them, 8's beyond (not measured past 8); at 1 warp (a
 // sector its warp completes itself) the profile's read_back_one_warp_factor.
 double read_back_sector_warp_factor(const CostConstants& k, int warps);
+// Of a block's R rounds of lines closed each in its own, how many are open at once (cost.read_back.steps_open),
+// for sectors written in pieces by `warps` warps: min(R, 1 + spread x (R - 1)^power), or R where the profile
+// has not measured it.
+double rounds_open_at_once(const CostConstants& k, double rounds, int warps);
 
 // The DRAM order (sim/dram_order.hpp) is counted, a replay of windows of blocks, and charged only where the
 // profile has its costs.

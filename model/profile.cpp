@@ -50,6 +50,8 @@ constexpr NumberRange kOpenLines{1, 1e12, false, "lines"};
 constexpr NumberRange kPerLogLines{0, 100, true, ""};
 constexpr NumberRange kHeldOpenExponent{0.1, 10, false, ""};
 constexpr NumberRange kHalfSectorFactor{0, 10, false, ""};
+constexpr NumberRange kStepsOpenSpread{0, 100, false, ""};
+constexpr NumberRange kStepsOpenPower{0, 2, false, ""};
 // Read-back of sectors written by 4 or 8 warps over 2 warps' (measured 1.7 and 1.9): interpolated
 // geometrically, so the two may be at most 1000 apart (a factor of 2e-319 made the interpolation infinite).
 constexpr NumberRange kWarpFactor{0.1, 100, false, ""};
@@ -101,8 +103,10 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost.small_l1", {"up_to_kib", "evidence"}},
       {"cost.next_store_merge", {"up_to_warps", "up_to_stores", "evidence"}},
       {"cost.read_back",
-       {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open"}},
+       {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open",
+        "steps_open"}},
       {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "note"}},
+      {"cost.read_back.steps_open", {"spread", "power", "note"}},
       {"cost_basis", {"kind", "summary"}},
       {"calibration",
        {"measurements", "base", "date", "device", "driver_version", "runtime_version", "method", "runs",
@@ -277,6 +281,12 @@ CostConstants read_cost(const JsonFields& r) {
       c.read_back_held_open_exponent = r.number_in("cost.read_back.held_open.exponent", kHeldOpenExponent);
       c.read_back_held_open_half_sector_factor =
           r.number_in("cost.read_back.held_open.half_sector_factor", kHalfSectorFactor);
+    }
+    if (r.find("cost.read_back.steps_open")) {  // absent in profiles without memsim-step-lines' runs
+      r.numbers_in("cost.read_back.steps_open.spread", 3, "sectors from 2, 4 and 8 warps", kStepsOpenSpread,
+                   c.read_back_steps_open_spread);
+      r.numbers_in("cost.read_back.steps_open.power", 3, "sectors from 2, 4 and 8 warps", kStepsOpenPower,
+                   c.read_back_steps_open_power);
     }
   }
   if (r.find("cost.instructions_per_division"))

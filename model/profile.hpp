@@ -128,6 +128,13 @@ struct CostConstants {
   double read_back_held_open_lines = 0;
   double read_back_held_open_exponent = 1;
   double read_back_held_open_half_sector_factor = 1;
+  // Lines closed in the round that opens them, written over R rounds a block (naive: a step of its tile each,
+  // a fresh set of lines a step): the block's warps drift apart, so D = min(R, 1 + spread x (R - 1)^power) of
+  // its rounds' lines are open at once (lab/calibration/fit_step_lines.py on memsim-step-lines), apart for the
+  // sectors written in pieces by up to 2, 3 to 5, and 6 or more warps (16-, 8- and 4-byte pieces grow apart).
+  // spread < 0: not measured, all R rounds' lines count as open at once (as before it was).
+  double read_back_steps_open_spread[3] = {-1, -1, -1};
+  double read_back_steps_open_power[3] = {1, 1, 1};
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };

@@ -16,6 +16,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   for (int i = 0; i < 2; ++i) c.runtime_divisions[i] = double(r.runtime_divisions[i]);
   c.barriers_per_block = double(r.barriers_per_thread);
   c.partial_lines_per_block = r.partial_lines_per_block;
+  c.partial_line_rounds = std::max(1, r.closed_line_rounds);
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
   c.next_store_half_pair_share = r.next_store_half_pair_share;
   c.partial_line_open_rounds = r.partial_line_open_rounds;

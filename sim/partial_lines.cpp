@@ -129,6 +129,15 @@ int64_t PartialPieces::lines_closed_in_round() const {
                        [this](const Line& l) { return warps_if_held_open(l) > 0 && !held_over_rounds(l); });
 }
 
+int PartialPieces::rounds_of_lines_closed_in_round() const {
+  std::vector<int> rounds;
+  for (const Line& l : lines_)
+    if (warps_if_held_open(l) && !held_over_rounds(l) &&
+        std::find(rounds.begin(), rounds.end(), l.first_round) == rounds.end())
+      rounds.push_back(l.first_round);
+  return int(rounds.size());
+}
+
 double PartialPieces::mean_open_rounds() const {
   double sum = 0;
   int64_t lines = 0;
@@ -243,6 +252,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.lines_open_at_once = pieces.lines_open_at_once();
   p.lines_held_over_rounds = pieces.lines_held_over_rounds();
   p.lines_closed_in_round = pieces.lines_closed_in_round();
+  p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();
   return p;
 }

@@ -82,6 +82,9 @@ class PartialPieces {
   std::array<double, 2> lines_open_at_once() const;
   int64_t lines_held_over_rounds() const;
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
+  // The rounds those lines open in (distinct): one for a staged kernel's tile, a step of its tile each for
+  // naive's, which writes a fresh set of lines each step and closes them in it. 0 when there are none.
+  int rounds_of_lines_closed_in_round() const;
   // The share of the block's partial pieces (their bytes) that are half sectors the same warp completes with
   // the other half in its next store instruction: the pairs the L1 merges into whole sectors, wholly in blocks
   // of one or two warps storing twice a warp (lab/studies/store_merge: 99-100% on an H100 and an H200, at every
@@ -138,6 +141,7 @@ struct PartialLines {
   std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once
   int64_t lines_held_over_rounds = 0;   // PartialPieces::lines_held_over_rounds
   int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
+  int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
   double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});

@@ -284,6 +284,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lines_open_at_once_per_block = partial.lines_open_at_once;
   result.lines_held_over_rounds = partial.lines_held_over_rounds;
   result.lines_closed_in_round = partial.lines_closed_in_round;
+  result.closed_line_rounds = partial.closed_line_rounds;
   result.next_store_half_pair_share = partial.next_store_half_pair_share;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
   if (!partial.sectors_left_partial.empty()) {

@@ -385,6 +385,31 @@ TEST(PartialPieces, SuiteRoundsOpen) {
   EXPECT_DOUBLE_EQ(rounds("coalesced", "f32", {32, 8}), 0.0);
 }
 
+// The rounds the lines closed in their round open in. By hand: warps 0 and 1 write 4 bytes each of sector 0 of
+// 32 lines (round 0), load, then the same for 32 other lines (round 1): 2 rounds, 64 lines. naive (tile 32x32)
+// closes a line in its step where the block's BY rows hold all of a line's y (128 / E): f64 32x16 (16 y a line)
+// over 32 / 16 = 2 steps, f64 32x32 in its one step; f32 32x8 holds its lines over rounds (none closed in one:
+// 0), and coalesced writes whole lines (0).
+TEST(PartialPieces, RoundsOfLinesClosedInTheirRound) {
+  PartialPieces p;
+  p.add(store(0, 128, 4), 0);
+  p.add(store(4, 128, 4), 1);
+  EXPECT_EQ(p.rounds_of_lines_closed_in_round(), 1);
+  for (int warp : {0, 1}) p.add(test::lanes_at(Space::Global, Op::Load, 1 << 20, 4, 4), warp);
+  p.add(store(4096, 128, 4), 0);
+  p.add(store(4100, 128, 4), 1);
+  EXPECT_EQ(p.rounds_of_lines_closed_in_round(), 2);
+  EXPECT_EQ(p.lines_closed_in_round(), 64);
+  auto rounds = [](const char* kernel, const char* dtype, Size2 block) {
+    const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
+    return partial_lines_of_block(cfg, cfg.blocks() / 2).closed_line_rounds;
+  };
+  EXPECT_EQ(rounds("naive", "f64", {32, 16}), 2);
+  EXPECT_EQ(rounds("naive", "f64", {32, 32}), 1);
+  EXPECT_EQ(rounds("naive", "f32", {32, 8}), 0);
+  EXPECT_EQ(rounds("coalesced", "f32", {32, 8}), 0);
+}
+
 // Sectors a block leaves partly written for another block: 16 bytes of sector 0 from 4 lanes of 4 bytes leave
 // it half written; the other 16 bytes from another warp of the same block complete it.
 TEST(PartialPieces, SectorsLeftPartlyWritten) {

@@ -374,6 +374,35 @@ TEST(Cost, DramReadBytesGivenReplaceTheModelledReadBack) {
   EXPECT_NEAR(pr.term(kTermDram), 1700.0, 1e-9);
 }
 
+// Lines closed each in its round, written over R rounds a block: D = min(R, 1 + spread (R - 1)^power) of the
+// rounds' lines are open at once, by the warps writing their sectors (2, 4 and 8: spread 0.5, 0.25, 1; power 1,
+// 2, 0.5). R = 5: 2 warps 1 + 0.5 x 4 = 3; 4 warps 1 + 0.25 x 16 = 5 (at the cap); 8 warps 1 + sqrt(4) = 3; 32
+// warps as 8; 3 warps as 4. Unmeasured (the profile's -1): all R. One round: 1.
+TEST(Cost, RoundsOfLinesClosedInTheirRoundOpenAtOnce) {
+  DeviceProfile p = toy();
+  EXPECT_EQ(rounds_open_at_once(p.cost, 5, 2), 5.0);
+  EXPECT_EQ(rounds_open_at_once(p.cost, 1, 2), 1.0);
+  const double spread[3] = {0.5, 0.25, 1}, power[3] = {1, 2, 0.5};
+  for (int i = 0; i < 3; ++i) p.cost.read_back_steps_open_spread[i] = spread[i], p.cost.read_back_steps_open_power[i] = power[i];
+  EXPECT_NEAR(rounds_open_at_once(p.cost, 5, 2), 3.0, 1e-12);
+  EXPECT_NEAR(rounds_open_at_once(p.cost, 5, 1), 3.0, 1e-12);
+  EXPECT_NEAR(rounds_open_at_once(p.cost, 5, 4), 5.0, 1e-12);
+  EXPECT_NEAR(rounds_open_at_once(p.cost, 5, 3), 5.0, 1e-12);
+  EXPECT_NEAR(rounds_open_at_once(p.cost, 10, 4), 10.0, 1e-12);  // 1 + 0.25 x 81 = 21.25, capped at 10
+  EXPECT_NEAR(rounds_open_at_once(p.cost, 5, 8), 3.0, 1e-12);
+  EXPECT_NEAR(rounds_open_at_once(p.cost, 5, 32), 3.0, 1e-12);
+  EXPECT_EQ(rounds_open_at_once(p.cost, 1, 8), 1.0);
+  // In a prediction: 32 lines a block summed over 5 rounds, 16 at 2 warps and 16 at 8, 200 blocks all resident
+  // (toy): each class 16 x 3/5 a block, 19.2 in all, x 200 = 3840 at once (6400 before it was measured).
+  KernelCounts k = base_counts();
+  k.partial_lines_per_block[2] = 16;
+  k.partial_lines_per_block[8] = 16;
+  k.partial_line_rounds = 5;
+  EXPECT_NEAR(predict(k, p).open_partial_lines, 3840.0, 1e-9);
+  p.cost.read_back_steps_open_spread[0] = p.cost.read_back_steps_open_spread[2] = -1;
+  EXPECT_NEAR(predict(k, p).open_partial_lines, 6400.0, 1e-9);
+}
+
 // Lines held open over rounds read back 1 - exp(-(U / lines)^exponent) of their share of the partial bytes, U
 // the lines open at once (a block's, times the blocks resident: toy() holds 200 blocks, all resident), half-
 // sector lines counting for half_sector_factor of a line; the lines that close in their round keep the L model.

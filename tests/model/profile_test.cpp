@@ -353,6 +353,34 @@ TEST_F(ScratchDir, ReadBackConstants) {
   EXPECT_EQ(load_profile("plain").cost.read_back_from_lines, 0);
 }
 
+// How many of a block's steps hold their lines open at once (cost.read_back.steps_open) is optional (absent:
+// all of them, spread -1), else spread and power, 3 numbers each (sectors from 2, 4 and 8 warps) in range.
+TEST_F(ScratchDir, StepsOpenConstants) {
+  nlohmann::json j = shipped_h100();
+  write("without", j.dump());
+  EXPECT_EQ(load_profile("without").cost.read_back_steps_open_spread[1], -1);
+  j["cost"]["read_back"]["steps_open"] = {{"spread", {0.3, 0.18, 0.57}}, {"power", {1.45, 1.05, 0.25}}, {"note", "x"}};
+  write("with", j.dump());
+  const DeviceProfile p = load_profile("with");
+  EXPECT_EQ(p.cost.read_back_steps_open_spread[1], 0.18);
+  EXPECT_EQ(p.cost.read_back_steps_open_power[2], 0.25);
+  j["cost"]["read_back"]["steps_open"]["power"] = {1.45, 1.05};
+  write("short", j.dump());
+  EXPECT_THROW(load_profile("short"), ProfileError);
+  j["cost"]["read_back"]["steps_open"]["power"] = {1.45, 1.05, 5};
+  write("steep", j.dump());
+  try {
+    load_profile("steep");
+    ADD_FAILURE() << "power 5 accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("'cost.read_back.steps_open.power[2]'"), std::string::npos) << e.what();
+  }
+  j["cost"]["read_back"]["steps_open"].erase("spread");
+  j["cost"]["read_back"]["steps_open"]["power"] = {1, 1, 1};
+  write("half", j.dump());
+  EXPECT_THROW(load_profile("half"), ProfileError);
+}
+
 // Each caveat is optional (absent: none), else a positive threshold and the evidence behind it: the long wait
 // (lines a request), the store bursts (stores a warp), the half-sector wait (lines a request) and the split lines
 // (a share of sectors); so is the
