@@ -135,6 +135,8 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   double open_per_block = 0;
   for (int w = 0; w <= kWarpSize; ++w)
     open_per_block += c.partial_lines_per_block[w] * rounds_open_at_once(k, rounds, w) / rounds;
+  pr.closed_line_rounds = rounds;
+  pr.closed_line_rounds_open = lines_per_block > 0 ? open_per_block / lines_per_block * rounds : 1.0;
   pr.open_partial_lines = open_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
   if (lines_per_block > 0) {
     double weighted = 0;
@@ -443,6 +445,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["read_back_fraction"] = p.read_back_fraction;
   j["read_back_us"] = p.read_back_us;
   j["partial_line_open_rounds"] = p.open_rounds;
+  j["closed_line_rounds"] = p.closed_line_rounds;
+  j["closed_line_rounds_open"] = p.closed_line_rounds_open;
   j["lines_open_at_once"] = p.lines_open_at_once;
   j["held_line_share"] = p.held_line_share;
   j["held_open_read_back"] = p.held_open_read_back;

@@ -131,6 +131,9 @@ struct Prediction {
   double read_back_fraction = 0;
   double read_back_us = 0;
   double open_rounds = 0;  // KernelCounts::partial_line_open_rounds
+  // The rounds a block writes its lines closed each in its round over, and of them the rounds open at once
+  // (rounds_open_at_once, mean over the lines by the warps writing their sectors).
+  double closed_line_rounds = 1, closed_line_rounds_open = 1;
   // Lines held open over rounds: how many are open at once (all blocks), their share of the partly written
   // lines, and the fraction read back for them (read_back_fraction mixes it in by that share).
   double lines_open_at_once = 0, held_line_share = 0, held_open_read_back = 0;

@@ -398,9 +398,15 @@ TEST(Cost, RoundsOfLinesClosedInTheirRoundOpenAtOnce) {
   k.partial_lines_per_block[2] = 16;
   k.partial_lines_per_block[8] = 16;
   k.partial_line_rounds = 5;
-  EXPECT_NEAR(predict(k, p).open_partial_lines, 3840.0, 1e-9);
+  Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.open_partial_lines, 3840.0, 1e-9);
+  EXPECT_EQ(pr.closed_line_rounds, 5.0);
+  EXPECT_NEAR(pr.closed_line_rounds_open, 3.0, 1e-12);
+  EXPECT_NEAR(to_json(pr)["closed_line_rounds_open"].get<double>(), 3.0, 1e-12);
   p.cost.read_back_steps_open_spread[0] = p.cost.read_back_steps_open_spread[2] = -1;
-  EXPECT_NEAR(predict(k, p).open_partial_lines, 6400.0, 1e-9);
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.open_partial_lines, 6400.0, 1e-9);
+  EXPECT_NEAR(pr.closed_line_rounds_open, 5.0, 1e-12);
 }
 
 // Lines held open over rounds read back 1 - exp(-(U / lines)^exponent) of their share of the partial bytes, U
