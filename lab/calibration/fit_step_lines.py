@@ -25,6 +25,7 @@ import argparse
 import csv
 import json
 import math
+import sys
 
 
 def ncu_by_id(path):
@@ -51,7 +52,7 @@ def load(json_path, csv_path, read_back):
     doc = json.load(open(json_path))
     counters = ncu_by_id(csv_path)
     if len(counters) != len(doc["runs"]):
-        raise SystemExit("%s has %d launches, %s %d runs" % (csv_path, len(counters), json_path, len(doc["runs"])))
+        raise ValueError("%s has %d launches, %s %d runs" % (csv_path, len(counters), json_path, len(doc["runs"])))
     out = doc["output_bytes"]
     runs = []
     for i, r in enumerate(doc["runs"]):
@@ -144,4 +145,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:  # a missing or malformed input: one line
+        print("fit_step_lines.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        sys.exit(2)
