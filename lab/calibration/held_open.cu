@@ -40,21 +40,19 @@
 // JSON document on stdout.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <stdexcept>
 #include <vector>
 
+#include "lab/calibration/transpose_bench.cuh"
 #include "validate/cuda_check.hpp"
 
 namespace {
 
-constexpr size_t kOutputBytes = size_t(256) << 20;  // a side: 5x the L2 of an H100 or H200
-constexpr int kRows = 8192;                          // output rows; the columns fill 256 MiB
-constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
+using memsim::transpose_bench::kOutputBytes;
+using memsim::transpose_bench::kRows;
 
 template <class T>
 __host__ __device__ constexpr int line_elems() { return 128 / int(sizeof(T)); }
@@ -63,9 +61,6 @@ template <bool kWide>
 __host__ __device__ constexpr int rows_of() { return kWide ? kRows / 2 : kRows; }
 template <class T, bool kWide>
 __host__ __device__ constexpr int cols_of() { return int(kOutputBytes / sizeof(T) / rows_of<kWide>()); }
-
-template <class T>
-__host__ __device__ inline T value_at(size_t i) { return T(i * 2654435761u + 12345u); }
 
 // Block b: row block b mod (rows / (R x 8/P)), column block b / that (consecutive blocks walk down the rows).
 // kSequential: the Q lines of a row one after another (line j in rounds j E/P .. (j + 1) E/P - 1, one load and
@@ -134,12 +129,7 @@ void launch(const void* in, void* out, int smem) {
 // The output against the transpose of the input.
 template <class T, bool kWide>
 int64_t count_wrong(const std::vector<unsigned char>& bytes) {
-  const T* out = reinterpret_cast<const T*>(bytes.data());
-  const size_t rows = rows_of<kWide>(), cols = size_t(cols_of<T, kWide>());
-  int64_t wrong = 0;
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) wrong += out[r * cols + c] != value_at<T>(c * rows + r);
-  return wrong;
+  return memsim::transpose_bench::count_wrong<T>(bytes, rows_of<kWide>(), size_t(cols_of<T, kWide>()));
 }
 
 // A: a group's lines rows apart; ST: a step a line (both only at once, 32 KiB rows).
@@ -196,81 +186,32 @@ const Config kConfigs[] = {
     MEMSIM_HELD_OPEN_STEPS(uint32_t, 8, 2, 32), MEMSIM_HELD_OPEN_STEPS(uint32_t, 8, 4, 32),
 };
 
-template <class T>
-void fill_input(std::vector<unsigned char>& bytes) {
-  T* in = reinterpret_cast<T*>(bytes.data());
-  for (size_t i = 0; i < kOutputBytes / sizeof(T); ++i) in[i] = value_at<T>(i);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool once = false;
-  const char* match = nullptr;  // --match TEXT: only the runs whose name holds TEXT
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--once") == 0 && !once) {
-      once = true;
-    } else if (std::strcmp(argv[i], "--match") == 0 && !match && i + 1 < argc && argv[i + 1][0] != '\0') {
-      match = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: memsim-held-open [--once] [--match TEXT]\n");
-      return 2;
-    }
-  }
+  namespace bench = memsim::transpose_bench;
+  bench::Options opt;
+  if (!bench::parse_options(argc, argv, "memsim-held-open", opt)) return 2;
   try {
-    std::vector<unsigned char> host(kOutputBytes);
-    void* in[2] = {nullptr, nullptr};  // 4- and 8-byte elements
-    for (int k = 0; k < 2; ++k) {
-      if (k == 0) fill_input<uint32_t>(host);
-      else fill_input<uint64_t>(host);
-      MEMSIM_CUDA_CHECK(cudaMalloc(&in[k], kOutputBytes));
-      MEMSIM_CUDA_CHECK(cudaMemcpy(in[k], host.data(), kOutputBytes, cudaMemcpyHostToDevice));
-    }
-    std::vector<void*> outs(kOutputs);
-    for (auto& o : outs) MEMSIM_CUDA_CHECK(cudaMalloc(&o, kOutputBytes));
-    cudaEvent_t a, b;
-    MEMSIM_CUDA_CHECK(cudaEventCreate(&a));
-    MEMSIM_CUDA_CHECK(cudaEventCreate(&b));
+    bench::Buffers buf = bench::make_buffers();
     cudaDeviceProp p{};
     MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
-    int driver = 0;
-    MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver));
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    std::printf("{\n  \"program\": \"memsim-held-open\",\n  \"date\": \"%s\",\n  \"device\": \"%s\",\n"
-                "  \"sms\": %d,\n  \"l2_bytes\": %d,\n  \"driver_version\": %d,\n  \"output_bytes\": %zu,\n"
-                "  \"runs\": [\n",
-                date, p.name, p.multiProcessorCount, p.l2CacheSize, driver, kOutputBytes);
+    bench::print_header("memsim-held-open", p);
     bool all_ok = true, first = true;
     for (int limit : {0, 4, 2}) {
       const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
       for (const Config& c : kConfigs) {
-        if (match && !std::strstr(c.name, match)) continue;
-        const void* input = in[c.element_bytes == 8];
+        if (opt.match && !std::strstr(c.name, opt.match)) continue;
+        const void* input = buf.input(c.element_bytes);
         MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;
         MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, 256, smem));
-        MEMSIM_CUDA_CHECK(cudaMemset(outs[0], 0xff, kOutputBytes));
-        c.launch(input, outs[0], smem);
-        MEMSIM_CUDA_CHECK(cudaGetLastError());
-        MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
-        if (once) continue;
-        MEMSIM_CUDA_CHECK(cudaMemcpy(host.data(), outs[0], kOutputBytes, cudaMemcpyDeviceToHost));
-        const int64_t wrong = c.count_wrong(host);
+        const auto launch = [&](void* out) { c.launch(input, out, smem); };
+        bench::launch_first(buf, launch, opt.once);
+        if (opt.once) continue;
+        const int64_t wrong = c.count_wrong(buf.host);
         all_ok = all_ok && wrong == 0;
-        std::vector<float> ms;
-        for (int r = 0; r < kWarmup + kReps; ++r) {
-          MEMSIM_CUDA_CHECK(cudaEventRecord(a));
-          c.launch(input, outs[r % kOutputs], smem);
-          MEMSIM_CUDA_CHECK(cudaEventRecord(b));
-          MEMSIM_CUDA_CHECK(cudaEventSynchronize(b));
-          MEMSIM_CUDA_CHECK(cudaGetLastError());
-          float t = 0;
-          MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-          if (r >= kWarmup) ms.push_back(t);
-        }
-        std::sort(ms.begin(), ms.end());
+        const std::vector<float> ms = bench::time_launches(buf, launch);
         const int line = 128 / c.element_bytes, rounds = line / (c.warps_a_line * (32 / c.rows_per_request));
         std::printf("%s    {\"name\": \"%s\", \"element_bytes\": %d, \"warps_a_line\": %d, \"lines_a_row\": %d, "
                     "\"sequential\": %s, \"rows_apart\": %s, \"row_bytes\": %d, \"rows_per_request\": %d, \"rounds\": %d, \"rounds_open\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
@@ -282,7 +223,7 @@ int main(int argc, char** argv) {
         first = false;
       }
     }
-    std::printf("\n  ],\n  \"all_checks_passed\": %s\n}\n", once ? "null" : all_ok ? "true" : "false");
+    bench::print_footer(opt.once, all_ok);
     return all_ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memsim-held-open: %s\n", e.what());

@@ -20,33 +20,28 @@
 // Every configuration runs with as many blocks an SM as fit, then 4 and 2 (where fewer than fit), held back by
 // dynamic shared memory the kernel does not use.
 //
-// Timing (docs/validation.md): CUDA events around each launch, outputs rotated over 4 buffers, 2 warm-up
-// launches, median of 15 with min and max. The first launch's output is checked against the transpose of the
-// input, element for element. --once launches each configuration once, untimed, for Nsight Compute. Output: one
-// JSON document on stdout.
+// Timing, the check and the options as memsim-held-open's (transpose_bench.cuh): CUDA events around each launch,
+// outputs rotated over 4 buffers, 2 warm-up launches, median of 15 with min and max; the first launch's output
+// checked against the transpose of the input, element for element; --once launches each configuration once,
+// untimed, for Nsight Compute. Output: one JSON document on stdout.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <stdexcept>
 #include <vector>
 
+#include "lab/calibration/transpose_bench.cuh"
 #include "validate/cuda_check.hpp"
 
 namespace {
 
-constexpr size_t kOutputBytes = size_t(256) << 20;  // a side: 5x the L2 of an H100 or H200
-constexpr int kRows = 8192;                          // output rows; the columns fill 256 MiB
-constexpr int kOutputs = 4, kWarmup = 2, kReps = 15;
+using memsim::transpose_bench::kOutputBytes;
+using memsim::transpose_bench::kRows;
 
 template <class T>
 __host__ __device__ constexpr int cols_of() { return int(kOutputBytes / sizeof(T) / kRows); }
-
-template <class T>
-__host__ __device__ inline T value_at(size_t i) { return T(i * 2654435761u + 12345u); }
 
 // W warps, S steps, K consecutive elements a row per request (R = 32 / K rows).
 template <class T, int W, int S, int K>
@@ -80,12 +75,7 @@ void launch(const void* in, void* out, int smem) {
 // The output against the transpose of the input.
 template <class T>
 int64_t count_wrong(const std::vector<unsigned char>& bytes) {
-  const T* out = reinterpret_cast<const T*>(bytes.data());
-  const size_t cols = size_t(cols_of<T>());
-  int64_t wrong = 0;
-  for (size_t r = 0; r < size_t(kRows); ++r)
-    for (size_t c = 0; c < cols; ++c) wrong += out[r * cols + c] != value_at<T>(c * kRows + r);
-  return wrong;
+  return memsim::transpose_bench::count_wrong<T>(bytes, kRows, size_t(cols_of<T>()));
 }
 
 #define MEMSIM_STEP_LINES(T, W, S, K)                                                                           \
@@ -107,56 +97,21 @@ const Config kConfigs[] = {
     MEMSIM_STEP_LINES_S(uint64_t, 8, 2),  MEMSIM_STEP_LINES_S(uint64_t, 16, 2), MEMSIM_STEP_LINES_S(uint64_t, 32, 2),
 };
 
-template <class T>
-void fill_input(std::vector<unsigned char>& bytes) {
-  T* in = reinterpret_cast<T*>(bytes.data());
-  for (size_t i = 0; i < kOutputBytes / sizeof(T); ++i) in[i] = value_at<T>(i);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool once = false;
-  const char* match = nullptr;  // --match TEXT: only the runs whose name holds TEXT
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--once") == 0 && !once) {
-      once = true;
-    } else if (std::strcmp(argv[i], "--match") == 0 && !match && i + 1 < argc && argv[i + 1][0] != '\0') {
-      match = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: memsim-step-lines [--once] [--match TEXT]\n");
-      return 2;
-    }
-  }
+  namespace bench = memsim::transpose_bench;
+  bench::Options opt;
+  if (!bench::parse_options(argc, argv, "memsim-step-lines", opt)) return 2;
   try {
-    std::vector<unsigned char> host(kOutputBytes);
-    void* in[2] = {nullptr, nullptr};  // 4- and 8-byte elements
-    for (int k = 0; k < 2; ++k) {
-      if (k == 0) fill_input<uint32_t>(host);
-      else fill_input<uint64_t>(host);
-      MEMSIM_CUDA_CHECK(cudaMalloc(&in[k], kOutputBytes));
-      MEMSIM_CUDA_CHECK(cudaMemcpy(in[k], host.data(), kOutputBytes, cudaMemcpyHostToDevice));
-    }
-    std::vector<void*> outs(kOutputs);
-    for (auto& o : outs) MEMSIM_CUDA_CHECK(cudaMalloc(&o, kOutputBytes));
-    cudaEvent_t a, b;
-    MEMSIM_CUDA_CHECK(cudaEventCreate(&a));
-    MEMSIM_CUDA_CHECK(cudaEventCreate(&b));
+    bench::Buffers buf = bench::make_buffers();
     cudaDeviceProp p{};
     MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
-    int driver = 0;
-    MEMSIM_CUDA_CHECK(cudaDriverGetVersion(&driver));
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    std::printf("{\n  \"program\": \"memsim-step-lines\",\n  \"date\": \"%s\",\n  \"device\": \"%s\",\n"
-                "  \"sms\": %d,\n  \"l2_bytes\": %d,\n  \"driver_version\": %d,\n  \"output_bytes\": %zu,\n"
-                "  \"runs\": [\n",
-                date, p.name, p.multiProcessorCount, p.l2CacheSize, driver, kOutputBytes);
+    bench::print_header("memsim-step-lines", p);
     bool all_ok = true, first = true;
     for (const Config& c : kConfigs) {
-      if (match && !std::strstr(c.name, match)) continue;
-      const void* input = in[c.element_bytes == 8];
+      if (opt.match && !std::strstr(c.name, opt.match)) continue;
+      const void* input = buf.input(c.element_bytes);
       const int threads = 32 * c.warps;
       int most = 0;
       MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, c.kernel, threads, 0));
@@ -166,26 +121,12 @@ int main(int argc, char** argv) {
         MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;
         MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, c.kernel, threads, smem));
-        MEMSIM_CUDA_CHECK(cudaMemset(outs[0], 0xff, kOutputBytes));
-        c.launch(input, outs[0], smem);
-        MEMSIM_CUDA_CHECK(cudaGetLastError());
-        MEMSIM_CUDA_CHECK(cudaDeviceSynchronize());
-        if (once) continue;
-        MEMSIM_CUDA_CHECK(cudaMemcpy(host.data(), outs[0], kOutputBytes, cudaMemcpyDeviceToHost));
-        const int64_t wrong = c.count_wrong(host);
+        const auto launch = [&](void* out) { c.launch(input, out, smem); };
+        bench::launch_first(buf, launch, opt.once);
+        if (opt.once) continue;
+        const int64_t wrong = c.count_wrong(buf.host);
         all_ok = all_ok && wrong == 0;
-        std::vector<float> ms;
-        for (int r = 0; r < kWarmup + kReps; ++r) {
-          MEMSIM_CUDA_CHECK(cudaEventRecord(a));
-          c.launch(input, outs[r % kOutputs], smem);
-          MEMSIM_CUDA_CHECK(cudaEventRecord(b));
-          MEMSIM_CUDA_CHECK(cudaEventSynchronize(b));
-          MEMSIM_CUDA_CHECK(cudaGetLastError());
-          float t = 0;
-          MEMSIM_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-          if (r >= kWarmup) ms.push_back(t);
-        }
-        std::sort(ms.begin(), ms.end());
+        const std::vector<float> ms = bench::time_launches(buf, launch);
         std::printf("%s    {\"name\": \"%s\", \"element_bytes\": %d, \"warps\": %d, \"steps\": %d, "
                     "\"elements_a_request_row\": %d, \"blocks_per_sm\": %d, \"unused_shared_bytes\": %d, "
                     "\"median_us\": %.2f, \"min_us\": %.2f, \"max_us\": %.2f, \"wrong_elements\": %lld}",
@@ -195,7 +136,7 @@ int main(int argc, char** argv) {
         first = false;
       }
     }
-    std::printf("\n  ],\n  \"all_checks_passed\": %s\n}\n", once ? "null" : all_ok ? "true" : "false");
+    bench::print_footer(opt.once, all_ok);
     return all_ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memsim-step-lines: %s\n", e.what());
