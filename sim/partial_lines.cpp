@@ -120,20 +120,22 @@ std::array<double, 2> PartialPieces::lines_open_at_once() const {
   return rounds_open;
 }
 
+// Written in pieces by two or more warps and not held over rounds: the lines of sectors_by_writing_warps.
+bool PartialPieces::closes_in_round(const Line& l) const { return warps_if_held_open(l) > 0 && !held_over_rounds(l); }
+
 int64_t PartialPieces::lines_held_over_rounds() const {
   return std::count_if(lines_.begin(), lines_.end(), [this](const Line& l) { return held_over_rounds(l); });
 }
 
 int64_t PartialPieces::lines_closed_in_round() const {
   return std::count_if(lines_.begin(), lines_.end(),
-                       [this](const Line& l) { return warps_if_held_open(l) > 0 && !held_over_rounds(l); });
+                       [this](const Line& l) { return closes_in_round(l); });
 }
 
 int PartialPieces::rounds_of_lines_closed_in_round() const {
   std::vector<int> rounds;
   for (const Line& l : lines_)
-    if (warps_if_held_open(l) && !held_over_rounds(l) &&
-        std::find(rounds.begin(), rounds.end(), l.first_round) == rounds.end())
+    if (closes_in_round(l) && std::find(rounds.begin(), rounds.end(), l.first_round) == rounds.end())
       rounds.push_back(l.first_round);
   return int(rounds.size());
 }
@@ -223,8 +225,8 @@ int64_t PartialPieces::lines_from_two_or_more_warps() const {
 PartialSectorLines PartialPieces::sectors_by_writing_warps() const {
   PartialSectorLines by_warps{};
   for (const Line& l : lines_) {
+    if (!closes_in_round(l)) continue;
     const int warps = warps_if_held_open(l);
-    if (!warps || held_over_rounds(l)) continue;
     const double part =
         double(warps) / double(std::max(kReadBackWriterWarps, warps)) / double(l.sector_warps.size());
     for (uint32_t sector : l.sector_warps)

@@ -108,6 +108,7 @@ class PartialPieces {
   Line* find(uint64_t line);
   static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
   bool held_over_rounds(const Line& l) const;
+  bool closes_in_round(const Line& l) const;
   std::vector<Line> lines_;  // few per block: a linear search is fine
   // Per warp of the block: its round (global loads after a store start the next) and whether its last global
   // access was a store.
