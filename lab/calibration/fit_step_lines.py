@@ -22,19 +22,11 @@ Microbenchmark runs only: nothing of the suite's kernels or of the held-out swee
     lab/calibration/fit_step_lines.py RUNS.json RUNS.ncu.csv --profile model/devices/h200.json [--report FILE]
 """
 import argparse
-import csv
 import json
 import math
 import sys
 
-
-def ncu_by_id(path):
-    rows = [r for r in csv.reader(open(path)) if r]
-    col = {n: i for i, n in enumerate(rows[0])}
-    by_id = {}
-    for r in rows[1:]:
-        by_id.setdefault(int(r[col["ID"]]), {})[r[col["Metric Name"]]] = float(r[col["Metric Value"]].replace(",", ""))
-    return by_id
+from fit_held_open import ncu_by_id  # the same ncu --csv layout (one row a metric)
 
 
 def sector_factor(read_back, warps):
