@@ -96,14 +96,10 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     }
 }
 
-// The block completes every sector it writes into the line (its part of the line: all of it, or the sectors
-// another block leaves to it), and its pieces come in two rounds or more.
-bool PartialPieces::held_over_rounds(const Line& l) const {
-  const uint64_t full = full_sector();
-  return l.last_round > l.first_round && std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) {
-           return w == 0 || w == full;
-         });
-}
+// Its pieces come in two rounds or more: the block holds its part of the line open from the first to the last,
+// whether it completes every sector it writes there or leaves some partly written for another block (a split
+// sector: a naive tile whose rows end mid-sector), which stays open at least as long.
+bool PartialPieces::held_over_rounds(const Line& l) const { return l.last_round > l.first_round; }
 
 // A line counts by the share of its sectors the block writes: two blocks each holding half of a line open
 // hold about one line's partial sectors between them, as the calibration's lines, written whole by one block,

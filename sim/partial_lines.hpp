@@ -68,8 +68,11 @@ class PartialPieces {
   // stores: all its stores in one round). 0 when none is held open, or each closes in the round it opens.
   double mean_open_rounds() const;
   // Lines held open over rounds: their partial pieces come in two or more rounds (from one warp or several),
-  // and the block completes every sector it writes there (the whole line, or its part of a line other blocks
-  // write the rest of; a sector it leaves part written is a split sector, counted with the others). The L2
+  // whether the block completes every sector it writes there (the whole line, or its part of a line other blocks
+  // write the rest of) or leaves one part written for the block a grid row on (a tile whose rows end mid-sector:
+  // that sector is a split sector too, and the line stays open until the other block's piece comes; counted
+  // among the lines that close in their round before, naive's such lines read back 0.05-0.4 of the output in
+  // memsim where Nsight Compute measured 0.5-0.96, held-out sets d, e, f and k on the H200). The L2
   // evicts partial sectors by how many lines hold them at once (lab/calibration/held_open.cu), so each
   // counts for the share of the block's rounds it is open, (last - first + 1) / the block's rounds, times the
   // share of the line's sectors the block writes, summed, apart by their pieces: a line with any piece under 16
