@@ -367,6 +367,21 @@ TEST(PartialPieces, SuiteLinesOpenAtOnce) {
   u.dtype = Dtype::F64;
   const LaunchConfig cfg = resolve_launch(u);
   EXPECT_EQ(partial_lines_of_block(cfg, cfg.blocks() / 2).lines_open_at_once, (std::array<double, 2>{20.0, 0.0}));
+  // f32 32x2 on a 32x4 tile (1024x1024: the middle block is grid column 0, grid row 128): a row's 4 y, 512..515,
+  // are the first 16 bytes of a sector whose other half the block a grid row on writes (a split sector), 2 y a
+  // round (4-byte pieces from 2 warps) over both of the block's rounds. Its 32 lines are held open over those
+  // rounds though it leaves a sector of each half written: 32 x 2/2 x 1/4 of their sectors = 8; none closes in
+  // its round.
+  u.block = {32, 2};
+  u.tile = Size2{32, 4};
+  u.matrix = {1024, 1024};
+  u.dtype = Dtype::F32;
+  const LaunchConfig split = resolve_launch(u);
+  const PartialLines lines = partial_lines_of_block(split, split.blocks() / 2);
+  EXPECT_EQ(lines.lines_open_at_once, (std::array<double, 2>{8.0, 0.0}));
+  EXPECT_EQ(lines.lines_held_over_rounds, 32);
+  EXPECT_EQ(lines.lines_closed_in_round, 0);
+  EXPECT_EQ(lines.sectors_left_partial.size(), 32u);
 }
 
 // naive's loop takes a load then a store a step: a line of output row x holds 128 / E consecutive y, its
