@@ -59,3 +59,20 @@ for ncu in lab/heldout/results/*_ncu; do
   mv "$file.new" "$file"
   echo "regenerated $file and lab/heldout/results/${name}_dram.txt"
 done
+# Set a again with the toolkit (memsim as a user with the CUDA Toolkit runs it: each configuration's code compiled
+# here and counted along its paths): *_judged_toolkit.txt. Only where nvcc, cuobjdump and nvdisasm are found
+# (memsim's own search: MEMSIM_NVCC, else PATH, else /usr/local/cuda/bin); elsewhere the committed reports stay.
+# A fresh code cache, so that the reports hold this build's compile of every configuration.
+toolkit_cache=$(mktemp -d)
+if out=$(MEMSIM_CACHE_DIR=$toolkit_cache "$build/app/memsim" --kernel naive --dtype f32 --block 8x16 --tile 16x16 \
+           --format json 2>/dev/null) && grep -q '"instructions_basis": "counted along the compiled SASS paths' <<<"$out"; then
+  for dev in h100 h200; do
+    ls lab/heldout/results/$dev/*.json >/dev/null 2>&1 || continue
+    MEMSIM_CACHE_DIR=$toolkit_cache python3 lab/heldout/judge.py lab/heldout/results/$dev/*.json \
+      --memsim "$build/app/memsim" --device $dev --report lab/heldout/results/${dev}_judged_toolkit.txt >/dev/null
+    echo "regenerated lab/heldout/results/${dev}_judged_toolkit.txt"
+  done
+else
+  echo "kept lab/heldout/results/*_judged_toolkit.txt (no toolkit that memsim compiles with here)"
+fi
+rm -rf "$toolkit_cache"
