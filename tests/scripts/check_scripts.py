@@ -4,7 +4,7 @@ one line on stderr, prefixed with the script's name, and exit status 2; never a 
 wrong output with exit 0).
 
 Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, terms.py, read_back.py,
-lab/heldout/judge.py, instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
+lab/heldout/judge.py, naive_by_piece.py, instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
 lab/calibration/holdout_by_kernel.py on small crafted bad inputs (missing files, directories, non-JSON, wrong-kind
 JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
@@ -247,6 +247,10 @@ def check_python_scripts(c):
     c.expect_error("judge memsim missing", judge + [os.path.join(LAB, "heldout", "results", "h100_c",
                                                                "h100_heldoutc_24x4_t24x24.json"),
                                               "--memsim", missing, "--device", "h100"], "no such file")
+    by_piece = [py, os.path.join(LAB, "heldout", "naive_by_piece.py")]
+    c.expect_error("naive_by_piece memsim missing", by_piece + ["--memsim", missing], "no such file")
+    c.expect_error("naive_by_piece a device without runs", by_piece + ["--memsim", memsim, "--device", "gtx280"],
+                   "no timed naive runs")
     mb = [py, os.path.join(LAB, "studies", "store_merge", "microbench.py")]
     c.expect_error("store_merge microbench two arguments", mb + ["x", "y"], "usage:")
     c.expect_error("store_merge microbench no results", mb + [c.work], "no such file")
