@@ -96,6 +96,9 @@ struct KernelCounts {
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).
   double split_sectors = 0;
+  // Sectors a block writes in pieces from two of its warps or more, summed over the blocks (the middle block's,
+  // times the blocks; sim/partial_lines.hpp).
+  double sectors_from_warps = 0;
   // Of the middle block's sectors in the lines holding them, the share it writes whole, and the narrowest lane
   // of their pieces (bytes; 0: none): sim/partial_lines.hpp.
   double split_line_whole_share = 0;

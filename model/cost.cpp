@@ -238,6 +238,10 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   pr.split_sectors_us =
       c.split_sectors * k.split_sector_ps * (1 + k.split_sector_per_log2_distance * c.split_log2_distance) * 1e-6;
   partial += pr.split_sectors_us;
+  // A sector whose pieces come from several warps of its block waits in the L2 for the last of them.
+  pr.sectors_from_warps = c.sectors_from_warps;
+  pr.sectors_from_warps_us = c.sectors_from_warps * k.sector_from_warps_ps * 1e-6;
+  partial += pr.sectors_from_warps_us;
   const double writes = c.l2_write_slots * k.l2_write_slot_ps * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
   double instructions = c.memory_instructions * k.instructions_per_memory_op;
@@ -456,6 +460,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
                      {"read_basis", p.dram_read_basis}};
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
+  j["sectors_from_warps"] = p.sectors_from_warps;
+  j["sectors_from_warps_us"] = p.sectors_from_warps_us;
   j["next_store_merged_share"] = p.next_store_merged_share;
   if (p.split_sectors > 0) {
     j["split_blocks_apart"] = std::exp2(p.split_log2_distance);

@@ -146,6 +146,8 @@ struct Prediction {
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (core/kernel_counts.hpp)
   double split_line_whole_share = 0;  // of a block's sectors in the lines holding them, the share written whole
   double split_sectors_us = 0;  // their time, part of the partial-store term
+  double sectors_from_warps = 0;     // sectors written in pieces from two warps of a block or more, summed
+  double sectors_from_warps_us = 0;  // their time beyond their pieces', part of the partial-store term
   double split_log2_distance = 0;  // their writers' mean log2(blocks apart in launch order)
   // The share of the partial pieces' bytes charged as whole sectors: half-sector pairs a warp completes in its
   // next store, in blocks small enough that the L1 merges them all (model/profile.hpp, next_store_merge_warps).

@@ -38,6 +38,10 @@ struct CostConstants {
   // Such a sector costs more the further apart its two writers are in launch order (measured 1.4 times from 1
   // to 512 blocks apart): split_sector_ps x (1 + this x log2(blocks apart)). 0: the same at any distance.
   double split_sector_per_log2_distance = 0;
+  // Per sector a block writes in pieces from two of its warps or more (core/kernel_counts.hpp), on top of what
+  // its pieces cost: the sector waits in the L2 for its last piece from another warp (memsim-held-open's runs,
+  // lab/calibration/fit_held_open_time.py). 0: no such term.
+  double sector_from_warps_ps = 0;
   double latency_us = 0;               // a global load's round trip under load (Little's law)
   // How long a load request holds each L1 line it allocates: the L1 left beside shared memory (the carve-out,
   // model/occupancy.hpp) holds the loads in flight, line by line (0: not charged; lab/studies/cut_lines).

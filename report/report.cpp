@@ -280,6 +280,11 @@ void print_prediction(std::ostream& os, const Analysis& a) {
                ? ", " + significant(std::exp2(p.split_log2_distance)) + " blocks apart (geometric mean)"
                : std::string())
        << ": " << significant(p.split_sectors_us) << " us of the partial-store term\n";
+  // The partial-store term's share that is sectors waiting for pieces from other warps, when there is one.
+  if (p.sectors_from_warps_us > 0)
+    os << "  sectors from warps: " << grouped(int64_t(std::llround(p.sectors_from_warps)))
+       << " sectors written in pieces from two warps of a block or more, each waiting in the L2 for the last: "
+       << significant(p.sectors_from_warps_us) << " us of the partial-store term\n";
   // Partial pieces charged as whole sectors: half-sector pairs the L1 merges in small blocks (model/cost.hpp).
   if (p.next_store_merged_share > 0)
     os << "  merged stores: " << significant(100.0 * p.next_store_merged_share, 3)

@@ -123,6 +123,13 @@ int64_t PartialPieces::lines_held_over_rounds() const {
   return std::count_if(lines_.begin(), lines_.end(), [this](const Line& l) { return held_over_rounds(l); });
 }
 
+int64_t PartialPieces::sectors_from_warps() const {
+  int64_t sectors = 0;
+  for (const Line& l : lines_)
+    for (uint32_t warps : l.sector_warps) sectors += __builtin_popcount(warps) >= 2;
+  return sectors;
+}
+
 int64_t PartialPieces::lines_closed_in_round() const {
   return std::count_if(lines_.begin(), lines_.end(),
                        [this](const Line& l) { return closes_in_round(l); });
@@ -252,6 +259,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.lines_closed_in_round = pieces.lines_closed_in_round();
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();
+  p.sectors_from_warps = pieces.sectors_from_warps();
   return p;
 }
 

@@ -85,6 +85,12 @@ class PartialPieces {
   std::array<double, 2> lines_open_at_once() const;
   int64_t lines_held_over_rounds() const;
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
+  // Sectors the block writes in pieces from two of its warps or more (held over rounds or not): each waits in
+  // the L2 for its last piece from another warp, which memsim-held-open's runs price apart from the pieces
+  // themselves (cost.sector_from_warps_ps). Pieces from one warp alone (a warp completing its own half sectors)
+  // are not among them, nor a sector split between blocks whose part here one warp writes (it has the
+  // split-sector charge); a split sector whose part here comes from two warps or more is.
+  int64_t sectors_from_warps() const;
   // The rounds those lines open in (distinct): one for a staged kernel's tile, a step of its tile each for
   // naive's, which writes a fresh set of lines each step and closes them in it. 0 when there are none.
   int rounds_of_lines_closed_in_round() const;
@@ -147,6 +153,7 @@ struct PartialLines {
   int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
   int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
   double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
+  int64_t sectors_from_warps = 0;         // PartialPieces::sectors_from_warps
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 // The same from a block's pieces already gathered (replay() gathers them in its one walk of the block).

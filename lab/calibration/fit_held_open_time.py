@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""Fits a profile's cost of a byte read back (cost.read_back.ps_per_byte, by lane width) to memsim-held-open's
-timed runs, every other constant held: each run is replayed by memsim itself (its addresses as a kernel file,
+"""Fits a profile's cost of a byte read back (cost.read_back.ps_per_byte, by lane width) and of a sector written
+in pieces from two warps of a block or more (cost.sector_from_warps_ps) to memsim-held-open's timed runs, every
+other constant held: each run is replayed by memsim itself (its addresses as a kernel file,
 lab/calibration/held_open_kernel.hpp, with the run's P, Q, R and order as defines, its blocks an SM as a
-register count) and predicted with the cost tried; per lane width (4 and 8 bytes: the runs of u32 and u64
-elements), the cost that minimises the squared log error of the runs whose read-back is at least 5% and whose
-lines are open at most 300,000 at once (the read-back fit's range). Microbenchmark runs only.
+register count) and predicted once with the profile as it stands; the three costs enter only the partial-store
+term, so the time of each run at other costs is that term moved by them and the terms combined again as
+model/cost.cpp combines them (checked against memsim's own prediction at the start and at the fitted costs).
+Fitted: the costs that minimise the squared log error of the runs with partial pieces whose lines are open at
+most 300,000 at once (the read-back fit's range), the sector cost on a grid and, at each, the read-back cost of
+each lane width (4 and 8 bytes: the runs of u32 and u64 elements) by golden-section search. Every sector of
+these runs takes its pieces from two warps or more (P = 2, 4 or 8 warps a line), in pieces of 4, 8 or 16 bytes:
+the sector cost is told from the read-back's by the pieces' size at the same bytes read back.
+Microbenchmark runs only.
 
     lab/calibration/fit_held_open_time.py MEMSIM PROFILE RUNS.json [--report FILE] [--write]
 
---write puts the fitted costs into PROFILE (model/devices/NAME.json: its read_back.ps_per_byte[0] and [1]).
+--write puts the fitted costs into PROFILE (model/devices/NAME.json: its read_back.ps_per_byte[0] and [1] and
+its sector_from_warps_ps).
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -44,6 +53,16 @@ def predict(memsim, profile_path, run):
     return json.loads(out.stdout)["prediction"]
 
 
+def combined(terms, overlap_p, partial):
+    """The time model/cost.cpp gives for these terms (µs) with the partial-store term set to `partial`."""
+    residency = terms["latency (too few bytes in flight)"] + terms["block scheduling (per-block overhead)"]
+    parts = [terms["DRAM bandwidth"], terms["L2 sector traffic"], terms["crossbar into L2 (stores)"],
+             terms["L1/shared wavefronts"], terms["instruction issue"], terms.get("L1 lines for loads in flight", 0.0),
+             max(residency, partial)]
+    body = sum(x ** overlap_p for x in parts) ** (1 / overlap_p)
+    return max(body, terms["block launch rate (too many blocks)"]) + terms["launch overhead"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("memsim")
@@ -60,57 +79,101 @@ def main():
             and r.get("rows_per_request", 32) * (8 // r["warps_a_line"]) % 32 == 0]
     tmp = tempfile.mkdtemp(prefix="memsim-fit-")
     path = os.path.join(tmp, os.path.basename(a.profile))
+    cost0 = base["cost"]
+    ps0 = list(cost0["read_back"]["ps_per_byte"][:3])
+    sector0 = cost0.get("sector_from_warps_ps", 0.0)
+    p = cost0["overlap_p"]
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+    first = list(pool.map(lambda r: predict(a.memsim, a.profile, r), runs))
+    chosen = [(r, q) for r, q in zip(runs, first)
+              if q["terms_us"]["L2 partial-sector stores"] > 0 and q["lines_open_at_once"] <= 300000]
 
-    def predicted(cost, lane, chosen):
-        prof = json.loads(json.dumps(base))
-        prof["cost"]["read_back"]["ps_per_byte"][lane] = cost
-        json.dump(prof, open(path, "w"))
-        return [predict(a.memsim, path, r) for r in chosen]
+    def lane_of(r):
+        """The lane class whose read-back cost the run's bytes take (core/kernel_counts.hpp, partial_store_class):
+        4-byte elements 0; 8-byte elements 1, or 2 (16 bytes, held) in pieces of two elements."""
+        if r["element_bytes"] == 4:
+            return 0
+        return 2 if 32 // r.get("rows_per_request", 32) * r["element_bytes"] > 8 else 1
 
-    # Which runs a cost applies to, from the base profile's prediction: read-back charged, in range.
-    first = [predict(a.memsim, a.profile, r) for r in runs]
+    def times(sector, ps, which=None):
+        out = []
+        for r, q in (which or chosen):
+            lane = lane_of(r)
+            partial = (q["terms_us"]["L2 partial-sector stores"] + (q.get("read_back_us") or 0.0) * (ps[lane] / ps0[lane] - 1)
+                       + q["sectors_from_warps"] * (sector - sector0) * 1e-6)
+            out.append(combined(q["terms_us"], p, partial))
+        return out
+
+    worst = max(abs(t / q["time_us"] - 1) for t, (_, q) in zip(times(sector0, ps0), chosen))
+    if worst > 1e-6:
+        raise SystemExit("fit_held_open_time.py: the terms combined here differ from memsim's time by %.2g: "
+                         "model/cost.cpp combines them otherwise now" % worst)
+
+    def loss(sector, ps):
+        return sum(math.log(t / r["median_us"]) ** 2 for t, (r, _) in zip(times(sector, ps), chosen))
+
+    def best_ps(sector):  # the 16-byte class's cost stays as the profile has it
+        ps = list(ps0)
+        for lane in (0, 1):
+            lo, hi = 0.0, 4 * max(ps0[lane], 1.0)
+            for _ in range(40):  # golden-section search on the read-back cost of this lane width
+                x1, x2 = hi - (hi - lo) * 0.618, lo + (hi - lo) * 0.618
+                if loss(sector, ps[:lane] + [x1] + ps[lane + 1:]) < loss(sector, ps[:lane] + [x2] + ps[lane + 1:]):
+                    hi = x2
+                else:
+                    lo = x1
+            ps[lane] = (lo + hi) / 2
+        return ps
+
+    grid = [i * 0.25 for i in range(0, 161)]  # 0 to 40 ps a sector
+    fits = [(loss(sec, best_ps(sec)), sec) for sec in grid]
+    _, sector = min(fits)
+    ps = [round(x, 3) for x in best_ps(sector)[:2]] + ps0[2:]
+    without = best_ps(0.0)
+    rms = lambda xs: math.sqrt(sum(x * x for x in xs) / len(xs))
+    logs = lambda ts: [math.log(t / r["median_us"]) for t, (r, _) in zip(ts, chosen)]
+    before, alone, after = logs(times(sector0, ps0)), logs(times(0.0, without)), logs(times(sector, ps))
+    # memsim itself at the fitted costs: the check that the combination above is the model's.
+    prof = json.loads(json.dumps(base))
+    prof["cost"]["read_back"]["ps_per_byte"][:2] = ps[:2]
+    prof["cost"]["sector_from_warps_ps"] = sector
+    json.dump(prof, open(path, "w"))
+    final = list(pool.map(lambda rq: predict(a.memsim, path, rq[0]), chosen))
+    gap = max(abs(q["time_us"] / t - 1) for q, t in zip(final, times(sector, ps)))
+    if gap > 1e-6:
+        raise SystemExit("fit_held_open_time.py: memsim at the fitted costs differs from the fit's time by %.2g" % gap)
+    pct = lambda x: 100 * (math.exp(x) - 1)
+    mape = lambda xs: sum(abs(pct(x)) for x in xs) / len(xs)
     out = ["# lab/calibration/fit_held_open_time.py %s %s" % (os.path.relpath(a.profile, ROOT),
                                                                os.path.relpath(a.runs, ROOT)),
-           "# runs: memsim-held-open on an %s, %s" % (doc["device"], doc["date"])]
-    fitted = {}
-    for lane, e in ((0, 4), (1, 8)):
-        chosen = [(r, p) for r, p in zip(runs, first)
-                  if r["element_bytes"] == e and p["read_back_fraction"] >= 0.05 and p["lines_open_at_once"] <= 300000]
-        if not chosen:
-            continue
-        cost0 = base["cost"]["read_back"]["ps_per_byte"][lane]
-
-        def loss(cost):
-            ps = predicted(cost, lane, [r for r, _ in chosen])
-            return sum(math.log(p["time_us"] / r["median_us"]) ** 2 for (r, _), p in zip(chosen, ps)), ps
-
-        lo, hi = 0.0, 4 * max(cost0, 1.0)
-        for _ in range(18):  # golden-section search on the cost
-            x1, x2 = hi - (hi - lo) * 0.618, lo + (hi - lo) * 0.618
-            if loss(x1)[0] < loss(x2)[0]:
-                hi = x2
-            else:
-                lo = x1
-        cost = round((lo + hi) / 2, 3)
-        before = [math.log(p["time_us"] / r["median_us"]) for r, p in chosen]
-        after_ps = loss(cost)[1]
-        after = [math.log(p["time_us"] / r["median_us"]) for (r, _), p in zip(chosen, after_ps)]
-        rms = lambda xs: math.sqrt(sum(x * x for x in xs) / len(xs))
-        out.append("%d-byte lanes: %d runs, ps_per_byte %.3f -> %.3f; rms log error %.3f -> %.3f, worst %+.1f%% -> %+.1f%%"
-                   % (e, len(chosen), cost0, cost, rms(before), rms(after), 100 * (math.exp(max(before, key=abs)) - 1),
-                      100 * (math.exp(max(after, key=abs)) - 1)))
-        for (r, _), p in zip(chosen, after_ps):
-            out.append("  %-52s bps %d  measured %8.1f  predicted %8.1f  %+6.1f%%" % (
-                r["name"], r["blocks_per_sm"], r["median_us"], p["time_us"], 100 * (p["time_us"] / r["median_us"] - 1)))
-        fitted[lane] = cost
+           "# runs: memsim-held-open on an %s, %s" % (doc["device"], doc["date"]),
+           "%d runs with partial pieces, lines open at most 300,000 at once (%d of 4-byte elements, %d of 8-byte)"
+           % (len(chosen), sum(r["element_bytes"] == 4 for r, _ in chosen), sum(r["element_bytes"] == 8 for r, _ in chosen)),
+           "as the profile stood: ps_per_byte %.3f / %.3f, sector_from_warps_ps %.2f: rms log error %.3f, MAPE %.1f%%, "
+           "worst %+.1f%%" % (ps0[0], ps0[1], sector0, rms(before), mape(before), pct(max(before, key=abs))),
+           "read-back costs alone (sector_from_warps_ps 0): ps_per_byte %.3f / %.3f: rms log error %.3f, MAPE %.1f%%, "
+           "worst %+.1f%%" % (without[0], without[1], rms(alone), mape(alone), pct(max(alone, key=abs))),
+           "fitted: ps_per_byte %.3f / %.3f, sector_from_warps_ps %.2f: rms log error %.3f, MAPE %.1f%%, worst %+.1f%%"
+           % (ps[0], ps[1], sector, rms(after), mape(after), pct(max(after, key=abs)))]
+    by_piece = {}
+    for x0, x1, x2, (r, _) in zip(before, alone, after, chosen):
+        key = (r["element_bytes"], 32 // r.get("rows_per_request", 32) * r["element_bytes"])
+        by_piece.setdefault(key, []).append((x0, x1, x2))
+    out.append("mean error by element and piece (as the profile stood / read-back costs alone / fitted):")
+    for (e, piece), xs in sorted(by_piece.items()):
+        out.append("  %d-byte elements, %2d-byte pieces: %3d runs  %+6.1f%% / %+6.1f%% / %+6.1f%%" % (
+            e, piece, len(xs), *(pct(sum(x[i] for x in xs) / len(xs)) for i in range(3))))
+    for (r, _), q in zip(chosen, final):
+        out.append("  %-52s bps %d  measured %8.1f  predicted %8.1f  %+6.1f%%" % (
+            r["name"], r["blocks_per_sm"], r["median_us"], q["time_us"], 100 * (q["time_us"] / r["median_us"] - 1)))
     text = "\n".join(out) + "\n"
     if a.report:
         open(a.report, "w").write(text)
     print(text, end="")
     if a.write:
         prof = json.load(open(a.profile))
-        for lane, cost in fitted.items():
-            prof["cost"]["read_back"]["ps_per_byte"][lane] = cost
+        prof["cost"]["read_back"]["ps_per_byte"][:2] = ps[:2]
+        prof["cost"]["sector_from_warps_ps"] = sector
         with open(a.profile, "w") as f:
             json.dump(prof, f, indent=2)
             f.write("\n")

@@ -26,8 +26,10 @@ TEST(PartialPieces, APieceFromASecondWarpCounts) {
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
   p.add(store(4, 128, 4), 0);
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 0);
+  EXPECT_EQ(p.sectors_from_warps(), 0);  // sector 0 of each line from warp 0 alone
   p.add(store(8, 128, 4), 3);
   EXPECT_EQ(p.lines_from_two_or_more_warps(), 32);
+  EXPECT_EQ(p.sectors_from_warps(), 32);  // sector 0 of the 32 lines now from warps 0 and 3
   // By their partly written sectors: only sector 0 of each line, from 2 warps; a line weighted by the warps
   // writing it as a share of 8 (2 of 8), the sector a quarter of it: 32 x 2/8 x 1/4 = 2 at index 2.
   PartialSectorLines want{};
@@ -47,6 +49,7 @@ TEST(PartialPieces, APieceFromASecondWarpCounts) {
   // Warp 6 writes 4 bytes of sector 1 of every line: the lines now from 6 and 5 warps, sector 1 from warp 6
   // alone (index 1); sector 0 as before but in lines weighted 6/8 and 5/8.
   p.add(store(32, 128, 4), 6);
+  EXPECT_EQ(p.sectors_from_warps(), 32);  // sector 1 of every line from warp 6 alone
   want = {};
   want[5] = 16 * 6.0 / 8 / 4;
   want[4] = 16 * 5.0 / 8 / 4;
@@ -382,6 +385,29 @@ TEST(PartialPieces, SuiteLinesOpenAtOnce) {
   EXPECT_EQ(lines.lines_held_over_rounds, 32);
   EXPECT_EQ(lines.lines_closed_in_round, 0);
   EXPECT_EQ(lines.sectors_left_partial.size(), 32u);
+}
+
+// The suite's naive, by its index math (a warp is BX x-lanes by 32 / BX rows of the block; lane (tx, ty) stores
+// out[x][y]): f32 8x16 on a 16x16 tile: a warp writes 4 consecutive y (16 bytes, half a sector) of 8 output
+// rows, the warp of the next 4 rows the other half: each of the block's 16 rows x 2 sectors comes from 2 warps,
+// 32. f64 32x2 (tile 32x32): 32 rows x 8 sectors of 4 y, 2 y a step from the block's 2 warps (one y each): 256.
+// f64 8x32 (tile 32x32): a warp writes 4 y of 8 bytes, a whole sector: none partial, 0. f32 32x2 on a 32x4 tile:
+// each of 32 rows gets 4 y (half a sector, the other half the next block's) from both warps: 32, though split.
+TEST(PartialPieces, SuiteSectorsFromWarps) {
+  auto from_warps = [](const char* dtype, Size2 block, Size2 tile) {
+    UserConfig u;
+    u.kernel = "naive";
+    u.dtype = parse_dtype(dtype);
+    u.matrix = {1024, 1024};
+    u.block = block;
+    u.tile = tile;
+    const LaunchConfig cfg = resolve_launch(u);
+    return partial_lines_of_block(cfg, cfg.blocks() / 2).sectors_from_warps;
+  };
+  EXPECT_EQ(from_warps("f32", {8, 16}, {16, 16}), 32);
+  EXPECT_EQ(from_warps("f64", {32, 2}, {32, 32}), 256);
+  EXPECT_EQ(from_warps("f64", {8, 32}, {32, 32}), 0);
+  EXPECT_EQ(from_warps("f32", {32, 2}, {32, 4}), 32);
 }
 
 // naive's loop takes a load then a store a step: a line of output row x holds 128 / E consecutive y, its

@@ -137,6 +137,15 @@ TEST(Cost, L2AndPartialStoreTerms) {
   EXPECT_NEAR(far.term(kTermPartial), 101.2, 1e-9);
   EXPECT_NEAR(far.split_sectors_us, 31.2, 1e-9);
   EXPECT_DOUBLE_EQ(to_json(far)["split_blocks_apart"].get<double>(), 64.0);
+  // Sectors written in pieces from two warps of a block or more: 3e6 at 14 ps, 42 us more.
+  k.sectors_from_warps = 3e6;
+  EXPECT_NEAR(predict(k, split).term(kTermPartial), 101.2, 1e-9);  // no such cost in the profile
+  split.cost.sector_from_warps_ps = 14;
+  const Prediction warps = predict(k, split);
+  EXPECT_NEAR(warps.term(kTermPartial), 143.2, 1e-9);
+  EXPECT_NEAR(warps.sectors_from_warps_us, 42.0, 1e-9);
+  EXPECT_DOUBLE_EQ(to_json(warps)["sectors_from_warps"].get<double>(), 3e6);
+  EXPECT_NEAR(to_json(warps)["sectors_from_warps_us"].get<double>(), 42.0, 1e-9);
 }
 
 // The L1 left beside the shared-memory carve-out holds the loads in flight, line by line. 2 blocks an SM of 256
