@@ -95,9 +95,9 @@ def main():
             return 0
         return 2 if 32 // r.get("rows_per_request", 32) * r["element_bytes"] > 8 else 1
 
-    def times(sector, ps, which=None):
+    def times(sector, ps):
         out = []
-        for r, q in (which or chosen):
+        for r, q in chosen:
             lane = lane_of(r)
             partial = (q["terms_us"]["L2 partial-sector stores"] + (q.get("read_back_us") or 0.0) * (ps[lane] / ps0[lane] - 1)
                        + q["sectors_from_warps"] * (sector - sector0) * 1e-6)
@@ -126,10 +126,10 @@ def main():
         return ps
 
     grid = [i * 0.25 for i in range(0, 161)]  # 0 to 40 ps a sector
-    fits = [(loss(sec, best_ps(sec)), sec) for sec in grid]
-    _, sector = min(fits)
-    ps = [round(x, 3) for x in best_ps(sector)[:2]] + ps0[2:]
-    without = best_ps(0.0)
+    fits = {sec: best_ps(sec) for sec in grid}  # grid[0] = 0: the read-back costs alone
+    sector = min(grid, key=lambda sec: loss(sec, fits[sec]))
+    ps = [round(x, 3) for x in fits[sector][:2]] + ps0[2:]
+    without = fits[0.0]
     rms = lambda xs: math.sqrt(sum(x * x for x in xs) / len(xs))
     logs = lambda ts: [math.log(t / r["median_us"]) for t, (r, _) in zip(ts, chosen)]
     before, alone, after = logs(times(sector0, ps0)), logs(times(0.0, without)), logs(times(sector, ps))
