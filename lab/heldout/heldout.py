@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set r           the second to eighteenth set (SHAPES_B .. SHAPES_R below)
+    --set b .. --set s           the second to nineteenth set (SHAPES_B .. SHAPES_S below)
 """
 import argparse
 import sys
@@ -140,6 +140,16 @@ SHAPES_Q = [((14, 4), (28, 28)), ((12, 6), (36, 36)), ((22, 2), (44, 44)), ((52,
 # 16 at f64), at 8192x8192 only; the staged kernels (pieces from several warps at some f16 shapes) beside them.
 SHAPES_R = [((8, 20), (40, 40)), ((8, 10), (40, 40)), ((8, 28), (56, 56)), ((16, 20), (80, 80)),
             ((16, 24), (48, 48)), ((16, 14), (112, 112))]
+# Set s (2026-11-29), chosen before any of it ran, to judge a cost fitted on memsim-held-open's and
+# memsim-step-lines' runs: a sector of a line the block writes whole in one round (a naive block as tall as a
+# line: 32 rows at f32, 16 at f64, 64 at f16) priced apart from one whose line stays open over rounds or waits
+# for another block (cost.sector_from_warps_one_round_ps beside sector_from_warps_ps). naive's blocks as tall as
+# a line had run 20-33% faster than predicted on the H100 (set a), as memsim-step-lines' runs did on the H200.
+# Blocks no set and no training sweep has compiled: 32 rows (12x32 and 24x32 on 96: whole lines at f32 and f64),
+# 16 rows (40x16 and 20x16 on 80: at f64 only), 40 and 48 rows (16x40 on 80, 8x48 on 96: some lines whole, some
+# not), at 8192x8192 only; the staged kernels (one round a tile) beside them.
+SHAPES_S = [((12, 32), (96, 96)), ((24, 32), (96, 96)), ((40, 16), (80, 80)), ((20, 16), (80, 80)),
+            ((16, 40), (80, 80)), ((8, 48), (96, 96))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -149,7 +159,7 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "l": (SHAPES_L, MATRICES_B, "heldoutl"), "m": (SHAPES_M, MATRICES, "heldoutm"),
         "n": (SHAPES_N, MATRICES_B, "heldoutn"), "o": (SHAPES_O, MATRICES_B, "heldouto"),
         "p": (SHAPES_P, MATRICES_B, "heldoutp"), "q": (SHAPES_Q, MATRICES_B, "heldoutq"),
-        "r": (SHAPES_R, MATRICES_B, "heldoutr")}
+        "r": (SHAPES_R, MATRICES_B, "heldoutr"), "s": (SHAPES_S, MATRICES_B, "heldouts")}
 
 
 def configs(shapes):
