@@ -99,6 +99,7 @@ struct KernelCounts {
   // Sectors a block writes in pieces from two of its warps or more, summed over the blocks (the middle block's,
   // times the blocks; sim/partial_lines.hpp).
   double sectors_from_warps = 0;
+  double sectors_from_warps_in_one_round = 0;  // of those, the sectors of lines a block writes whole in one round
   // Of the middle block's sectors in the lines holding them, the share it writes whole, and the narrowest lane
   // of their pieces (bytes; 0: none): sim/partial_lines.hpp.
   double split_line_whole_share = 0;

@@ -239,8 +239,13 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
       c.split_sectors * k.split_sector_ps * (1 + k.split_sector_per_log2_distance * c.split_log2_distance) * 1e-6;
   partial += pr.split_sectors_us;
   // A sector whose pieces come from several warps of its block waits in the L2 for the last of them.
+  // Less where the block writes the sector's whole line in one round (the warps' same step: the L2 has every piece
+  // of the line within a few requests of the first) than where the line waits a load's round trip or more.
   pr.sectors_from_warps = c.sectors_from_warps;
-  pr.sectors_from_warps_us = c.sectors_from_warps * k.sector_from_warps_ps * 1e-6;
+  pr.sectors_from_warps_in_one_round = c.sectors_from_warps_in_one_round;
+  pr.sectors_from_warps_us = ((c.sectors_from_warps - c.sectors_from_warps_in_one_round) * k.sector_from_warps_ps +
+                              c.sectors_from_warps_in_one_round * k.sector_from_warps_one_round_ps) *
+                             1e-6;
   partial += pr.sectors_from_warps_us;
   const double writes = c.l2_write_slots * k.l2_write_slot_ps * 1e-6;
   const double l1 = (c.l1_global_wavefronts + c.shared_wavefronts) * per_sm * k.l1_cycles_per_wavefront / clock_hz * 1e6;
@@ -461,6 +466,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
   j["sectors_from_warps"] = p.sectors_from_warps;
+  j["sectors_from_warps_in_one_round"] = p.sectors_from_warps_in_one_round;
   j["sectors_from_warps_us"] = p.sectors_from_warps_us;
   j["next_store_merged_share"] = p.next_store_merged_share;
   if (p.split_sectors > 0) {

@@ -147,6 +147,7 @@ struct Prediction {
   double split_line_whole_share = 0;  // of a block's sectors in the lines holding them, the share written whole
   double split_sectors_us = 0;  // their time, part of the partial-store term
   double sectors_from_warps = 0;     // sectors written in pieces from two warps of a block or more, summed
+  double sectors_from_warps_in_one_round = 0;  // of those, the sectors of lines a block writes whole in one round
   double sectors_from_warps_us = 0;  // their time beyond their pieces', part of the partial-store term
   double split_log2_distance = 0;  // their writers' mean log2(blocks apart in launch order)
   // The share of the partial pieces' bytes charged as whole sectors: half-sector pairs a warp completes in its

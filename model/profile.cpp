@@ -92,7 +92,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost",
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
-        "split_sector_per_log2_distance", "sector_from_warps_ps", "latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
+        "split_sector_per_log2_distance", "sector_from_warps_ps", "sector_from_warps_one_round_ps", "latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
         "half_sector_wait", "split_lines", "small_l1", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
         "instructions_per_source_op", "read_back", "instructions_per_division", "launch_us", "overlap_p"}},
@@ -244,6 +244,9 @@ CostConstants read_cost(const JsonFields& r) {
   c.split_sector_ps = r.number_in_or("cost.split_sector_ps", kPicosecondsOrNone, 0);
   c.split_sector_per_log2_distance = r.number_in_or("cost.split_sector_per_log2_distance", kPerLog2Distance, 0);
   c.sector_from_warps_ps = r.number_in_or("cost.sector_from_warps_ps", kPicosecondsOrNone, 0);
+  // Absent: those sectors cost what the others do (a card without memsim-step-lines' runs).
+  c.sector_from_warps_one_round_ps =
+      r.number_in_or("cost.sector_from_warps_one_round_ps", kPicosecondsOrNone, c.sector_from_warps_ps);
   c.latency_us = r.number_in("cost.latency_us", kLatency);
   c.l1_line_hold_us = r.number_in_or("cost.l1_line_hold_us", kHold, 0);  // absent: the L1's lines not charged
   c.l2_request_ns = r.number_in_or("cost.l2_request_ns", kNanosecondsOrNone, 0);  // absent: requests not charged

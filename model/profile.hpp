@@ -42,6 +42,10 @@ struct CostConstants {
   // its pieces cost: the sector waits in the L2 for its last piece from another warp (memsim-held-open's runs,
   // lab/calibration/fit_held_open_time.py). 0: no such term.
   double sector_from_warps_ps = 0;
+  // The same for such a sector of a line its block writes whole in one round (the warps' same step;
+  // memsim-step-lines' runs, the same script): the L2 has every piece of the line within a few requests of the
+  // first. Absent from a profile: sector_from_warps_ps.
+  double sector_from_warps_one_round_ps = 0;
   double latency_us = 0;               // a global load's round trip under load (Little's law)
   // How long a load request holds each L1 line it allocates: the L1 left beside shared memory (the carve-out,
   // model/occupancy.hpp) holds the loads in flight, line by line (0: not charged; lab/studies/cut_lines).

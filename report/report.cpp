@@ -283,7 +283,9 @@ void print_prediction(std::ostream& os, const Analysis& a) {
   // The partial-store term's share that is sectors waiting for pieces from other warps, when there is one.
   if (p.sectors_from_warps_us > 0)
     os << "  sectors from warps: " << grouped(int64_t(std::llround(p.sectors_from_warps)))
-       << " sectors written in pieces from two warps of a block or more, each waiting in the L2 for the last: "
+       << " sectors written in pieces from two warps of a block or more ("
+       << grouped(int64_t(std::llround(p.sectors_from_warps_in_one_round)))
+       << " of them in lines written whole in one round), each waiting in the L2 for the last: "
        << significant(p.sectors_from_warps_us) << " us of the partial-store term\n";
   // Partial pieces charged as whole sectors: half-sector pairs the L1 merges in small blocks (model/cost.hpp).
   if (p.next_store_merged_share > 0)

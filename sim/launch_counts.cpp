@@ -25,6 +25,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   c.held_line_share = lines > 0 ? double(r.lines_held_over_rounds) / lines : 0.0;
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
   c.sectors_from_warps = double(r.sectors_from_warps_per_block) * double(r.config.blocks());
+  c.sectors_from_warps_in_one_round = double(r.sectors_from_warps_in_one_round_per_block) * double(r.config.blocks());
   c.split_log2_distance = r.split_log2_distance;
   c.split_line_whole_share = r.split_line_whole_share;
   c.split_lane_bytes = r.split_lane_bytes;

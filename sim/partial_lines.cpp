@@ -130,6 +130,17 @@ int64_t PartialPieces::sectors_from_warps() const {
   return sectors;
 }
 
+int64_t PartialPieces::sectors_from_warps_in_one_round() const {
+  const uint64_t full = full_sector();
+  int64_t sectors = 0;
+  for (const Line& l : lines_) {
+    const bool whole = std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) { return w == full; });
+    if (!whole || held_over_rounds(l)) continue;
+    for (uint32_t warps : l.sector_warps) sectors += __builtin_popcount(warps) >= 2;
+  }
+  return sectors;
+}
+
 int64_t PartialPieces::lines_closed_in_round() const {
   return std::count_if(lines_.begin(), lines_.end(),
                        [this](const Line& l) { return closes_in_round(l); });
@@ -260,6 +271,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();
   p.sectors_from_warps = pieces.sectors_from_warps();
+  p.sectors_from_warps_in_one_round = pieces.sectors_from_warps_in_one_round();
   return p;
 }
 

@@ -91,6 +91,12 @@ class PartialPieces {
   // are not among them, nor a sector split between blocks whose part here one warp writes (it has the
   // split-sector charge); a split sector whose part here comes from two warps or more is.
   int64_t sectors_from_warps() const;
+  // Of those, the sectors of lines the block writes whole in one round (the warps' same step: a naive block
+  // as tall as a line, whose warps write all of a line's rows at once; memsim-step-lines): the L2 has every
+  // piece of the line within a few requests of the first. A sector whose line stays open over rounds, or waits
+  // for another block's part (memsim-held-open; a naive block half a line tall), waits longer, so the two are
+  // priced apart (cost.sector_from_warps_one_round_ps).
+  int64_t sectors_from_warps_in_one_round() const;
   // The rounds those lines open in (distinct): one for a staged kernel's tile, a step of its tile each for
   // naive's, which writes a fresh set of lines each step and closes them in it. 0 when there are none.
   int rounds_of_lines_closed_in_round() const;
@@ -154,6 +160,7 @@ struct PartialLines {
   int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
   double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
   int64_t sectors_from_warps = 0;         // PartialPieces::sectors_from_warps
+  int64_t sectors_from_warps_in_one_round = 0;  // PartialPieces::sectors_from_warps_in_one_round
 };
 PartialLines partial_lines_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules = {});
 // The same from a block's pieces already gathered (replay() gathers them in its one walk of the block).

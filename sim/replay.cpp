@@ -288,6 +288,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.next_store_half_pair_share = partial.next_store_half_pair_share;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
   result.sectors_from_warps_per_block = partial.sectors_from_warps;
+  result.sectors_from_warps_in_one_round_per_block = partial.sectors_from_warps_in_one_round;
   if (!partial.sectors_left_partial.empty()) {
     // Where a block's piece of a row starts within a line changes from block to block where a tile is not a
     // whole number of sectors wide (f32 tiles of 44: 8 offsets), so the share is pooled over the middle block

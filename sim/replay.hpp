@@ -90,6 +90,7 @@ struct ReplayResult {
   int64_t split_sectors_per_block = 0;
   // The sectors the middle block writes in pieces from two of its warps or more (PartialPieces::sectors_from_warps).
   int64_t sectors_from_warps_per_block = 0;
+  int64_t sectors_from_warps_in_one_round_per_block = 0;  // of those, of lines it writes whole in one round
   // The share of the block's sectors in the lines holding them that it writes whole
   // (PartialPieces::split_line_whole_sectors), and the narrowest lane of the pieces there (bytes; 0: none).
   double split_line_whole_share = 0;

@@ -178,5 +178,29 @@ TEST(KernelFile, CompileErrorShowsTheFirstError) {
   EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 6) << r.err;
 }
 
+// The calibration's memsim-step-lines and memsim-held-open as kernel files (lab/calibration/, what
+// fit_held_open_time.py replays). 1024x1024 f32 (the output's rows x columns), a block of W = 32 warps:
+// step-lines with K = 1 has lane l write row l, warp w column w, one step a tile of 32 rows x 32 columns, so
+// every output line (a row's 32 floats of the block's columns) takes 32 warps' 4-byte pieces in one round:
+// each of its 4 sectors from 8 warps. 1024 x 1024 x 4 / 32 = 131,072 sectors, all from several warps, all of
+// lines whole in one round; with S = 4 steps a tile, each step's lines are whole in it, the same.
+// held-open with P = 2 (groups of 2 warps, 8 a block of 32x8), Q = 1, R = 32: a group's line (32 columns of
+// a row) takes its 32 floats from 2 warps over 16 rounds, so its sectors are from 2 warps and none of a line
+// whole in one round: 131,072 and 0.
+TEST(KernelFile, CalibrationKernelsSectorsOfLinesWholeInOneRound) {
+  const std::string lab = std::string(MEMSIM_SOURCE_DIR) + "/lab/calibration/";
+  for (const char* steps : {"SL_S=1", "SL_S=4"}) {
+    auto r = report({"--kernel-file", lab + "step_lines_kernel.hpp", "--define", steps, "--define", "SL_K=1",
+                     "--matrix", "1024x1024", "--block", "32x32",
+                     "--tile", std::string(steps) == "SL_S=1" ? "32x32" : "128x32"});
+    EXPECT_EQ(r["prediction"]["sectors_from_warps"], 131072.0) << steps;
+    EXPECT_EQ(r["prediction"]["sectors_from_warps_in_one_round"], 131072.0) << steps;
+  }
+  auto h = report({"--kernel-file", lab + "held_open_kernel.hpp", "--define", "HO_P=2", "--define", "HO_Q=1",
+                   "--matrix", "1024x1024", "--block", "32x8", "--tile", "128x32"});
+  EXPECT_EQ(h["prediction"]["sectors_from_warps"], 131072.0);
+  EXPECT_EQ(h["prediction"]["sectors_from_warps_in_one_round"], 0.0);
+}
+
 }  // namespace
 }  // namespace memsim::test

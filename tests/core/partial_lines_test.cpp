@@ -387,6 +387,18 @@ TEST(PartialPieces, SuiteLinesOpenAtOnce) {
   EXPECT_EQ(lines.sectors_left_partial.size(), 32u);
 }
 
+// The partial pieces of the middle block of naive at 1024x1024 in this dtype, block and tile.
+PartialLines naive_middle_block(Dtype dtype, Size2 block, Size2 tile) {
+  UserConfig u;
+  u.kernel = "naive";
+  u.dtype = dtype;
+  u.matrix = {1024, 1024};
+  u.block = block;
+  u.tile = tile;
+  const LaunchConfig cfg = resolve_launch(u);
+  return partial_lines_of_block(cfg, cfg.blocks() / 2);
+}
+
 // The suite's naive, by its index math (a warp is BX x-lanes by 32 / BX rows of the block; lane (tx, ty) stores
 // out[x][y]): f32 8x16 on a 16x16 tile: a warp writes 4 consecutive y (16 bytes, half a sector) of 8 output
 // rows, the warp of the next 4 rows the other half: each of the block's 16 rows x 2 sectors comes from 2 warps,
@@ -395,19 +407,61 @@ TEST(PartialPieces, SuiteLinesOpenAtOnce) {
 // each of 32 rows gets 4 y (half a sector, the other half the next block's) from both warps: 32, though split.
 TEST(PartialPieces, SuiteSectorsFromWarps) {
   auto from_warps = [](const char* dtype, Size2 block, Size2 tile) {
-    UserConfig u;
-    u.kernel = "naive";
-    u.dtype = parse_dtype(dtype);
-    u.matrix = {1024, 1024};
-    u.block = block;
-    u.tile = tile;
-    const LaunchConfig cfg = resolve_launch(u);
-    return partial_lines_of_block(cfg, cfg.blocks() / 2).sectors_from_warps;
+    return naive_middle_block(parse_dtype(dtype), block, tile).sectors_from_warps;
   };
   EXPECT_EQ(from_warps("f32", {8, 16}, {16, 16}), 32);
   EXPECT_EQ(from_warps("f64", {32, 2}, {32, 32}), 256);
   EXPECT_EQ(from_warps("f64", {8, 32}, {32, 32}), 0);
   EXPECT_EQ(from_warps("f32", {32, 2}, {32, 4}), 32);
+}
+
+// Of the sectors from two warps or more, those of lines the block writes whole in one round. Hand-made warps:
+// warp w (0..3) writes bytes 8w..8w+7 of sector s of 32 lines in its store s (lane i in line i, 8 bytes at
+// 128 i + 32 s + 8 w). After its 4 stores each, with no load between, every sector of the 32 lines is whole,
+// from 4 warps, in round 0: 32 lines x 4 sectors = 128.
+TEST(PartialPieces, SectorsOfLinesWholeInOneRound) {
+  auto fill = [](PartialPieces& p, int warps_first, bool load_between) {
+    for (int w = 0; w < 4; ++w) {
+      if (load_between && w >= 2) {
+        // Warps 2 and 3 store a whole line elsewhere, then load: their pieces come a round later (a naive step).
+        p.add(store(uint64_t(1) << 24, 4, 4), w);
+        p.add(test::lanes_at(Space::Global, Op::Load, uint64_t(1) << 20, 4, 4), w);
+      }
+      for (int s = 0; s < warps_first; ++s) p.add(store(uint64_t(32 * s + 8 * w), 128, 8), w);
+    }
+  };
+  PartialPieces whole;
+  fill(whole, 4, false);
+  EXPECT_EQ(whole.sectors_from_warps(), 128);
+  EXPECT_EQ(whole.sectors_from_warps_in_one_round(), 128);
+  // Warps 2 and 3 a round later: the lines are held over rounds, none counts.
+  PartialPieces later;
+  fill(later, 4, true);
+  EXPECT_EQ(later.sectors_from_warps(), 128);
+  EXPECT_EQ(later.sectors_from_warps_in_one_round(), 0);
+  // Only sectors 0 and 1 of each line written (the rest for another block): not whole, none counts.
+  PartialPieces half;
+  fill(half, 2, false);
+  EXPECT_EQ(half.sectors_from_warps(), 64);
+  EXPECT_EQ(half.sectors_from_warps_in_one_round(), 0);
+}
+
+// naive f32 (1024x1024): a block BX wide and BY tall writes BX output rows x, each BY consecutive y a step.
+// 16x32 (tile 16x32): each row's 32 y (a 128-byte line, 32-aligned) in its one step, 4 sectors each from 4
+// warps (a warp holds 2 rows of y: 8-byte pieces): 16 x 4 = 64 sectors, all of lines whole in one round.
+// 16x16 (tile 32x32): 32 rows x 4 sectors = 128, but each line's y 0..15 and 16..31 come a step apart: 0.
+// 8x16 (tile 16x16): 16 rows, each half a line (16 y), the other half from another block: 16 x 2 sectors from
+// 2 warps each = 32, none of a line written whole. f64 16x16 (tile 16x16): 16 y = one 128-byte line a row, in
+// one step, 16 rows x 4 sectors (a warp's 2 rows: 16-byte pieces, 2 warps a sector) = 64, all counted.
+TEST(PartialPieces, SuiteSectorsOfLinesWholeInOneRound) {
+  auto counts = [](const char* dtype, Size2 block, Size2 tile) {
+    const PartialLines p = naive_middle_block(parse_dtype(dtype), block, tile);
+    return std::array<int64_t, 2>{p.sectors_from_warps, p.sectors_from_warps_in_one_round};
+  };
+  EXPECT_EQ(counts("f32", {16, 32}, {16, 32}), (std::array<int64_t, 2>{64, 64}));
+  EXPECT_EQ(counts("f32", {16, 16}, {32, 32}), (std::array<int64_t, 2>{128, 0}));
+  EXPECT_EQ(counts("f32", {8, 16}, {16, 16}), (std::array<int64_t, 2>{32, 0}));
+  EXPECT_EQ(counts("f64", {16, 16}, {16, 16}), (std::array<int64_t, 2>{64, 64}));
 }
 
 // naive's loop takes a load then a store a step: a line of output row x holds 128 / E consecutive y, its

@@ -146,6 +146,13 @@ TEST(Cost, L2AndPartialStoreTerms) {
   EXPECT_NEAR(warps.sectors_from_warps_us, 42.0, 1e-9);
   EXPECT_DOUBLE_EQ(to_json(warps)["sectors_from_warps"].get<double>(), 3e6);
   EXPECT_NEAR(to_json(warps)["sectors_from_warps_us"].get<double>(), 42.0, 1e-9);
+  // A third of them of lines written whole in one round, at 4 ps: 2e6 x 14 + 1e6 x 4 ps = 32 us.
+  k.sectors_from_warps_in_one_round = 1e6;
+  split.cost.sector_from_warps_one_round_ps = 4;
+  const Prediction one_round = predict(k, split);
+  EXPECT_NEAR(one_round.sectors_from_warps_us, 32.0, 1e-9);
+  EXPECT_NEAR(one_round.term(kTermPartial), 133.2, 1e-9);
+  EXPECT_DOUBLE_EQ(to_json(one_round)["sectors_from_warps_in_one_round"].get<double>(), 1e6);
 }
 
 // The L1 left beside the shared-memory carve-out holds the loads in flight, line by line. 2 blocks an SM of 256

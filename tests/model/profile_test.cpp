@@ -142,6 +142,20 @@ TEST_F(ScratchDir, MalformedFilesNameTheFileAndField) {
   }
 }
 
+// A profile without cost.sector_from_warps_one_round_ps prices those sectors as the others (the profiles
+// before the two were measured apart); one with it, at its own value.
+TEST_F(ScratchDir, OneRoundSectorCostDefaultsToTheOther) {
+  nlohmann::json j = shipped_h100();
+  j["cost"]["sector_from_warps_ps"] = 12.5;
+  j["cost"].erase("sector_from_warps_one_round_ps");
+  write("h100a", j.dump());
+  EXPECT_DOUBLE_EQ(load_profile("h100a").cost.sector_from_warps_one_round_ps, 12.5);
+  j["cost"]["sector_from_warps_one_round_ps"] = 3.0;
+  write("h100b", j.dump());
+  EXPECT_DOUBLE_EQ(load_profile("h100b").cost.sector_from_warps_one_round_ps, 3.0);
+  EXPECT_DOUBLE_EQ(load_profile("h100b").cost.sector_from_warps_ps, 12.5);
+}
+
 TEST_F(ScratchDir, WrongTypesAreNamed) {
   nlohmann::json j = shipped_h100();
   j["sm"]["count"] = "many";
