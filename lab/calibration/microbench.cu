@@ -668,6 +668,26 @@ void run_order_latency_study(Runs& runs, const mb::Pool& pool, const Device& dev
   }
 }
 
+// A study, not fitted (--chunk-sizes): does the size of the piece each block moves on the transposed side cost
+// at the same order? `padded` f32 at tile 32 writes each output row in 128-byte pieces, at tile 64 in 256-byte
+// ones, and runs 5-8% slower (held-out set a, both cards) where every count memsim makes is the same and the
+// resident blocks reach each output row in runs of the same bytes. Chunks of 128, 256 and 512 bytes (16-byte
+// lanes: 8, 16 or 32 lanes a chunk) at full occupancy, each beside its copy (cols = 1), scattered and gathered
+// at 64, 256 (a 32 KiB row of 128-byte chunks), 1024 and 16384 columns.
+void run_chunk_size_study(Runs& runs, const mb::Pool& pool, const Device& dev) {
+  const auto sizes = [&](auto chunk) {
+    constexpr int kChunk = decltype(chunk)::value;
+    run_order_chunks<uint4, true, kChunk>(runs, pool, dev, 1);
+    for (unsigned cols : {64u, 256u, 1024u, 16384u}) {
+      run_order_chunks<uint4, true, kChunk>(runs, pool, dev, cols);
+      run_order_chunks<uint4, false, kChunk>(runs, pool, dev, cols);
+    }
+  };
+  sizes(std::integral_constant<int, 128>{});
+  sizes(std::integral_constant<int, 256>{});
+  sizes(std::integral_constant<int, 512>{});
+}
+
 // vec4_shared f16 (block 32x8, 8192 x 8192) writes each output sector's halves from two blocks a grid row (64)
 // apart; its L2 reads part of them back from DRAM. The same stores with the halves D = 1 .. 32768 blocks
 // apart (up to half the grid: the first halves of the whole output before any second one), against the
@@ -887,6 +907,7 @@ const char kUsage[] =
     "       memsim-microbench --store-sizes [--stores-only]  (strided stores at four sizes about the L2's; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
+    "       memsim-microbench --chunk-sizes  (the same copies in 128- to 512-byte chunks; a study)\n"
     "       memsim-microbench --block-shapes  (a copy in blocks of 1 to 32 warps; empty launches of many blocks)\n"
     "       memsim-microbench --help, -h   (this text)\n"
     "Exit status: 0 done, 1 a CUDA error or the JSON could not be written, 2 bad options or no GPU.\n";
@@ -918,7 +939,7 @@ int main(int argc, char** argv) {
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
        chain = false, chain_stores = false, bursts = false, split = false, dram_order = false, order_latency = false,
-       block_shapes = false, store_sizes = false;
+       chunk_sizes = false, block_shapes = false, store_sizes = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -935,6 +956,7 @@ int main(int argc, char** argv) {
     else if (a == "--store-sizes") store_sizes = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--dram-order-latency") order_latency = true, holdout = false;
+    else if (a == "--chunk-sizes") chunk_sizes = true, holdout = false;
     else if (a == "--block-shapes") block_shapes = true, holdout = false;
     else if (a == "--one") return usage_error("--one is a mode of its own: memsim-microbench --one KERNEL WxH DTYPE BXxBY");
     else if (!a.empty() && a[0] == '-') return usage_error("unknown option '" + a + "' (memsim-microbench --help lists them)");
@@ -950,9 +972,9 @@ int main(int argc, char** argv) {
     for (const std::string& a : given)
       if (a == "--quick" || a == "--no-holdout" || a == "--block-only")
         return usage_error("--stores-only launches each store benchmark once (for ncu): " + a + " does not apply");
-    if (dram_order || order_latency || block_shapes)
-      return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial "
-                         "stores there)");
+    if (dram_order || order_latency || chunk_sizes || block_shapes)
+      return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or "
+                         "--block-shapes (no partial stores there)");
     if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
                          "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes");
@@ -1020,6 +1042,7 @@ int main(int argc, char** argv) {
   if (store_sizes) run_store_sizes(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (order_latency) run_order_latency_study(runs, pool, dev);
+  if (chunk_sizes) run_chunk_size_study(runs, pool, dev);
   if (block_shapes) run_block_shapes(runs, pool, dev);
   if (chain) {
     run_strided_chain_all<uint16_t>(runs, pool, dev, 8192, true);
@@ -1040,7 +1063,7 @@ int main(int argc, char** argv) {
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
   const bool one_set = block_only || capped || chain || chain_stores || bursts || split || dram_order || order_latency ||
-                       block_shapes || store_sizes;
+                       chunk_sizes || block_shapes || store_sizes;
   if (!one_set) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
