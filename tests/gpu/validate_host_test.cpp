@@ -1012,7 +1012,11 @@ TEST(MicrobenchOptions, BadInputsExitTwoWithOneLine) {
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
        "--half-sector-bursts, --split-sectors, --store-sizes"},
       {{"--stores-only", "--block-shapes"},
-       "--stores-only does not apply to --dram-order, --dram-order-latency or --block-shapes (no partial stores there)"},
+       "--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or --block-shapes (no partial "
+       "stores there)"},
+      {{"--stores-only", "--chunk-sizes"},
+       "--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or --block-shapes (no partial "
+       "stores there)"},
       {{"--bogus"}, "unknown option '--bogus' (memsim-microbench --help lists them)"},
       {{"--quick", "extra"}, "unexpected argument 'extra' (memsim-microbench --help lists the options)"},
   };
