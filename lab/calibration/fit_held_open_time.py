@@ -157,38 +157,30 @@ def main():
     def loss(x):  # x: [one-round sector cost, over-rounds sector cost, ps_per_byte[0], ps_per_byte[1]]
         return sum(math.log(t / r["median_us"]) ** 2 for t, (r, _) in zip(times(x[0], x[1], x[2:4] + ps0[2:]), chosen))
 
-    def fit(x, free):
-        """Golden-section search on each free coordinate of x in turn until none moves by 0.001."""
+    def fit(x, groups):
+        """Golden-section search on each group of x's coordinates in turn (a group's coordinates move together:
+        (0, 1) is one sector cost for both) until none moves by 0.001."""
         x = list(x)
         bounds = [(0.0, 60.0), (0.0, 60.0), (0.0, 4 * max(ps0[0], 1.0)), (0.0, 4 * max(ps0[1], 1.0))]
+
+        def at(group, v):
+            return [v if i in group else xi for i, xi in enumerate(x)]
+
         for _ in range(50):
             before = list(x)
-            for i in free:
-                lo, hi = bounds[i]
-                x[i] = golden(lambda v: loss(x[:i] + [v] + x[i + 1:]), lo, hi)
+            for group in groups:
+                lo, hi = bounds[group[0]]
+                x = at(group, golden(lambda v: loss(at(group, v)), lo, hi))
             if max(abs(u - v) for u, v in zip(x, before)) < 1e-3:
                 break
         return x
 
-    def tied_loss_fit():
-        """One sector cost for both (the model before they were told apart), with the read-back costs."""
-        x = [over0, over0, ps0[0], ps0[1]]
-        for _ in range(50):
-            before = list(x)
-            c = golden(lambda v: loss([v, v] + x[2:]), 0.0, 60.0)
-            x[0] = x[1] = c
-            for i in (2, 3):
-                x[i] = golden(lambda v: loss(x[:i] + [v] + x[i + 1:]), 0.0, 4 * max(ps0[i - 2], 1.0))
-            if max(abs(u - v) for u, v in zip(x, before)) < 1e-3:
-                break
-        return x
-
-    alone_x = fit([0.0, 0.0, ps0[0], ps0[1]], [2, 3])
-    tied_x = tied_loss_fit()
+    alone_x = fit([0.0, 0.0, ps0[0], ps0[1]], [(2,), (3,)])
+    tied_x = fit([over0, over0, ps0[0], ps0[1]], [(0, 1), (2,), (3,)])  # the model before they were told apart
     # Without a run whose lines are written whole in one round (memsim-held-open alone), that cost has no data:
     # it stays tied to the other's (the profile leaves it out).
     apart = any(q["sectors_from_warps_in_one_round"] > 0 for _, q in chosen)
-    fitted = fit(tied_x, [0, 1, 2, 3]) if apart else tied_x
+    fitted = fit(tied_x, [(0,), (1,), (2,), (3,)]) if apart else tied_x
     one, over = round(fitted[0], 2), round(fitted[1], 2)
     ps = [round(v, 3) for v in fitted[2:4]] + ps0[2:]
     rms = lambda xs: math.sqrt(sum(x * x for x in xs) / len(xs))
