@@ -123,10 +123,13 @@ int64_t PartialPieces::lines_held_over_rounds() const {
   return std::count_if(lines_.begin(), lines_.end(), [this](const Line& l) { return held_over_rounds(l); });
 }
 
+int64_t PartialPieces::Line::sectors_from_warps() const {
+  return std::count_if(sector_warps.begin(), sector_warps.end(), [](uint32_t w) { return __builtin_popcount(w) >= 2; });
+}
+
 int64_t PartialPieces::sectors_from_warps() const {
   int64_t sectors = 0;
-  for (const Line& l : lines_)
-    for (uint32_t warps : l.sector_warps) sectors += __builtin_popcount(warps) >= 2;
+  for (const Line& l : lines_) sectors += l.sectors_from_warps();
   return sectors;
 }
 
@@ -135,8 +138,7 @@ int64_t PartialPieces::sectors_from_warps_in_one_round() const {
   int64_t sectors = 0;
   for (const Line& l : lines_) {
     const bool whole = std::all_of(l.written.begin(), l.written.end(), [full](uint64_t w) { return w == full; });
-    if (!whole || held_over_rounds(l)) continue;
-    for (uint32_t warps : l.sector_warps) sectors += __builtin_popcount(warps) >= 2;
+    if (whole && !held_over_rounds(l)) sectors += l.sectors_from_warps();
   }
   return sectors;
 }

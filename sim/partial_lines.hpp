@@ -117,6 +117,7 @@ class PartialPieces {
     int smallest_piece = 64;                // the fewest bytes one request wrote into a partly written sector
     int smallest_lane = 64;                 // the narrowest lane of a request writing a partial piece here
     bool holds_split(uint64_t full) const;  // some sector of it is left partly written
+    int64_t sectors_from_warps() const;      // its sectors with partial pieces from two warps or more
     uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;
