@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set s           the second to nineteenth set (SHAPES_B .. SHAPES_S below)
+    --set b .. --set t           the second to twentieth set (SHAPES_B .. SHAPES_T below)
 """
 import argparse
 import sys
@@ -150,6 +150,13 @@ SHAPES_R = [((8, 20), (40, 40)), ((8, 10), (40, 40)), ((8, 28), (56, 56)), ((16,
 # not), at 8192x8192 only; the staged kernels (one round a tile) beside them.
 SHAPES_S = [((12, 32), (96, 96)), ((24, 32), (96, 96)), ((40, 16), (80, 80)), ((20, 16), (80, 80)),
             ((16, 40), (80, 80)), ((8, 48), (96, 96))]
+# Set t (2026-11-29), chosen before any of it ran, to judge memsim as it stands (no change is tied to it) on an
+# axis no set had varied: the matrix. 4096x4096, whose input and output (32 to 128 MiB) the 50-60 MB L2 holds
+# in large part, and 16384x4096, wide and not square, at six of set a's blocks and tiles (already compiled by
+# set a, never run at these matrices), the four kernels, three dtypes: 144 configurations.
+SHAPES_T = [((32, 8), (64, 64)), ((16, 16), (32, 32)), ((8, 32), (32, 32)), ((64, 4), (64, 64)),
+            ((32, 4), (32, 32)), ((16, 8), (16, 16))]
+MATRICES_T = ["4096x4096", "16384x4096"]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -159,7 +166,8 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "l": (SHAPES_L, MATRICES_B, "heldoutl"), "m": (SHAPES_M, MATRICES, "heldoutm"),
         "n": (SHAPES_N, MATRICES_B, "heldoutn"), "o": (SHAPES_O, MATRICES_B, "heldouto"),
         "p": (SHAPES_P, MATRICES_B, "heldoutp"), "q": (SHAPES_Q, MATRICES_B, "heldoutq"),
-        "r": (SHAPES_R, MATRICES_B, "heldoutr"), "s": (SHAPES_S, MATRICES_B, "heldouts")}
+        "r": (SHAPES_R, MATRICES_B, "heldoutr"), "s": (SHAPES_S, MATRICES_B, "heldouts"),
+        "t": (SHAPES_T, MATRICES_T, "heldoutt")}
 
 
 def configs(shapes):
