@@ -154,7 +154,7 @@ TEST_F(ScratchDir, OneRoundSectorCostDefaultsToTheOther) {
   write("h100b", j.dump());
   EXPECT_DOUBLE_EQ(load_profile("h100b").cost.sector_from_warps_one_round_ps, 3.0);
   EXPECT_DOUBLE_EQ(load_profile("h100b").cost.sector_from_warps_ps, 12.5);
-  // In range as the other (the H100's profile, which the range test walks, does not carry it).
+  // In range as the other.
   j["cost"]["sector_from_warps_one_round_ps"] = 1e300;
   write("h100c", j.dump());
   try {
@@ -236,7 +236,7 @@ TEST_F(ScratchDir, OutOfRangeValuesAreNamed) {
 
 // Every number of a profile has a physical range: a cost field of 1e300 was accepted and predicted
 // 4e296 us. Each numeric leaf of the shipped H100 profile (the others' fields but the H200's measured-there
-// read_back.steps_open and sector_from_warps_one_round_ps), set to 1e300 and to -1e300 in turn, is refused
+// read_back.steps_open), set to 1e300 and to -1e300 in turn, is refused
 // with the field named by its path; the calibration block is a record of the fit, read by people only.
 TEST_F(ScratchDir, EveryNumericFieldHasAPhysicalRange) {
   const nlohmann::json shipped = shipped_h100();
