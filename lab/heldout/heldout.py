@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set t           the second to twentieth set (SHAPES_B .. SHAPES_T below)
+    --set b .. --set u           the second to twenty-first set (SHAPES_B .. SHAPES_T, MATRICES_U below)
 """
 import argparse
 import sys
@@ -157,6 +157,10 @@ SHAPES_S = [((12, 32), (96, 96)), ((24, 32), (96, 96)), ((40, 16), (80, 80)), ((
 SHAPES_T = [((32, 8), (64, 64)), ((16, 16), (32, 32)), ((8, 32), (32, 32)), ((64, 4), (64, 64)),
             ((32, 4), (32, 32)), ((16, 8), (16, 16))]
 MATRICES_T = ["4096x4096", "16384x4096"]
+# Set u (2026-11-29), chosen after set t ran and before any of set u ran, on the same six shapes: matrices no tile
+# divides and whose rows are no whole number of lines, as users' sizes are: 5000x3000 and 3000x5000 (rows of 10,000
+# and 6,000 bytes at f16: the rows' starts move along the lines and sectors; every grid ends in part tiles).
+MATRICES_U = ["5000x3000", "3000x5000"]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -167,7 +171,7 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "n": (SHAPES_N, MATRICES_B, "heldoutn"), "o": (SHAPES_O, MATRICES_B, "heldouto"),
         "p": (SHAPES_P, MATRICES_B, "heldoutp"), "q": (SHAPES_Q, MATRICES_B, "heldoutq"),
         "r": (SHAPES_R, MATRICES_B, "heldoutr"), "s": (SHAPES_S, MATRICES_B, "heldouts"),
-        "t": (SHAPES_T, MATRICES_T, "heldoutt")}
+        "t": (SHAPES_T, MATRICES_T, "heldoutt"), "u": (SHAPES_T, MATRICES_U, "heldoutu")}
 
 
 def configs(shapes):
