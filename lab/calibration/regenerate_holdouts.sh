@@ -30,8 +30,10 @@ cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 export MEMSIM_CACHE_DIR=$cache
 for dev in h100 h200; do
-  for set in "" _b _c _d _e _f _g _h _i _j _k _l _m _n _o _p _q _r _s _t _u _v; do
-    ls lab/heldout/results/$dev$set/*.json >/dev/null 2>&1 || continue
+  # Set a's runs in DEV/, every later set's in DEV_X/ (one letter: not DEV_X_ncu/), in the order of their letters.
+  for dir in lab/heldout/results/$dev lab/heldout/results/${dev}_?; do
+    set=${dir#lab/heldout/results/$dev}
+    ls "$dir"/*.json >/dev/null 2>&1 || continue
     python3 lab/heldout/judge.py lab/heldout/results/$dev$set/*.json --memsim "$build/app/memsim" --device $dev \
       --no-compile \
       --report lab/heldout/results/$dev${set}_judged.txt >/dev/null

@@ -4,7 +4,7 @@
 #                                        shapes) and memsim-code-counts in build-dev/
 #   run_heldout.sh counts OUT            every configuration's compiled paths and the estimate's: OUT/code_counts.json
 #   run_heldout.sh time PROFILE OUT [FIRST LAST]  time, check and predict the sweep's runs FIRST..LAST
-#   run_heldout.sh ncu PROFILE OUT [FIRST LAST]   Nsight Compute counts of those runs at 8192x8192
+#   run_heldout.sh ncu PROFILE OUT [FIRST LAST]   Nsight Compute counts of those runs at the set's first matrix
 # HELDOUT_SET=b runs the second set (heldout.py --set b) instead, its shapes in extra_static_shapes_b.inc.
 # HELDOUT_SET="b c" builds one memsim-validate with both sets' shapes (one build for both on a machine);
 # time and ncu then take one set each.
@@ -58,7 +58,8 @@ case $stage in
         $build/validate/memsim-validate $args --profile "$profile" --out-dir "$out/runs" --name "${profile}_$name" ||
           echo "run failed: $line"
       else
-        args=${args/--matrices 8192x8192,16384x16384/--matrices 8192x8192}
+        # Nsight Compute at the set's first matrix only (8192x8192 for set a): its counts are per configuration.
+        args=$(sed -E 's/--matrices ([^ ,]+)[^ ]*/--matrices \1/' <<<"$args")
         # shellcheck disable=SC2086
         $build/validate/memsim-validate $args --profile "$profile" --ncu --reps 5 --out-dir "$out/runs" \
           --name "${profile}_${name}_ncu" || echo "run failed: $line"
