@@ -36,6 +36,7 @@ list) on a machine with the toolkit.
 """
 import argparse
 import glob
+import gzip
 import json
 import math
 import os
@@ -250,8 +251,10 @@ def main():
     ap.add_argument("--heldout", default=HELDOUT, help="the held-out list the fit must not see")
     a = ap.parse_args()
     try:
-        rows = [r for r in json.load(open(a.counts)) if "compiled" in r]
-    except (OSError, ValueError) as e:
+        # The committed counts are gzipped (results/code_estimate_counts.json.gz; 10 MB as text).
+        with (gzip.open(a.counts, "rt") if a.counts.endswith(".gz") else open(a.counts)) as f:
+            rows = [r for r in json.load(f) if "compiled" in r]
+    except (OSError, EOFError, ValueError) as e:
         print("fit_code_estimate.py: cannot read %s: %s" % (a.counts, e), file=sys.stderr)
         return 2
     held_name = os.path.basename(a.heldout)
