@@ -271,7 +271,14 @@ def main():
     except Error as e:
         print("fit_code_estimate.py: %s" % e, file=sys.stderr)
         return 2
-    overlap = sorted({key(r) for r in table + training} & held)
+    # Sets chosen after the training sweep took some of its (block, tile) pairs (sets h to p: 168 suite
+    # configurations): the fit leaves the sweep's rows at any held-out pair out, for every kernel, and says how
+    # many. The shipped table's rows stay: memsim answers those configurations from the table, never from this
+    # rule, so a held-out set that holds one (set m's 16x16 on 16) judges the table, not the estimate.
+    held_pairs = {k[2:] for k in held}
+    left_out = [r for r in training if key(r)[2:] in held_pairs]
+    training = [r for r in training if key(r)[2:] not in held_pairs]
+    overlap = sorted({key(r) for r in training} & held)
     if overlap:
         print("fit_code_estimate.py: %d fit configurations are in a held-out set (%s or another "
               "lab/heldout/heldout_*configs.txt), which no fit may see: %s"
@@ -287,6 +294,9 @@ def main():
     n_training = len(fit_rows) - n_table
     out = ["Fit set: %d compiled configurations, the shipped table's %d and %d more of the training sweep "
            "(lab/calibration/code_estimate/training_configs.txt)." % (len(fit_rows), n_table, n_training)]
+    if left_out:
+        out.append("Left out of the training sweep: %d compiled configurations at a (block, tile) a held-out list "
+                   "holds (%s)." % (len(left_out), ", ".join(sorted({"%s on %s" % key(r)[2:] for r in left_out}))))
     forms = choose_form(fit_rows, out)
     rule = {p: (forms[p], fit(fit_rows, forms[p], p)) for p in PATHS}
     out.append("The loads in flight, on the fit set:")
