@@ -235,6 +235,18 @@ def main():
     for (bench, e, rounds), xs in sorted(groups.items()):
         out.append("  %-10s %d-byte elements, %-17s %3d runs  %+6.1f%% / %+6.1f%% / %+6.1f%% / %+6.1f%%" % (
             bench, e, rounds + ":", len(xs), *(pct(sum(x[i] for x in xs) / len(xs)) for i in range(4))))
+    # memsim-step-lines apart by piece (lanes that write it x element), steps and warps an SM, fitted costs: a
+    # piece from 4-byte lanes that no single cost prices at every occupancy shows here, not in the means above.
+    pieces = {}
+    for x3, (r, q) in zip(after, chosen):
+        if "warps" in r:
+            k = r["elements_a_request_row"]
+            pieces.setdefault((k * r["element_bytes"], k, r["element_bytes"], r["steps"] > 1,
+                               r["warps"] * r["blocks_per_sm"]), []).append(x3)
+    out.append("memsim-step-lines' mean error by piece, steps and warps an SM (fitted):")
+    for (size, lanes, e, many, warps), xs in sorted(pieces.items()):
+        out.append("  %2d-byte pieces from %d lanes of %d bytes, %-9s %2d warps an SM: %2d runs  %+6.1f%%" % (
+            size, lanes, e, "S > 1," if many else "S = 1,", warps, len(xs), pct(sum(xs) / len(xs))))
     for (r, _), q in zip(chosen, final):
         out.append("  %-52s bps %d  measured %8.1f  predicted %8.1f  %+6.1f%%" % (
             r["name"], r["blocks_per_sm"], r["median_us"], q["time_us"], 100 * (q["time_us"] / r["median_us"] - 1)))

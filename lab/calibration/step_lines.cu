@@ -17,7 +17,7 @@
 // The kernel keeps no __restrict__: each step's load waits for the step before to have issued its store, as nvcc
 // compiles a direct transpose's body (one load in flight a warp between stores).
 //
-// Every configuration runs with as many blocks an SM as fit, then 4 and 2 (where fewer than fit), held back by
+// Every configuration runs with as many blocks an SM as fit, then 4, 2 and 1 (where fewer than fit), held back by
 // dynamic shared memory the kernel does not use.
 //
 // Timing, the check and the options as memsim-held-open's (transpose_bench.cuh): CUDA events around each launch,
@@ -115,7 +115,9 @@ int main(int argc, char** argv) {
       const int threads = 32 * c.warps;
       int most = 0;
       MEMSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, c.kernel, threads, 0));
-      for (int limit : {0, 4, 2}) {
+      // 1 block an SM (since 2026-12-05): 4-byte lanes at 8 to 32 warps an SM in 4- and 8-byte pieces too, beside
+      // the 16-byte pieces' runs there (at 16 warps memsim predicts those 43-48% slow, on both cards).
+      for (int limit : {0, 4, 2, 1}) {
         if (limit && limit >= most) continue;  // that many fit without holding any back: run already
         const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
         MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
