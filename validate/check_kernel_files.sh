@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: check_kernel_files.sh OUTDIR}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH MEMSIM_CACHE_DIR=$out/cache
-. validate/deps_prefix.sh
+. validate/deps_prefix.sh || exit 2
 cmake -S . -B build-kf -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
       -DMEMSIM_CUDA=OFF -DMEMSIM_PYTHON=OFF "${prefix[@]}" >/dev/null
 cmake --build build-kf -j "$(nproc)" --target memsim >/dev/null

@@ -11,7 +11,7 @@ out=${1:?usage: check_kernel_files_gpu.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export PATH=/usr/local/cuda/bin:$PATH MEMSIM_CACHE_DIR=$out/cache
-. validate/deps_prefix.sh
+. validate/deps_prefix.sh || exit 2
 build=${MEMSIM_BUILD_DIR:-build-kfgpu}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_BUILD_TESTS=OFF -DMEMSIM_BUILD_BENCHMARKS=OFF \
       -DMEMSIM_CUDA=ON -DMEMSIM_PYTHON=OFF "${prefix[@]}" > "$out/cmake.log" 2>&1

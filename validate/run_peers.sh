@@ -49,12 +49,7 @@ exec > >(tee "$out/run_peers.log") 2>&1
   "$ncu" --version | tail -n 1
 } | tee "$out/environment.txt"
 
-prefix=()
-if ls .deps/*.deb >/dev/null 2>&1; then
-  mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-  # Boost 1.74 from the .deb files, not another Boost whose configs the machine has.
-  prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr -DBoost_DIR=/tmp/deps/usr/lib/x86_64-linux-gnu/cmake/Boost-1.74.0)
-fi
+. validate/deps_prefix.sh || exit 2  # sets prefix: the .deb files' Boost 1.74, Eigen and nlohmann-json, where given
 echo "== build ($(date -u +%H:%M:%S))"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMSIM_CUDA=ON -DMEMSIM_BUILD_TESTS=OFF \
   -DMEMSIM_BUILD_BENCHMARKS=OFF -DMEMSIM_PYTHON=OFF -DCMAKE_CUDA_ARCHITECTURES="${MEMSIM_CUDA_ARCH:-90}" \

@@ -20,12 +20,7 @@ inc=$PWD/lab/heldout/extra_static_shapes.inc list=lab/heldout/heldout_configs.tx
 if [ "$set_" != a ]; then inc=$PWD/lab/heldout/extra_static_shapes_$set_.inc list=lab/heldout/heldout_${set_}_configs.txt; fi
 case $stage in
   build)
-    prefix=()
-    if ls .deps/*.deb >/dev/null 2>&1; then
-      mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-      # Boost 1.74 from the .deb files, not another Boost whose configs the machine has (as run_peers.sh does).
-      prefix=(-DCMAKE_PREFIX_PATH=/tmp/deps/usr -DBoost_DIR=/tmp/deps/usr/lib/x86_64-linux-gnu/cmake/Boost-1.74.0)
-    fi
+    . validate/deps_prefix.sh || exit 2  # sets prefix: the .deb files' Boost 1.74, Eigen and nlohmann-json, where given
     if [ "${set_// /}" != "$set_" ]; then
       # Several sets: each one's shapes into one list of the X(...) lines (each ends in a continuation).
       inc=$PWD/$build/extra_static_shapes_sets.inc
