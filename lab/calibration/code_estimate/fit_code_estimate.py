@@ -24,8 +24,10 @@ loads in flight.
 
 The fit set is the shipped table (every suite kernel at its default tile at blocks 32x8, 16x16, 8x32 and 32x32)
 and the training sweep (training_configs.txt, training_configs.py); the judged set is the held-out sweep
-(lab/heldout/), which the fit refuses to see: a fit configuration (kernel, dtype, block, tile) that the held-out
-list holds, or any other held-out set's list (lab/heldout/heldout_*configs.txt: set b on), stops it. Any other list in COUNTS.json (check_configs.txt: tiles 4:1) is judged as a check outside
+(lab/heldout/), which the fit refuses to see: the training sweep's rows at a (block, tile) that any held-out list
+(lab/heldout/heldout_*configs.txt) holds are left out, for every kernel, and named in the report (sets chosen after
+the sweep took some of its pairs); a fit configuration (kernel, dtype, block, tile) that a held-out list still
+holds after that stops it. The shipped table's rows stay: memsim answers those from the table. Any other list in COUNTS.json (check_configs.txt: tiles 4:1) is judged as a check outside
 the fit.
 
     fit_code_estimate.py COUNTS.json [--inc codegen/code_estimate_sm90.inc] [--report FILE]
