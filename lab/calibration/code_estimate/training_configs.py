@@ -11,9 +11,9 @@ set b's 32x6 drains a third under their compiled count): 20 blocks of 3, 5, 6, 1
 to 4x48) at 8 tiles each, multiples of the block of 8 to 256 a side within 2:1, and the power-of-two blocks
 above at 4 tiles each with a side of 24, 40, 48, 80, 96, 112, 160, 192 or 224. The held-out sweeps
 (lab/heldout/) are kept out: none of the blocks of the sets chosen before the sweep (set a's eleven, sets b to e
-all of theirs), and none of any held-out list's (block, tile) pairs, for any kernel (fit_code_estimate.py refuses
-a training configuration any held-out list holds; since 2026-12-05 that covers the sets chosen after the sweep,
-whose pairs the sweep had held: 168 configurations of sets h, i, j, m, n, o and p). Configurations a kernel or
+all of theirs), and none of any held-out list's (block, tile) pairs, for any kernel (fit_code_estimate.py leaves out
+any training configuration at a held-out list's pair too; since 2026-12-05 both cover the sets chosen after the
+sweep, whose pairs it had held: 168 configurations of sets h, i, j, m, n, o and p). Configurations a kernel or
 the device does not allow stay in the list: memsim-code-counts records them as refused.
 
 The check sweep (--check, check_configs.txt) is the same at tiles four times as wide as high or as high as wide:
@@ -67,7 +67,7 @@ EARLY_SETS = ("heldout_configs.txt", "heldout_b_configs.txt", "heldout_c_configs
               "heldout_e_configs.txt")
 
 
-def all_heldout_blocks():
+def early_heldout_blocks():
     """The blocks of sets a to e: none of them is in the sweep (the table's four apart)."""
     return set().union(*(heldout(os.path.join(ROOT, "lab", "heldout", name))[1] for name in EARLY_SETS))
 
@@ -101,7 +101,7 @@ def uneven_tiles(bx, by, sides=None):
 
 def uneven_configs():
     """The walks the block does not divide in several steps (see the module's text)."""
-    held_blocks = all_heldout_blocks()
+    held_blocks = early_heldout_blocks()
     table = {"%dx%d" % b for b in TABLE_BLOCKS}
     held_pairs = all_heldout_pairs()
     pairs = []
@@ -121,7 +121,7 @@ def uneven_configs():
 
 def configs(ratios=(1, 2)):
     """The sweep at tiles whose long side is one of `ratios` times the short one."""
-    held_blocks, held_pairs = all_heldout_blocks(), all_heldout_pairs()
+    held_blocks, held_pairs = early_heldout_blocks(), all_heldout_pairs()
     table = {"%dx%d" % b for b in TABLE_BLOCKS}
     for kernel in KERNELS:
         for dtype in DTYPES:
