@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set v           the second to twenty-second set (SHAPES_B .. SHAPES_V below)
+    --set b .. --set w           the second to twenty-third set (SHAPES_B .. SHAPES_W below)
 """
 import argparse
 import sys
@@ -169,6 +169,14 @@ MATRICES_U = ["5000x3000", "3000x5000"]
 # Compute counts a set at its first matrix (run_heldout.sh ncu), and it counted set v there.
 SHAPES_V = [((32, 8), (64, 64)), ((64, 4), (64, 64)), ((16, 16), (32, 32)), ((32, 4), (32, 32))]
 MATRICES_V = ["5024x3008", "5120x3072"]
+# Set w (2026-12-06), chosen before any of it ran and before the term it judges was fitted: naive's f32 stores at
+# 8-wide blocks write 16-byte pieces from 4 lanes of 4 bytes (two warps a sector), which both cards ran 25-33%
+# slower than predicted in set a (8x16 on 16, 8x32 on 32), s (8x48 on 96) and u, as memsim-step-lines' runs of
+# such pieces are at 64 warps an SM. Eight 8-wide (block, tile) pairs no set and no training sweep has compiled,
+# at 32 to 64 warps an SM (8x4 on 24: one warp a block, 32 an SM; 8x6 on 48: a warp and a half), f16 (8-byte
+# pieces) and f64 (32-byte pieces) the controls, the staged kernels beside them, at 8192x8192 only.
+SHAPES_W = [((8, 12), (24, 24)), ((8, 40), (40, 40)), ((8, 16), (64, 64)), ((8, 56), (56, 56)),
+            ((8, 6), (48, 48)), ((8, 24), (24, 24)), ((8, 4), (24, 24)), ((8, 20), (20, 20))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -180,7 +188,7 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "p": (SHAPES_P, MATRICES_B, "heldoutp"), "q": (SHAPES_Q, MATRICES_B, "heldoutq"),
         "r": (SHAPES_R, MATRICES_B, "heldoutr"), "s": (SHAPES_S, MATRICES_B, "heldouts"),
         "t": (SHAPES_T, MATRICES_T, "heldoutt"), "u": (SHAPES_T, MATRICES_U, "heldoutu"),
-        "v": (SHAPES_V, MATRICES_V, "heldoutv")}
+        "v": (SHAPES_V, MATRICES_V, "heldoutv"), "w": (SHAPES_W, MATRICES_B, "heldoutw")}
 
 
 def configs(shapes):
