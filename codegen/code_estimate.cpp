@@ -13,17 +13,19 @@ namespace {
 // Per kernel, along the inner and then the edge path, its constant and instructions per global and per shared
 // access, per access whose walk tests every step, more per such an access whose test changes from step to
 // step (each step its own predicate, its addresses recomputed under it), more per such an access whose test
-// leaves each warp all on or all off, and per matrix row of its global loads and of its global stores; the
+// leaves each warp all on or all off, per guard test (sim/busiest_warp.hpp: a guard the same at every step
+// is one test for all of them where the warp's loads and stores each lie in one row, else one an access), and
+// per matrix row of its global loads and of its global stores; the
 // row named "" stands for any other kernel; and the bytes of loads a lane keeps in flight
 // (lab/calibration/code_estimate/fit_code_estimate.py fits them).
 struct PathLine {
-  double constant, per_global, per_shared, per_guarded, per_varying_guard, per_whole_warp_guard, per_load_row,
-      per_store_row;
+  double constant, per_global, per_shared, per_guarded, per_varying_guard, per_whole_warp_guard, per_guard_test,
+      per_load_row, per_store_row;
   double at(const CodeFeatures& f) const {
     return constant + per_global * (f.global_loads + f.global_stores) +
            per_shared * (f.shared_loads + f.shared_stores) + per_guarded * f.guarded_accesses +
            per_varying_guard * f.varying_guard_accesses + per_whole_warp_guard * f.whole_warp_guard_accesses +
-           per_load_row * f.load_rows + per_store_row * f.store_rows;
+           per_guard_test * f.guard_tests + per_load_row * f.load_rows + per_store_row * f.store_rows;
   }
 };
 struct KernelLine {

@@ -27,6 +27,14 @@ struct BusiestWarp {
   // none (a walk shorter than one step of the block, whose idle lanes are whole warps). Its accesses then
   // need no lane's default value, and what the warp skips it skips whole.
   double whole_warp_guard_accesses = 0;
+  // The predicate work its guarded accesses cost, in tests, as nvcc compiles them (sm_90 SASS of the shared-
+  // tile kernels): a guard that is the same at every step is one ISETP for all of them, set on each access for
+  // free, where the warp's global loads and its global stores each lie in one row (every address is the
+  // prologue's pointer plus an immediate); where they step over rows, ptxas re-derives each guarded access's
+  // address under the predicate (a pointer reload, a wide multiply and an add a global store, a LEA a shared
+  // load), and a guard that varies gives each step a predicate of its own: one an access. Counted per site,
+  // as guarded_accesses are (a step's load and store share their predicate).
+  double guard_tests = 0;
 };
 
 }  // namespace memsim

@@ -402,6 +402,7 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
   f.load_rows = double(busiest->load_rows.size());
   f.store_rows = double(busiest->store_rows.size());
   f.load_bytes = busiest->load_bytes;
+  const bool one_row = busiest->load_rows.size() <= 1 && busiest->store_rows.size() <= 1;
   for (size_t site = 0; site < guarded.size(); ++site) {
     // ... or where some warp makes fewer accesses than another (the replay may skip a warp's access with no
     // lane on).
@@ -417,6 +418,10 @@ FirstBlockWarps first_block_warps(const LaunchConfig& cfg, std::vector<std::pair
     }
     if (varies) f.varying_guard_accesses += busiest->at_site[site];
     if (whole_warps) f.whole_warp_guard_accesses += busiest->at_site[site];
+    // One test for all of a site's accesses where its guard never changes and every address comes off the
+    // prologue's pointers (the warp's loads and its stores each in one row); one an access otherwise.
+    if (!varies && one_row) f.guard_tests += busiest->at_site[site] > 0 ? 1 : 0;
+    else f.guard_tests += busiest->at_site[site];
   }
   for (int w = 0; w < warps; ++w) f.early_exit_warps += per[size_t(w)].reaches_last ? 0 : 1;
   return f;

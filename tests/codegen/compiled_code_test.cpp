@@ -200,6 +200,49 @@ TEST(CodeEstimate, FeaturesOfAWarpWorkedOutByHand) {
   EXPECT_EQ(k.whole_warp_guard_accesses, 32);
 }
 
+TEST(CodeEstimate, GuardTestsWorkedOutByHand) {
+  // coalesced 4x128, tile 32x128 (f32): 16 warps of 4 columns by 8 rows (warp w holds ty 8w to 8w + 7). The
+  // stage walks 128 rows in one step of 128 and 32 columns in 8 of 4, exact: warp 0 loads 8 times from input
+  // row ty = 0 (one row) into 8 shared stores, untested. The drain walks 32 output rows in one step of 128 (ty
+  // < 32: warps 0 to 3 on at every step, 4 to 15 at none) and 128 columns in 32 steps of 4, exact: 32 shared
+  // loads and 32 stores to output row ty = 0 (one row), all under the same test. Two guarded sites (the tile's
+  // loads, the output's stores), each one test for its 32 accesses: 2 tests for 64 guarded accesses.
+  const CodeFeatures a = first_block_features(launch("coalesced", {4, 128}, Size2{32, 128}));
+  EXPECT_EQ(a.global_loads, 8);
+  EXPECT_EQ(a.shared_stores, 8);
+  EXPECT_EQ(a.shared_loads, 32);
+  EXPECT_EQ(a.global_stores, 32);
+  EXPECT_EQ(a.load_rows, 1);
+  EXPECT_EQ(a.store_rows, 1);
+  EXPECT_EQ(a.guarded_accesses, 64);
+  EXPECT_EQ(a.varying_guard_accesses, 0);
+  EXPECT_EQ(a.guard_tests, 2);
+  // Its compiled code (nvcc 13.0, sm_90; lab/calibration/results/code_estimate_counts.json.gz, held-out set b):
+  // 135 warp instructions along the inner path, 295 along the edge; the rule's estimate within 20% of both.
+  const SassPaths ap = estimate_paths(a);
+  EXPECT_NEAR(ap.inner, 135, 0.2 * 135);
+  EXPECT_NEAR(ap.edge, 295, 0.2 * 295);
+  // coalesced 4x64, tile 32x128: the same drain (ty < 32, now warps 0 to 3 of 8; 32 shared loads and 32 stores
+  // to output row 0), but the stage walks 128 rows in 2 steps of 64 (input rows 0 and 64: 16 loads, 2 rows).
+  // The warp's addresses are no longer the prologue's pointers alone: every guarded access is a test of its
+  // own, 64 of them.
+  const CodeFeatures b = first_block_features(launch("coalesced", {4, 64}, Size2{32, 128}));
+  EXPECT_EQ(b.global_loads, 16);
+  EXPECT_EQ(b.load_rows, 2);
+  EXPECT_EQ(b.store_rows, 1);
+  EXPECT_EQ(b.guarded_accesses, 64);
+  EXPECT_EQ(b.varying_guard_accesses, 0);
+  EXPECT_EQ(b.guard_tests, 64);
+  // coalesced 4x64, tile 32x64: the stage's 64 rows take one step (row 0), the drain's 64 columns 16 steps
+  // under ty < 32 (row 0): 2 tests for 32 guarded accesses.
+  EXPECT_EQ(first_block_features(launch("coalesced", {4, 64}, Size2{32, 64})).guard_tests, 2);
+  // coalesced 32x5, tile 64x40: the drain's test changes from step to step (its second column step holds tx <
+  // 8, its last row step ty < 4): each of its 26 shared loads and 26 stores is a test.
+  EXPECT_EQ(first_block_features(launch("coalesced", {32, 5}, Size2{64, 40})).guard_tests, 52);
+  // padded 64x8 (tile 64x64): no guard, no test.
+  EXPECT_EQ(first_block_features(launch("padded", {64, 8})).guard_tests, 0);
+}
+
 TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {
   // The fit's bound (codegen/code_estimate_sm90.inc): 64 bytes a lane, a load counted as the 32-bit registers
   // it fills. padded 64x8: its 8 loads of 4 bytes (32) all in flight, one wait.

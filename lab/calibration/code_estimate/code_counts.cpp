@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
                                {"load_bytes", f.load_bytes}, {"guarded_accesses", f.guarded_accesses},
                                {"varying_guard_accesses", f.varying_guard_accesses},
                                {"whole_warp_guard_accesses", f.whole_warp_guard_accesses},
+                               {"guard_tests", f.guard_tests},
                                {"warps_in_block", f.warps_in_block}}},
                              {"estimate", sass_paths_json(estimate_paths(f))},
                              {"basis", code.basis == CodeBasis::Compiled ? "compiled"

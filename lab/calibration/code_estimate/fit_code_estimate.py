@@ -8,11 +8,17 @@ and predicate work nvcc leaves around it) + a cost per guarded access (one of a 
 whose every step tests its position) + more per guarded access whose test changes from step to step (a walk
 the block divides in no whole number of steps: nvcc gives each step a predicate of its own and recomputes its
 addresses under it) + another per guarded access whose test leaves every warp all on or all off (idle lanes
-that are whole warps) + a cost per matrix row its global loads and its global stores step to (a
+that are whole warps), or, in place of the cost per guarded access, a cost per guard test (a guard that is
+the same at every step, a walk shorter than one step of the block, is one test for all of them where the warp's
+global loads and stores each lie in one row: nvcc computes its predicate once and every address is the
+prologue's pointer plus an immediate; where they step over rows ptxas re-derives each guarded access's address
+under the predicate, and a guard that varies is one test a step: one an access) + a cost per matrix row its global loads and its
+global stores step to (a
 row pointer each: the row pitch is a launch value, while the walks' column steps fold into immediates), the
 accesses and rows being those the replay sees the busiest warp of the first block make. Which of those terms
-the rule keeps (one cost per access, or one for global and one for shared accesses; without guarded accesses, with one cost for them, with one more for those whose test varies, for those whose test leaves warps
-whole, or both; no rows, one cost per row, or one for load rows and one for store rows) is chosen by cross-validation
+the rule keeps (one cost per access, or one for global and one for shared accesses; without guarded accesses,
+with one cost for them or one per guard test, with one more for those whose test varies, for those whose test
+leaves warps whole, or both; no rows, one cost per row, or one for load rows and one for store rows) is chosen by cross-validation
 inside the fit set: each block shape left out in turn, the form with the most configurations within 20% (then
 the fewest terms, then the lowest mean error) wins, for each path. A kernel's constants are the line of all
 kernels together plus the least change that fits the kernel's own configurations best (terms its
@@ -51,20 +57,28 @@ HELDOUT = os.path.join(ROOT, "lab", "heldout", "heldout_configs.txt")
 TRAINING = "training_configs.txt"  # the training sweep's list: with the table, the fit set
 PATHS = ("inner", "edge")
 # The rule's terms, in the order of the .inc's constants after the constant: per global access, per shared
-# access, per guarded access (one whose walk tests every step: the block does not divide its extent), per
-# matrix row of the global loads, per matrix row of the global stores. A form ties terms together (one cost for
+# access, per guarded access (one whose walk tests every step: the block does not divide its extent), more per
+# one whose test varies, more per one whose test leaves warps whole, per guard test, per matrix row of the
+# global loads, per matrix row of the global stores. A form ties terms together (one cost for
 # the tied ones) or leaves them out; every term of a form is a list of the slots it covers.
-SLOTS = ("global", "shared", "guarded", "varying", "whole", "load_rows", "store_rows")
+SLOTS = ("global", "shared", "guarded", "varying", "whole", "tests", "load_rows", "store_rows")
 ACCESS_TERMS = {"accesses": [["global", "shared"]], "global, shared": [["global"], ["shared"]]}
 ROW_TERMS = {"": [], ", rows": [["load_rows", "store_rows"]],
              ", load rows, store rows": [["load_rows"], ["store_rows"]]}
 # "varying": a guarded access whose guard changes from step to step (the replay's varying_guard_accesses), which
 # nvcc tests with a predicate of its own and whose addresses it recomputes under it; beside "guarded" it is the
 # extra such an access costs. "whole": a guarded access whose guard leaves every warp all on or all off (the
-# replay's whole_warp_guard_accesses), beside "guarded" what such an access costs less or more.
+# replay's whole_warp_guard_accesses), beside "guarded" what such an access costs less or more. "tests": the
+# guard tests (the replay's guard_tests), in place of "guarded": a site whose guard is the same at every step
+# is one test for all its accesses where the warp's loads and its stores each lie in one row (nvcc computes the
+# predicate once and sets it on each; the addresses are the prologue's pointers plus immediates), otherwise one
+# test an access (a varying guard's own predicate each step, or an address ptxas re-derives under it).
 GUARD_TERMS = {"": [], ", guarded": [["guarded"]], ", guarded, varying": [["guarded"], ["varying"]],
                ", guarded, whole warps": [["guarded"], ["whole"]],
-               ", guarded, varying, whole warps": [["guarded"], ["varying"], ["whole"]]}
+               ", guarded, varying, whole warps": [["guarded"], ["varying"], ["whole"]],
+               ", tests": [["tests"]], ", tests, varying": [["tests"], ["varying"]],
+               ", tests, whole warps": [["tests"], ["whole"]],
+               ", tests, varying, whole warps": [["tests"], ["varying"], ["whole"]]}
 FORMS = {a + g + r: at + gt + rt for a, at in ACCESS_TERMS.items() for g, gt in GUARD_TERMS.items()
          for r, rt in ROW_TERMS.items()}
 IN_FLIGHT_BYTES = (16, 32, 64, 128, 256, None)  # None: no bound (the loads before the first global store)
@@ -83,7 +97,8 @@ def slot_values(r):
     f = r["features"]
     return {"global": f["global_loads"] + f["global_stores"], "shared": f["shared_loads"] + f["shared_stores"],
             "guarded": f["guarded_accesses"], "varying": f["varying_guard_accesses"],
-            "whole": f["whole_warp_guard_accesses"], "load_rows": f["load_rows"], "store_rows": f["store_rows"]}
+            "whole": f["whole_warp_guard_accesses"], "tests": f["guard_tests"], "load_rows": f["load_rows"],
+            "store_rows": f["store_rows"]}
 
 
 def design(r, form):
@@ -112,7 +127,7 @@ def predict(r, form, model):
 
 
 def slots(form, coefficients):
-    """The .inc's five constants (constant, then one per slot) of a form's coefficients."""
+    """The .inc's constants (the constant, then one per slot) of a form's coefficients."""
     out = [coefficients[0]] + [0.0] * len(SLOTS)
     for term, c in zip(FORMS[form], coefficients[1:]):
         for s in term:
@@ -211,8 +226,10 @@ def write_inc(path, rule, n_table, n_training):
                 "// (\"\"), along the inner and then the edge path: the constant and the instructions per global\n"
                 "// access, per shared access, per access whose walk tests every step, more per such an access\n"
                 "// whose test changes from step to step, more per such an access whose test leaves each warp\n"
-                "// all on or all off, per matrix row of the global loads and of the global stores (terms the\n"
-                "// path's form ties share a cost; terms it leaves out cost 0). Do not edit: regenerate.\n"
+                "// all on or all off, per guard test (one for all the steps of a guard that never changes where\n"
+                "// the warp's loads and stores each lie in one row, else one an access), per matrix row of the\n"
+                "// global loads and of the global stores (terms the path's form ties share a cost; terms it\n"
+                "// leaves out cost 0). Do not edit: regenerate.\n"
                 % (n_table + n_training, n_table, n_training))
         for p in PATHS:
             f.write("// The %s path's form: %s.\n" % (p, rule[p][0]))
