@@ -10,7 +10,11 @@ it sits at that path). Every feature the committed row has must come out the sam
 """
 import gzip
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "validate"))
+from record_lines import record_lines  # noqa: E402  (validate/record_lines.py: the committed runs' layout)
 
 FIELDS = ("set", "kernel", "dtype", "block", "tile", "smem_row", "matrix")
 
@@ -53,10 +57,8 @@ def main():
         out.append(m)
     print("%d rows (%d compiled), features added: %s" % (len(out), sum("compiled" in r for r in out),
                                                          ", ".join(sorted(added)) or "none"), file=sys.stderr)
-    # As memsim-code-counts's output is committed: a row a line.
     with open(out_path, "w") as f:
-        f.write("[\n" + ",\n".join(" " + json.dumps(r, separators=(",", ":"), ensure_ascii=False) for r in out)
-                + "\n]\n")
+        f.write(record_lines(out))
     return 0
 
 
