@@ -49,6 +49,9 @@ struct KernelCounts {
   double dram_read_bytes = 0, dram_write_bytes = 0;
   double l2_load_sectors = 0;                    // sectors loads fetch from L2 (L1 hits removed)
   double l2_read_requests = 0;                   // the requests that fetch them (sim/l2_requests.hpp)
+  // The share of global loads whose sectors the L2 holds from the same warp's earlier requests: their round
+  // trip is the L2's (sim/l2_requests.hpp).
+  double l2_hit_load_share = 0;
   double l2_store_sectors = 0;                   // stored sectors written whole by their request
   double partial_store_requests[3] = {0, 0, 0};  // L2 write requests (lines) of partly written sectors, by class
   double partial_store_bytes[3] = {0, 0, 0};     // the bytes those requests write

@@ -229,6 +229,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
                       pr.dram_order_us;
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
   pr.l2_read_requests = c.l2_read_requests, pr.l2_load_sectors = c.l2_load_sectors;
+  pr.l2_hit_load_share = c.l2_hit_load_share;
   double partial = pr.read_back_us;
   for (int w = 0; w < 3; ++w) partial += c.partial_store_requests[w] * k.partial_store_ps[w] * 1e-6;
   // A sector whose parts come from two blocks costs more than one a block completes itself.
@@ -270,14 +271,18 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
 
   // Little's law in rounds: every warp waits out its chain of dependent loads; SMs x resident warps wait
   // at once, so the launch takes (warps / concurrent warps) chains. A round trip is longer by l2_request_ns
-  // for each L2 read request a load sends beyond one (a load is back when its last request is).
+  // for each L2 read request a load sends beyond one (a load is back when its last request is). A load whose
+  // sectors the L2 holds from the warp's earlier requests comes back in l2_hit_latency_us instead, its
+  // requests and all (what l2_request_ns prices is the wait for DRAM: measured on loads that miss).
   double latency = 0;
   const double warps = c.warps();
   if (warps > 0 && c.global_load_instructions > 0) {
     const double chain = std::ceil(c.global_load_instructions / warps / std::max(1.0, c.loads_in_flight_per_warp));
     const double concurrent = std::max(1.0, sms * pr.occupancy.resident_warps());
     const double extra_requests = std::max(0.0, c.l2_read_requests / c.global_load_instructions - 1.0);
-    const double round_trip = k.latency_us + k.l2_request_ns * 1e-3 * extra_requests;
+    const double hit_share = k.l2_hit_latency_us > 0 ? std::clamp(c.l2_hit_load_share, 0.0, 1.0) : 0.0;
+    const double from_dram = k.latency_us + k.l2_request_ns * 1e-3 * extra_requests;
+    const double round_trip = (1 - hit_share) * from_dram + hit_share * k.l2_hit_latency_us;
     latency = round_trip * chain * std::max(1.0, warps / concurrent);
   }
 
@@ -474,7 +479,9 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
     j["split_line_whole_share"] = p.split_line_whole_share;
   }
   if (p.l2_read_requests > 0)
-    j["l2_read_requests"] = {{"requests", p.l2_read_requests}, {"sectors", p.l2_load_sectors}};
+    j["l2_read_requests"] = {{"requests", p.l2_read_requests},
+                             {"sectors", p.l2_load_sectors},
+                             {"l2_hit_load_share", p.l2_hit_load_share}};
   if (p.dram_order_counted)
     j["dram_order"] = {{"scattered_loads", p.dram_scattered[0]},
                        {"scattered_stores", p.dram_scattered[1]},

@@ -155,6 +155,7 @@ struct Prediction {
   double next_store_merged_share = 0;
   // The L2 read requests the loads send (sim/l2_requests.hpp) and the sectors they fetch.
   double l2_read_requests = 0, l2_load_sectors = 0;
+  double l2_hit_load_share = 0;  // loads that find their sectors in the L2 from the warp's earlier requests
   bool dram_order_counted = false;
   double dram_scattered[2] = {0, 0};
   double dram_order_us = 0;

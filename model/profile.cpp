@@ -93,7 +93,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
         "split_sector_per_log2_distance", "sector_from_warps_ps", "sector_from_warps_one_round_ps", "latency_us",
-        "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
+        "l2_hit_latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
         "half_sector_wait", "split_lines", "small_l1", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
         "instructions_per_source_op", "read_back", "instructions_per_division", "launch_us", "overlap_p"}},
@@ -249,6 +249,7 @@ CostConstants read_cost(const JsonFields& r) {
   c.sector_from_warps_one_round_ps =
       r.number_in_or("cost.sector_from_warps_one_round_ps", kPicosecondsOrNone, c.sector_from_warps_ps);
   c.latency_us = r.number_in("cost.latency_us", kLatency);
+  c.l2_hit_latency_us = r.number_in_or("cost.l2_hit_latency_us", kLatency, 0);  // absent: hits take latency_us
   c.l1_line_hold_us = r.number_in_or("cost.l1_line_hold_us", kHold, 0);  // absent: the L1's lines not charged
   c.l2_request_ns = r.number_in_or("cost.l2_request_ns", kNanosecondsOrNone, 0);  // absent: requests not charged
   read_caveat_threshold(r, "cost.long_wait", "from_lines", kLinesPerRequest, c.long_wait_lines, c.long_wait_evidence);

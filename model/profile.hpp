@@ -47,6 +47,10 @@ struct CostConstants {
   // first. Absent from a profile: sector_from_warps_ps.
   double sector_from_warps_one_round_ps = 0;
   double latency_us = 0;               // a global load's round trip under load (Little's law)
+  // The round trip of a load whose sectors the L2 holds from the warp's earlier requests (the L2 fetches 64
+  // bytes a miss; sim/l2_requests.hpp), under load (0: such loads take latency_us; memsim-step-lines' runs at
+  // 1 and 2 blocks an SM, lab/calibration/fit_l2_hit_latency.py).
+  double l2_hit_latency_us = 0;
   // How long a load request holds each L1 line it allocates: the L1 left beside shared memory (the carve-out,
   // model/occupancy.hpp) holds the loads in flight, line by line (0: not charged; lab/studies/cut_lines).
   double l1_line_hold_us = 0;

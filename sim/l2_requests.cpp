@@ -17,9 +17,22 @@ double merged_request_share(int64_t loads_since) {
   return kRequestMerged[loads_since];
 }
 
-void L2RequestCounter::add(const WarpAccess& w) {
+void L2RequestCounter::add(const WarpAccess& w, int warp) {
   if (w.space != Space::Global || w.op != Op::Load || w.mask == 0) return;
   ++loads_;
+  const uint64_t warp_bit = uint64_t(1) << (warp & 63);
+  const uint64_t piece_bytes = uint64_t(std::max(kL2FetchBytes, sector_bytes_));
+  // Every sector this load misses in L1 lies in a piece this warp asked for before: an L2 hit.
+  bool all_hit = true;
+  int missed = 0;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(w.mask >> lane & 1u)) continue;
+    if (fetched_.count(w.addr[lane] / uint64_t(sector_bytes_))) continue;
+    ++missed;
+    const auto by = fetched_by_.find(w.addr[lane] / piece_bytes);
+    if (by == fetched_by_.end() || !(by->second & warp_bit)) all_hit = false;
+  }
+  if (missed > 0 && all_hit) ++l2_hit_loads_;
   const uint64_t sectors_per_line = uint64_t(line_bytes_ / sector_bytes_);
   // The lines with a sector no earlier load of the block asked for: a lane's access (at most 16 bytes,
   // naturally aligned) lies in one sector.
@@ -33,7 +46,10 @@ void L2RequestCounter::add(const WarpAccess& w) {
     if (std::find(missed_lines, missed_lines + lines, line) == missed_lines + lines) missed_lines[lines++] = line;
   }
   for (int lane = 0; lane < kWarpSize; ++lane)
-    if (w.mask >> lane & 1u) fetched_.insert(w.addr[lane] / uint64_t(sector_bytes_));
+    if (w.mask >> lane & 1u) {
+      fetched_.insert(w.addr[lane] / uint64_t(sector_bytes_));
+      fetched_by_[w.addr[lane] / piece_bytes] |= warp_bit;
+    }
   for (int i = 0; i < lines; ++i) {
     const auto last = last_load_.find(missed_lines[i]);
     const double merged = last == last_load_.end() ? 0.0 : merged_request_share(loads_ - last->second);
@@ -47,14 +63,14 @@ void BlockLoads::add(const WarpAccess& a, int warp) {
   if (a.space == Space::Global && a.op == Op::Load) loads_[size_t(warp)].push_back(a);
 }
 
-double BlockLoads::l2_read_requests(const MemoryRules& rules) const {
+L2Reads BlockLoads::l2_reads(const MemoryRules& rules) const {
   L2RequestCounter counter(rules);
   size_t turns = 0;
   for (const auto& l : loads_) turns = std::max(turns, l.size());
   for (size_t t = 0; t < turns; ++t)
-    for (const auto& l : loads_)
-      if (t < l.size()) counter.add(l[t]);
-  return counter.requests();
+    for (size_t warp = 0; warp < loads_.size(); ++warp)
+      if (t < loads_[warp].size()) counter.add(loads_[warp][t], int(warp));
+  return {counter.requests(), counter.loads(), counter.l2_hit_loads()};
 }
 
 double l2_read_requests_of_block(const LaunchConfig& cfg, int64_t block, const MemoryRules& rules) {

@@ -30,6 +30,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   c.split_line_whole_share = r.split_line_whole_share;
   c.split_lane_bytes = r.split_lane_bytes;
   if (cached) c.l2_read_requests = r.l2_read_requests_per_block * double(r.config.blocks());
+  c.l2_hit_load_share = r.l2_hit_load_share;
   c.dram_scattered[0] = r.dram_scattered[0];
   c.dram_scattered[1] = r.dram_scattered[1];
   constexpr double kSector = 32;

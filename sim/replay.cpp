@@ -309,7 +309,9 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.split_lane_bytes = partial.split_lane_bytes;
   if (!partial.sectors_left_partial.empty())
     result.split_log2_distance = split_log2_distance_from(cfg, middle, partial.sectors_left_partial, options.rules);
-  result.l2_read_requests_per_block = loads.l2_read_requests(options.rules);
+  const L2Reads reads = loads.l2_reads(options.rules);
+  result.l2_read_requests_per_block = reads.requests;
+  result.l2_hit_load_share = reads.loads > 0 ? double(reads.l2_hit_loads) / double(reads.loads) : 0.0;
   result.first_block =
       first_block_warps(cfg, options.keep_first_block_shared ? &result.first_block_shared : nullptr);
   result.cached = options.cached;

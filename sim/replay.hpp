@@ -99,6 +99,9 @@ struct ReplayResult {
   double split_log2_distance = 0;
   // The L2 read requests the middle block's loads send (sim/l2_requests.hpp).
   double l2_read_requests_per_block = 0;
+  // Of the block's global loads, the share whose requests all find their sectors in the L2 from the same warp's
+  // earlier requests (sim/l2_requests.hpp); 0 where it has no loads.
+  double l2_hit_load_share = 0;
   FirstBlockWarps first_block;
   // The first block's shared-memory warp accesses with an active lane, in launch order, with their warp number,
   // where ReplayOptions::keep_first_block_shared asked for them.

@@ -49,7 +49,8 @@ def step_lines_args(run):
     return ["--kernel-file", STEP_KERNEL, "--define", "SL_S=%d" % S, "--define", "SL_K=%d" % K,
             "--dtype", {4: "f32", 8: "f64"}[e], "--matrix", "%dx%d" % (rows, (256 << 20) // e // rows),
             "--block", "%dx%d" % (R, W * K), "--tile", "%dx%d" % (S * R, W * K),
-            "--regs", str(65536 // (32 * W * run["blocks_per_sm"])), "--format", "json"]
+            # 8 warps at 1 block an SM: any count from 255 (the most a thread has) gives 1.
+            "--regs", str(min(255, 65536 // (32 * W * run["blocks_per_sm"]))), "--format", "json"]
 
 
 def memsim_args(run):

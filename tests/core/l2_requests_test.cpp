@@ -65,6 +65,49 @@ TEST(L2Requests, AMissMergesIntoTheRequestJustSentForItsLine) {
   EXPECT_EQ(c.unmerged_requests(), 4 * 32);
 }
 
+// A warp's load of 8 floats from each of 4 rows 1 KiB apart, starting `offset` bytes into each row: one sector
+// of each of 4 lines.
+WarpAccess four_rows(uint64_t offset) {
+  WarpAccess w = load(0, 4, 4);
+  for (int i = 0; i < kWarpSize; ++i) w.addr[i] = uint64_t(i / 8) * 1024 + offset + uint64_t(i % 8) * 4;
+  return w;
+}
+
+// The L2 fetches 64 bytes a miss. Warp 0 walks its 4 lines a sector a load: sector 0 misses (its piece, sectors
+// 0-1, is new), sector 1 lies in the piece warp 0 asked for: a hit load; sector 2 starts a new piece: a miss;
+// then warp 1 reads sector 3, in the piece warp 0 asked for, not warp 1: not counted (its data need not be back).
+// A load that finds everything in L1 (sector 0 again) sends nothing and is no hit load either.
+TEST(L2Requests, AWarpWalkingItsLinesFindsEverySecondSectorInL2) {
+  L2RequestCounter c{MemoryRules{}};
+  c.add(four_rows(0), 0);
+  EXPECT_EQ(c.l2_hit_loads(), 0);
+  c.add(four_rows(32), 0);
+  EXPECT_EQ(c.l2_hit_loads(), 1);
+  c.add(four_rows(64), 0);
+  EXPECT_EQ(c.l2_hit_loads(), 1);
+  c.add(four_rows(96), 1);
+  EXPECT_EQ(c.l2_hit_loads(), 1);
+  c.add(four_rows(0), 0);
+  EXPECT_EQ(c.l2_hit_loads(), 1);
+  EXPECT_EQ(c.loads(), 5);
+}
+
+// The same walk in a block: BlockLoads takes each warp's loads in its own order, so warp w's second load (the
+// next sector of its own lines) is a hit wherever its first load started a piece: 2 warps x 2 steps, 1 of 2
+// loads a warp.
+TEST(L2Requests, BlockLoadsKeepTheWarpOfEachLoad) {
+  BlockLoads block(2);
+  for (int warp = 0; warp < 2; ++warp)
+    for (int step = 0; step < 2; ++step) {
+      WarpAccess w = four_rows(uint64_t(step) * 32);
+      for (int i = 0; i < kWarpSize; ++i) w.addr[i] += uint64_t(warp) * 4096;  // each warp its own rows
+      block.add(w, warp);
+    }
+  const L2Reads reads = block.l2_reads(MemoryRules{});
+  EXPECT_EQ(reads.loads, 4);
+  EXPECT_EQ(reads.l2_hit_loads, 2);
+}
+
 double suite_requests(const char* kernel, const char* dtype, Size2 block) {
   const LaunchConfig cfg = test::suite_launch_1024(kernel, dtype, block);
   return l2_read_requests_of_block(cfg, cfg.blocks() / 2);
