@@ -58,6 +58,9 @@ struct KernelCounts {
   // Of those bytes, the ones a request writes as half sectors or more (16 to 31 bytes a sector it touches):
   // a narrow block's column pieces, the caveat's test in model/profile.hpp (half_sector_wait_lines).
   double half_sector_piece_bytes = 0;
+  // Of those bytes, the ones written by lanes of 2 bytes or less, 8 bytes a sector or more (a narrow f16 block's
+  // rows): the 4-byte class's cost is known high for them (model/profile.hpp, narrow_lane_pieces).
+  double narrow_lane_piece_bytes = 0;
   // What the stores send through the crossbar into L2: each L2 write request (one per line a store
   // instruction writes) and each sector it touches, whole or in part, takes a slot.
   double l2_write_slots = 0;

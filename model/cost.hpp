@@ -160,6 +160,8 @@ struct Prediction {
   double dram_scattered[2] = {0, 0};
   double dram_order_us = 0;
   std::vector<std::string> caveats;
+  // Of the caveats, how many say the time is likely high; the others say it is likely low or leaves a cost out.
+  int caveats_time_high = 0;
   double term(const std::string& name) const;  // 0 when absent
 };
 

@@ -94,13 +94,14 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
         "split_sector_per_log2_distance", "sector_from_warps_ps", "sector_from_warps_one_round_ps", "latency_us",
         "l2_hit_latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
-        "half_sector_wait", "split_lines", "small_l1", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
+        "half_sector_wait", "split_lines", "narrow_lane_pieces", "small_l1", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
         "instructions_per_source_op", "read_back", "instructions_per_division", "launch_us", "overlap_p"}},
       {"cost.long_wait", {"from_lines", "evidence"}},
       {"cost.store_bursts", {"from_stores", "evidence"}},
       {"cost.half_sector_wait", {"from_lines", "evidence"}},
       {"cost.split_lines", {"from_whole_share", "evidence"}},
+      {"cost.narrow_lane_pieces", {"from_share", "evidence"}},
       {"cost.small_l1", {"up_to_kib", "evidence"}},
       {"cost.next_store_merge", {"up_to_warps", "up_to_stores", "evidence"}},
       {"cost.read_back",
@@ -221,7 +222,8 @@ PartitionSpec read_partitions(const JsonFields& r) {
   return p;
 }
 
-// A caveat's threshold (model/profile.hpp: long_wait, store_bursts, half_sector_wait, split_lines, small_l1), or a
+// A caveat's threshold (model/profile.hpp: long_wait, store_bursts, half_sector_wait, split_lines,
+// narrow_lane_pieces, small_l1), or a
 // rule's (next_store_merge): optional (absent: no such caveat or rule), else a positive threshold and the evidence
 // it rests on.
 void read_caveat_threshold(const JsonFields& r, const std::string& group, const char* threshold,
@@ -259,6 +261,8 @@ CostConstants read_cost(const JsonFields& r) {
                         c.half_sector_wait_evidence);
   read_caveat_threshold(r, "cost.split_lines", "from_whole_share", kShareOfSectors, c.split_line_whole_share,
                         c.split_line_whole_evidence);
+  read_caveat_threshold(r, "cost.narrow_lane_pieces", "from_share", kShareOfSectors, c.narrow_lane_piece_share,
+                        c.narrow_lane_piece_evidence);
   read_caveat_threshold(r, "cost.small_l1", "up_to_kib", kL1KiB, c.small_l1_kib, c.small_l1_evidence);
   read_caveat_threshold(r, "cost.next_store_merge", "up_to_warps", kWarpsPerBlock, c.next_store_merge_warps,
                         c.next_store_merge_evidence);

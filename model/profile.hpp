@@ -79,6 +79,12 @@ struct CostConstants {
   // likely low. 0: no such caveat.
   double split_line_whole_share = 0;
   std::string split_line_whole_evidence;
+  // Not a cost either: partial stores by lanes of 2 bytes writing 8 bytes of a sector or more are priced at the
+  // class of lanes up to 4 bytes (partial_store_ps[0]), fitted mostly on 4-byte lanes; measured, such pieces cost
+  // far less (memsim-microbench's strided_store with 2-byte elements, 4 and 8 rows a request). Where they are this
+  // share of the partial-store bytes or more, a prediction says its time is likely high. 0: no such caveat.
+  double narrow_lane_piece_share = 0;
+  std::string narrow_lane_piece_evidence;
   // Not a cost either: the L1 left beside shared memory holds the loads in flight (l1_line_hold_us charges it
   // where a profile fits it; none ships with it). Where a launch that stages through shared memory leaves at
   // most this many KiB of L1 (28 on sm_90: the largest carve-out, 228 KiB, of 256), staged copies ran longer than

@@ -107,6 +107,7 @@ nlohmann::ordered_json row_json(const SweepRow& r, const DeviceProfile& device) 
   j[metric(M::Instructions).key] = r.instructions;
   j[metric(M::InstructionsBasis).key] = r.instructions_basis;
   j["caveats"] = r.caveats;
+  if (r.caveats_time_high > 0) j["caveats_time_high"] = r.caveats_time_high;
   return j;
 }
 
@@ -360,6 +361,7 @@ std::vector<SweepRow> analyse_sweep(const std::vector<SweepLaunch>& launches, co
     r.instructions = p.instructions;
     r.instructions_basis = p.instructions_basis;
     r.caveats = p.caveats;
+    r.caveats_time_high = p.caveats_time_high;
     rows.push_back(std::move(r));
   }
   if (progress) progress("sweep", int64_t(total), int64_t(total));
@@ -560,10 +562,11 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
   const SweepRow& fastest = r.rows.front();
   os << "fastest: " << row_text(fastest) << ": " << figures(fastest, r.device)
      << (same_bytes ? "" : " (the highest effective bandwidth)") << "\n";
-  if (!fastest.caveats.empty()) {
-    // A pick whose time is likely low may not be the fastest: the first the model has no doubt about.
+  if (fastest.may_be_slower()) {
+    // A pick whose time is likely low may not be the fastest: the first the model has no doubt about (a caveat
+    // that the time is likely high leaves none).
     const auto sure =
-        std::find_if(r.rows.begin(), r.rows.end(), [](const SweepRow& row) { return row.caveats.empty(); });
+        std::find_if(r.rows.begin(), r.rows.end(), [](const SweepRow& row) { return !row.may_be_slower(); });
     const bool one = fastest.caveats.size() == 1;
     os << "  * its prediction carries " << fastest.caveats.size() << (one ? " caveat" : " caveats")
        << " (memsim with that configuration alone prints " << (one ? "it" : "them") << "); ";

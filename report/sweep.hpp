@@ -101,6 +101,9 @@ struct SweepRow {
   // What the prediction says its time leaves out or where it is known to run low (Prediction::caveats): the
   // table marks such rows, and names the fastest row without any beside the fastest.
   std::vector<std::string> caveats;
+  int caveats_time_high = 0;  // of them, how many say the time is likely high (no doubt that the row is as fast)
+  // Whether a caveat says the time may be low: then the row may not be as fast as predicted.
+  bool may_be_slower() const { return int(caveats.size()) > caveats_time_high; }
 };
 
 // The table's short word for a prediction's instructions_basis: sass, counted, ops, ratio or given.

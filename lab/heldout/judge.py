@@ -40,7 +40,10 @@ def shape(r):
 def repredict(r, memsim, device, extra=()):
     j = memsim_run.memsim_json_for_config(memsim, r["config"], ["--device", device] + list(extra))
     p = j["prediction"]
-    return p["time_us"], p.get("instructions"), p.get("instructions_basis"), p.get("caveats", []), p.get("dram_bytes")
+    # A caveat that the time is likely high leaves no doubt that the row is as fast (caveats_time_high).
+    low = len(p.get("caveats", [])) > p.get("caveats_time_high", 0)
+    return (p["time_us"], p.get("instructions"), p.get("instructions_basis"), p.get("caveats", []), p.get("dram_bytes"),
+            low)
 
 
 def measured_metric(r, name):
@@ -116,7 +119,8 @@ def shape_choice(rows, caveated, what, verb, out):
 
 
 def caveat_pick_line(rows, caveated, out):
-    """The block shape a sweep names where its fastest row carries a caveat: the fastest row without one."""
+    """The block shape a sweep names where its fastest row carries a caveat that its time may be low: the fastest
+    row without one."""
     shape_choice(rows, caveated, "block-shape choice, the fastest row without a caveat (what a sweep names where "
                  "its fastest carries one)", "names", out)
 
@@ -164,11 +168,12 @@ def main():
     inst = []
     if a.memsim:
         rows, bases = [], defaultdict(int)
-        caveated = []
+        caveated, doubtful = [], []  # any caveat; one that the time may be low
         extra = a.memsim_arg + (["--no-compile"] if a.no_compile else [])
         predicted = memsim_run.parallel_map(lambda r: repredict(r, a.memsim, a.device, extra), recs)
-        for r, (t, n, basis, caveats, _) in zip(recs, predicted):
+        for r, (t, n, basis, caveats, _, low) in zip(recs, predicted):
             caveated.append(bool(caveats))
+            doubtful.append(low)
             bases[(basis or "").split(" (")[0]] += 1
             rows.append((r, r["measured"]["time_us"]["median"], t))
             m = measured_metric(r, "smsp__inst_executed.sum")
@@ -176,7 +181,7 @@ def main():
                 inst.append((n / m - 1, r))
         judge(rows, "predicted here%s (%s)" % ("".join(" " + x for x in a.memsim_arg), "; ".join("%s: %d" % kv for kv in bases.items())), out)
         caveat_line(rows, caveated, out)
-        caveat_pick_line(rows, caveated, out)
+        caveat_pick_line(rows, doubtful, out)
         with_dram = [(r, m, p[4], p[0]) for (r, m, _), p in zip(rows, predicted)
                      if measured_metric(r, "dram__bytes_read.sum") and measured_metric(r, "dram__bytes_write.sum")]
         if with_dram:

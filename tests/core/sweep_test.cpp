@@ -285,6 +285,32 @@ TEST(Sweep, ThreadsChangeNothingButTheTime) {
   EXPECT_EQ(one_done, five_done);
 }
 
+// copy_shared f16 at 8x16 writes each row's 8 halves (16 bytes of a sector) from 2-byte lanes: the caveat that
+// its time is likely high, which leaves no doubt that the row is as fast as predicted, so a sweep whose fastest
+// row it is names no other; at 32x8 (whole sectors) there is no caveat.
+TEST(Sweep, ACaveatThatTheTimeIsLikelyHighLeavesTheRowSure) {
+  SweepAxes a;
+  a.kernels = {"copy_shared"};
+  a.dtypes = {Dtype::F16};
+  a.matrices = {{4096, 4096}};
+  a.blocks = {{8, 16}, {32, 8}};
+  const SweepResult r = run_sweep(a, h100());
+  ASSERT_EQ(r.rows.size(), 2u);
+  for (const SweepRow& row : r.rows) {
+    if (row.point.user.block.x == 8) {
+      ASSERT_EQ(row.caveats.size(), 1u);
+      EXPECT_NE(row.caveats[0].find("likely high"), std::string::npos) << row.caveats[0];
+      EXPECT_EQ(row.caveats_time_high, 1);
+    } else {
+      EXPECT_TRUE(row.caveats.empty());
+    }
+    EXPECT_FALSE(row.may_be_slower());
+  }
+  std::ostringstream table;
+  print_sweep(table, r);
+  EXPECT_EQ(table.str().find("the fastest without one"), std::string::npos) << table.str();
+}
+
 // A row whose prediction carries a caveat is marked in the table, counted in the CSV and listed in the JSON; the
 // fastest row's caveat names the fastest row without one. naive f32 at 8x32 (8 columns a warp: loads over 4
 // lines, one in flight, beside 16-byte pieces two warps complete) carries the half-sector-wait caveat on the

@@ -670,6 +670,29 @@ TEST(Cost, WarpsCompletingTheirOwnSectorsInBurstsSayTheTimeIsLikelyLow) {
   EXPECT_TRUE(predict(k, p).caveats.empty());
 }
 
+// Partial stores of 1e8 bytes (1e6 requests, the 4-byte class), 6e7 of them from 2-byte lanes writing 8 bytes a
+// sector or more: 60%, over the 50% threshold, so the prediction says its time is likely high (a caveat, not a
+// cost); 4e7 (40%) is under it, and a profile without the threshold says nothing.
+TEST(Cost, NarrowLanePiecesSayTheTimeIsLikelyHigh) {
+  DeviceProfile p = toy();
+  p.cost.narrow_lane_piece_share = 0.5;
+  p.cost.narrow_lane_piece_evidence = "toy pieces";
+  KernelCounts k = base_counts();
+  k.dram_write_bytes = 1e8;
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  k.narrow_lane_piece_bytes = 6e7;
+  const Prediction pr = predict(k, p);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("60% of the partial stores' bytes"), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("(from 50% on)"), std::string::npos) << pr.caveats[0];
+  EXPECT_NE(pr.caveats[0].find("likely high (toy pieces)"), std::string::npos) << pr.caveats[0];
+  EXPECT_DOUBLE_EQ(predict(k, toy()).time_us, pr.time_us);
+  EXPECT_TRUE(predict(k, toy()).caveats.empty());
+  k.narrow_lane_piece_bytes = 4e7;
+  EXPECT_TRUE(predict(k, p).caveats.empty());
+}
+
 // 1e6 partial-store requests (4-byte lanes) writing 1.6e7 bytes as half sectors, 10 us at 10 ps; a quarter of
 // those bytes are pairs a warp completes in its next store. In blocks of 2 warps storing twice a warp (800 store
 // instructions, 400 warps), with the rule up to 2 warps and 2 stores, a quarter of the requests (2.5 us) leave

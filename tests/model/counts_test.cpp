@@ -70,6 +70,17 @@ TEST(Counts, HalfSectorPiecesAreTheStoreBytesWrittenAsHalvesOfSectors) {
   EXPECT_EQ(launch_counts(run("copy", {64, 64}, {8, 16})).half_sector_piece_bytes, 0);
 }
 
+TEST(Counts, NarrowLanePiecesAreTwoByteLanesWritingEightBytesOfASector) {
+  // vec4_shared f16 256x16 writes 16 bytes into a sector with 8 lanes of 2 bytes: all 8192 of its bytes. naive
+  // f16 64x64 at block 8x16 writes 4 consecutive halves of each of 8 output rows, 8 bytes a sector from 2-byte
+  // lanes: all 8192 bytes; at block 32x8 one half a sector (2 bytes): none. naive f32 at 8x16 writes 16 bytes
+  // a sector from 4-byte lanes: none.
+  EXPECT_EQ(launch_counts(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16)).narrow_lane_piece_bytes, 8192);
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {8, 16}, Dtype::F16)).narrow_lane_piece_bytes, 8192);
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {32, 8}, Dtype::F16)).narrow_lane_piece_bytes, 0);
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {8, 16})).narrow_lane_piece_bytes, 0);
+}
+
 TEST(Counts, HalfSectorPairsAWarpCompletesInItsNextStore) {
   // coalesced f32 64x64, block 4x16 over 16x16 tiles: the drain's warp is 4 lanes x 8 rows, so a store writes 16
   // bytes (4 floats) into one sector of each of 8 output rows, and its next store (the next 4 columns) the other

@@ -420,6 +420,7 @@ TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
                           Caveat{"store_bursts", "from_stores", &CostConstants::store_burst_stores, 8},
                           Caveat{"half_sector_wait", "from_lines", &CostConstants::half_sector_wait_lines, 2},
                           Caveat{"split_lines", "from_whole_share", &CostConstants::split_line_whole_share, 0.25},
+                          Caveat{"narrow_lane_pieces", "from_share", &CostConstants::narrow_lane_piece_share, 0.5},
                           Caveat{"next_store_merge", "up_to_warps", &CostConstants::next_store_merge_warps, 2}}) {
     SCOPED_TRACE(c.key);
     nlohmann::json j = shipped_h100();
