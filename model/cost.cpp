@@ -398,16 +398,16 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
         k.small_l1_evidence));
   // Where the partial-store cost is known high (model/profile.hpp, narrow_lane_piece_share): pieces of 8 bytes a
   // sector or more from 2-byte lanes, priced at the class fitted mostly on 4-byte lanes.
-  const double partial_bytes_all = c.partial_store_bytes[0] + c.partial_store_bytes[1] + c.partial_store_bytes[2];
-  if (k.narrow_lane_piece_share > 0 && partial_bytes_all > 0 &&
-      c.narrow_lane_piece_bytes >= k.narrow_lane_piece_share * partial_bytes_all)
+  if (k.narrow_lane_piece_share > 0 && partial_bytes > 0 &&
+      c.narrow_lane_piece_bytes >= k.narrow_lane_piece_share * partial_bytes) {
     pr.caveats.push_back(with_evidence(
         caveat_words("%.3g%% of the partial stores' bytes come from lanes of 2 bytes writing 8 bytes of a sector or "
                      "more (from %.3g%% on): they are priced at the cost fitted mostly on 4-byte lanes, and such "
                      "pieces cost far less, so the time above is likely high",
-                     100 * c.narrow_lane_piece_bytes / partial_bytes_all, 100 * k.narrow_lane_piece_share),
-        k.narrow_lane_piece_evidence)),
-        ++pr.caveats_time_high;
+                     100 * c.narrow_lane_piece_bytes / partial_bytes, 100 * k.narrow_lane_piece_share),
+        k.narrow_lane_piece_evidence));
+    ++pr.caveats_time_high;
+  }
   // Where the partial-store costs are known to fall short (model/profile.hpp, store_burst_stores).
   if (k.store_burst_stores > 0 && c.lines_completed_by_one_warp_per_block > 0 && warps > 0 &&
       c.global_store_instructions / warps >= k.store_burst_stores)

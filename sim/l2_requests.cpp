@@ -22,29 +22,23 @@ void L2RequestCounter::add(const WarpAccess& w, int warp) {
   ++loads_;
   const uint64_t warp_bit = uint64_t(1) << (warp & 63);
   const uint64_t piece_bytes = uint64_t(std::max(kL2FetchBytes, sector_bytes_));
-  // Every sector this load misses in L1 lies in a piece this warp asked for before: an L2 hit.
-  bool all_hit = true;
-  int missed = 0;
-  for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (!(w.mask >> lane & 1u)) continue;
-    if (fetched_.count(w.addr[lane] / uint64_t(sector_bytes_))) continue;
-    ++missed;
-    const auto by = fetched_by_.find(w.addr[lane] / piece_bytes);
-    if (by == fetched_by_.end() || !(by->second & warp_bit)) all_hit = false;
-  }
-  if (missed > 0 && all_hit) ++l2_hit_loads_;
   const uint64_t sectors_per_line = uint64_t(line_bytes_ / sector_bytes_);
   // The lines with a sector no earlier load of the block asked for: a lane's access (at most 16 bytes,
-  // naturally aligned) lies in one sector.
+  // naturally aligned) lies in one sector. The load is an L2 hit where every such sector lies in a piece this
+  // warp asked for before.
   uint64_t missed_lines[kWarpSize];
   int lines = 0;
+  bool all_hit = true;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(w.mask >> lane & 1u)) continue;
     const uint64_t sector = w.addr[lane] / uint64_t(sector_bytes_);
     if (fetched_.count(sector)) continue;
+    const auto by = fetched_by_.find(w.addr[lane] / piece_bytes);
+    if (by == fetched_by_.end() || !(by->second & warp_bit)) all_hit = false;
     const uint64_t line = sector / sectors_per_line;
     if (std::find(missed_lines, missed_lines + lines, line) == missed_lines + lines) missed_lines[lines++] = line;
   }
+  if (lines > 0 && all_hit) ++l2_hit_loads_;
   for (int lane = 0; lane < kWarpSize; ++lane)
     if (w.mask >> lane & 1u) {
       fetched_.insert(w.addr[lane] / uint64_t(sector_bytes_));
