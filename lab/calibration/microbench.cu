@@ -163,7 +163,7 @@ void run_chain(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n, in
 
 // The first pair's output of a strided benchmark, element by element: the strided side (the output when
 // strided_store, else the input) at strided_index, the linear side at the thread's own positions.
-template <class T, int K>
+template <class T, int K, bool kRowFast = false>
 int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided_store) {
   const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
   int64_t wrong = 0;
@@ -172,7 +172,7 @@ int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided
       for (int l = 0; l < 32; ++l)
         for (int i = 0; i < 4; ++i) {
           const size_t lin = mb::linear_base(b, w, l) + i * mb::kLinearStep;
-          const size_t str = mb::strided_index<T, K>(P, int(b), w, l, i);
+          const size_t str = mb::strided_index<T, K, kRowFast>(P, int(b), w, l, i);
           wrong += strided_store ? std::memcmp(&hout[str], &hin[lin], sizeof(T)) != 0
                                  : std::memcmp(&hout[lin], &hin[str], sizeof(T)) != 0;
         }
@@ -181,7 +181,7 @@ int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided
 
 // One strided benchmark (kernel fn(in, out, P), n / 1024 blocks of 256 threads, dyn bytes of dynamic shared
 // memory): checked element by element, timed, and added under `bench` with its parameters and counts.
-template <class T, int K, class Kernel>
+template <class T, int K, bool kRowFast = false, class Kernel>
 void measure_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed, Kernel fn, size_t dyn,
                      bool strided_store, const char* bench, const std::string& more_params, const mb::Counts& counts) {
   const size_t n = size_t(P) * P, bytes = n * sizeof(T);
@@ -192,7 +192,7 @@ void measure_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P,
   launch(0);
   MB_CHECK(cudaDeviceSynchronize());
   if (!timed) return;  // --stores-only: one launch each, for Nsight Compute's counters
-  const int64_t wrong = count_wrong_strided<T, K>(ps, n, P, strided_store);
+  const int64_t wrong = count_wrong_strided<T, K, kRowFast>(ps, n, P, strided_store);
   const Stats s = mb::time_launches(launch);
   std::ostringstream p;
   p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P << more_params;
@@ -201,13 +201,14 @@ void measure_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P,
 
 // cap_blocks > 0: unused dynamic shared memory holds the SM to that many blocks, so fewer lines are partly
 // written at once (the stores' pattern is unchanged).
-template <class T, int K, bool kStore>
+template <class T, int K, bool kStore, bool kRowFast = false>
 void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true, int cap_blocks = 0) {
-  const auto fn = &mb::strided<T, K, kStore>;
+  const auto fn = &mb::strided<T, K, kStore, kRowFast>;
   const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
   std::string more = std::string(", \"strided\": \"") + (kStore ? "store" : "load") + "\"";
   if (cap_blocks > 0) more += ", \"cap_blocks_per_sm\": " + std::to_string(cap_blocks);
-  measure_strided<T, K>(runs, pool, dev, P, timed, fn, dyn, kStore, kStore ? "strided_store" : "strided_load", more,
+  if (kRowFast) more += ", \"lanes\": \"row_fast\"";
+  measure_strided<T, K, kRowFast>(runs, pool, dev, P, timed, fn, dyn, kStore, kStore ? "strided_store" : "strided_load", more,
                         mb::strided_counts<T, K, kStore>(P, int64_t(dyn)));
 }
 
@@ -757,6 +758,26 @@ void run_partial_stores_capped(Runs& runs, const mb::Pool& pool, const Device& d
   }
 }
 
+// Pieces from 2-byte lanes beside the same pieces from 4-byte lanes (--narrow-lanes): strided stores of 16- and
+// 8-byte pieces from 2-byte lanes (4 and 8 rows a request) and from 4-byte lanes (8 and 16 rows), whole sectors
+// of each (2 and 4 rows) as the floor, at 1, 2, 4 blocks an SM and uncapped, at 4096 and 8192 a side; and the
+// 4-byte lanes' 16-byte pieces again with their lanes numbered row fastest (naive's stores in blocks 8 wide).
+// The calibration's 4-byte lane class prices 2- and 4-byte lanes alike; its two runs of 2-byte lanes writing
+// 16 and 8 bytes a sector are its worst (docs/history/model_notebook.md, "What set w says").
+void run_narrow_lanes(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  for (int P : {8192, 4096})
+    for (int cap : {0, 4, 2, 1}) {
+      run_strided<uint16_t, 2, true>(runs, pool, dev, P, timed, cap);
+      run_strided<uint16_t, 4, true>(runs, pool, dev, P, timed, cap);
+      run_strided<uint16_t, 8, true>(runs, pool, dev, P, timed, cap);
+      run_strided<uint32_t, 4, true>(runs, pool, dev, P, timed, cap);
+      run_strided<uint32_t, 8, true>(runs, pool, dev, P, timed, cap);
+      run_strided<uint32_t, 16, true>(runs, pool, dev, P, timed, cap);
+      run_strided<uint32_t, 8, true, true>(runs, pool, dev, P, timed, cap);
+      run_strided<uint16_t, 4, true, true>(runs, pool, dev, P, timed, cap);
+    }
+}
+
 // The same strided stores at four sizes, from a launch whose output and input fit the L2 together to one ten
 // times its size (a study, --store-sizes): does the L2 read back fewer partly written lines when it can hold
 // them until their other pieces arrive? Whole sectors (1 row) beside 16-byte and 4-byte pieces (8 and 32 rows,
@@ -905,6 +926,7 @@ const char kUsage[] =
     "       memsim-microbench --half-sector-bursts [--stores-only]  (half-sector stores, 1 or 4 a thread, capped)\n"
     "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
     "       memsim-microbench --store-sizes [--stores-only]  (strided stores at four sizes about the L2's; a study)\n"
+    "       memsim-microbench --narrow-lanes [--stores-only]  (pieces from 2- and 4-byte lanes, capped and not)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
     "       memsim-microbench --chunk-sizes  (the same copies in 128- to 512-byte chunks; a study)\n"
@@ -939,7 +961,7 @@ int main(int argc, char** argv) {
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
        chain = false, chain_stores = false, bursts = false, split = false, dram_order = false, order_latency = false,
-       chunk_sizes = false, block_shapes = false, store_sizes = false;
+       chunk_sizes = false, block_shapes = false, store_sizes = false, narrow = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -954,6 +976,7 @@ int main(int argc, char** argv) {
     else if (a == "--half-sector-bursts") bursts = true, holdout = false;
     else if (a == "--split-sectors") split = true, holdout = false;
     else if (a == "--store-sizes") store_sizes = true, holdout = false;
+    else if (a == "--narrow-lanes") narrow = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--dram-order-latency") order_latency = true, holdout = false;
     else if (a == "--chunk-sizes") chunk_sizes = true, holdout = false;
@@ -975,9 +998,9 @@ int main(int argc, char** argv) {
     if (dram_order || order_latency || chunk_sizes || block_shapes)
       return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or "
                          "--block-shapes (no partial stores there)");
-    if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) > 1)
+    if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) + int(narrow) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
-                         "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes");
+                         "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes");
   }
   if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
@@ -1023,6 +1046,10 @@ int main(int argc, char** argv) {
     run_store_sizes(runs, pool, dev, false);
     return 0;
   }
+  if (narrow && stores_only) {
+    run_narrow_lanes(runs, pool, dev, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -1040,6 +1067,7 @@ int main(int argc, char** argv) {
   if (bursts) run_half_sector_bursts(runs, pool, dev, true);
   if (split) run_split_sectors(runs, pool, dev, true);
   if (store_sizes) run_store_sizes(runs, pool, dev, true);
+  if (narrow) run_narrow_lanes(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (order_latency) run_order_latency_study(runs, pool, dev);
   if (chunk_sizes) run_chunk_size_study(runs, pool, dev);
@@ -1063,7 +1091,7 @@ int main(int argc, char** argv) {
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
   const bool one_set = block_only || capped || chain || chain_stores || bursts || split || dram_order || order_latency ||
-                       chunk_sizes || block_shapes || store_sizes;
+                       chunk_sizes || block_shapes || store_sizes || narrow;
   if (!one_set) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);

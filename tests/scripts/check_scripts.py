@@ -4,7 +4,8 @@ one line on stderr, prefixed with the script's name, and exit status 2; never a 
 wrong output with exit 0).
 
 Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, terms.py, read_back.py,
-lab/heldout/judge.py, naive_by_piece.py, instruction_diagnostic.py, lab/calibration/add_instructions.py, order_latency_table.py and
+lab/heldout/judge.py, naive_by_piece.py, merged_pieces.py, instruction_diagnostic.py, lab/calibration/add_instructions.py,
+order_latency_table.py, narrow_lanes_table.py and
 lab/calibration/holdout_by_kernel.py on small crafted bad inputs (missing files, directories, non-JSON, wrong-kind
 JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
@@ -336,6 +337,49 @@ def check_python_scripts(c):
     c.expect_error("order_latency_table no copy", table + [order_no_copy], "no plain copy")
     c.expect_ok("order_latency_table good input", table + [order_copy, order_moved],
                 ["| 16 B, 128 B, 2 | 200.0 µs | +15.0% |  |  |"])
+
+    # The narrow-lanes table (calibration/narrow_lanes_table.py): whole sectors from 4-byte lanes (4 rows) at
+    # 200 us, 16-byte pieces (8 rows) at 300 us, 4096 a side (2,097,152 sectors); the pieces' L2 sector writes
+    # 1.5 a sector: merged (2 - 1.5) / (2 - 1) = 0.50, 1.50 times the whole sectors' time.
+    narrow = [py, os.path.join(LAB, "calibration", "narrow_lanes_table.py")]
+    def strided_run(rows, median):
+        return {"bench": "strided_store", "occupancy_blocks_per_sm": 8, "time_us": {"median": median},
+                "params": {"elem_bytes": 4, "rows_per_request": rows, "side": 4096, "strided": "store"}}
+    narrow_run = c.write("narrow.json", json.dumps({"device": {"name": "GPU X"}, "date": "today", "runs": [
+        {"bench": "empty", "params": {}, "time_us": {"median": 3.0}}, strided_run(4, 200.0), strided_run(8, 300.0)]}))
+    def strided_ncu(launch, rows, sectors):
+        return ncu_row(launch, "void strided<unsigned int, %d, 1, 0>(const T1 *, T1 *, int)" % rows,
+                       "lts__t_sectors_srcunit_tex_op_write.sum", sectors)
+    narrow_ncu = c.write("narrow.ncu.csv", "\n".join([NCU_HEADER, strided_ncu(0, 4, "2,097,152"),
+                                                      strided_ncu(1, 8, "3,145,728")]) + "\n")
+    narrow_ncu_other = c.write("narrow_other.ncu.csv", "\n".join([NCU_HEADER, strided_ncu(0, 4, "2,097,152"),
+                                                                  strided_ncu(1, 16, "3,145,728")]) + "\n")
+    c.expect_error("narrow_lanes_table no file", narrow, "usage:")
+    c.expect_error("narrow_lanes_table a missing run", narrow + [missing, narrow_ncu], "not a memsim-microbench run")
+    c.expect_error("narrow_lanes_table binary garbage", narrow + [garbage, narrow_ncu], "not a memsim-microbench run")
+    c.expect_error("narrow_lanes_table a missing csv", narrow + [narrow_run, missing], "No such file")
+    c.expect_error("narrow_lanes_table a text file as csv", narrow + [narrow_run, text], "not an ncu --csv file")
+    c.expect_error("narrow_lanes_table another run's kernels", narrow + [narrow_run, narrow_ncu_other],
+                   "the run is void strided<unsigned int, 8, 1, 0>")
+    c.expect_ok("narrow_lanes_table good input", narrow + [narrow_run, narrow_ncu],
+                ["4 B   16 B     300.0     200.0         1.50    0.50"])
+
+    # The L1's merged pieces in a held-out set (heldout/merged_pieces.py): an output of 2,097,152 sectors whose
+    # stores write 4,194,304 (two pieces each) and reach the L2 as 3,145,728: merged 0.50.
+    merged = [py, os.path.join(LAB, "heldout", "merged_pieces.py")]
+    rec = record("naive", matrix=(4096, 4096), block=(8, 32), metrics={
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": {"predicted": 4194304, "measured": 4194304},
+        "lts__t_sectors_srcunit_tex_op_write.sum": {"predicted": None, "measured": 3145728}})
+    rec["config"]["matrix_bytes"] = 4096 * 4096 * 4
+    rec["config"]["tile"] = {"x": 32, "y": 32}
+    merged_dir = os.path.join(c.work, "merged_ncu")
+    os.makedirs(merged_dir, exist_ok=True)
+    c.write(os.path.join("merged_ncu", "run.json"), json.dumps(run_doc([rec])))
+    empty_dir = os.path.join(c.work, "merged_empty")
+    os.makedirs(empty_dir, exist_ok=True)
+    c.expect_error("merged_pieces a directory without runs", merged + [empty_dir], "no run files")
+    c.expect_error("merged_pieces --timed alone", merged + [merged_dir, "--timed", merged_dir], "go together")
+    c.expect_ok("merged_pieces good input", merged + [merged_dir], ["pieces a sector  2.00  merged  0.50"])
 
 
 def check_shell_scripts(c):

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""How much of each configuration's partial-sector stores the L1 merges before the L2, from a held-out set's
+Nsight Compute runs (docs/history/model_notebook.md, "The L1 merges a sector's pieces from two warps"):
+
+  merged_pieces.py NCU_DIR [--timed TIMED_DIR --memsim MEMSIM --device DEVICE]
+
+For every configuration whose stores write more sectors than whole ones would (L1 store sectors, memsim's count,
+which equals Nsight Compute's), the share of the extra sector writes that never reach the L2:
+(L1 store sectors - lts__t_sectors_srcunit_tex_op_write.sum) / (L1 store sectors - the output's sectors); 0 is
+every piece its own write, as memsim prices them. With --timed, --memsim and --device it adds memsim's error against
+the timed run's median (memsim run without the toolkit unless MEMSIM_CACHE_DIR holds the configuration).
+Sorted by kernel, then by the share.
+
+Standard library only. Exit 2 with one line on stderr for a directory without runs or a memsim that fails.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+
+class Error(Exception):
+    pass
+
+
+def records(folder):
+    files = sorted(glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "runs", "*.json")))
+    if not files:
+        raise Error(f"{folder}: no run files (*.json or runs/*.json)")
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Error(f"{path}: {e}")
+        yield from doc.get("records", [])
+
+
+def predicted_us(memsim, device, c):
+    args = [memsim, "--kernel", c["kernel"], "--dtype", c["dtype"],
+            "--matrix", f"{c['matrix']['width']}x{c['matrix']['height']}",
+            "--block", f"{c['block']['x']}x{c['block']['y']}", "--tile", f"{c['tile']['x']}x{c['tile']['y']}",
+            "--device", device, "--format", "json"] + (["--pad", str(c["pad"])] if c.get("pad") else [])
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Error(f"{' '.join(args)}: {done.stderr.strip()[:200]}")
+    return json.loads(done.stdout)["prediction"]["time_us"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("ncu_dir")
+    ap.add_argument("--timed")
+    ap.add_argument("--memsim")
+    ap.add_argument("--device")
+    a = ap.parse_args()
+    if bool(a.timed) != bool(a.memsim) or bool(a.memsim) != bool(a.device):
+        raise Error("--timed, --memsim and --device go together")
+    timed = {r["id"]: r["measured"]["time_us"]["median"] for r in records(a.timed)} if a.timed else {}
+    rows = []
+    for r in records(a.ncu_dir):
+        c, m = r["config"], r["metrics"]
+        l1 = m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", {}).get("predicted")
+        l2 = m.get("lts__t_sectors_srcunit_tex_op_write.sum", {}).get("measured")
+        whole = c["matrix_bytes"] / 32
+        if not l1 or not l2 or l1 <= 1.05 * whole:
+            continue
+        err = ""
+        if a.timed and r["id"] in timed:
+            err = f"  memsim {100 * (predicted_us(a.memsim, a.device, c) / timed[r['id']] - 1):+6.1f}%"
+        rows.append((c["kernel"], (l1 - l2) / (l1 - whole), l1 / whole, r["id"], err))
+    for kernel, merged, pieces, rid, err in sorted(rows):
+        print(f"{rid:<56} pieces a sector {pieces:5.2f}  merged {merged:5.2f}{err}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Error as e:
+        print(f"merged_pieces.py: {e}", file=sys.stderr)
+        sys.exit(2)
