@@ -158,6 +158,7 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
       ("regs", po::value<int>(), "registers per thread for occupancy (default: the compiled code's, else the profile's count for the kernel, else 32)")
       ("instructions", po::value<double>(), "warp instructions the launch executes (e.g. ncu smsp__inst_executed.sum), for the issue term (default: counted along the code nvcc generates for the configuration)")
       ("dram-read-bytes", po::value<double>(), "bytes the launch reads from DRAM (e.g. ncu dram__bytes_read.sum), for the DRAM term; what lies beyond its loads' bytes is charged as the read-back of its partial stores (default: modelled)")
+      ("l2-write-sectors", po::value<double>(), "sector writes the L2 receives from the launch's stores (e.g. ncu lts__t_sectors_srcunit_tex_op_write.sum); the partial stores' pieces beyond them reached the L2 merged, and are charged as whole sectors (default: every piece its own write)")
       ("runtime-shape", "the kernel keeps its block, tile and pad as run-time values: estimate its instructions from the replay's operations instead of its compiled code")
       ("no-compile", "never run nvcc: take the compiled code from the cache, the shipped table or the estimate (docs/model.md)")
       ("partitions", "count DRAM partition traffic per window of resident blocks (always on for devices whose mapping is known)")
@@ -301,21 +302,25 @@ CliCommand parse_command_line(int argc, const char* const* argv) {
                           return os.str();
                         }());
   }
-  if (vm.count("dram-read-bytes")) {
-    const double bytes = vm["dram-read-bytes"].as<double>();
-    // Past 1e15 bytes (a petabyte) no launch a user meant; it would also overflow the table's byte counts.
-    if (!(bytes >= 0 && bytes <= 1e15) || bytes != std::floor(bytes))
-      throw ConfigError("--dram-read-bytes must be a whole number of bytes from 0 to 1e15, got " + [&] {
-        std::ostringstream os;
-        os << bytes;
-        return os.str();
-      }());
-    aopts.dram_read_bytes = bytes;
-  }
-  // --instructions and --dram-read-bytes are one launch's measured counts: no sweep, comparison or set of devices.
+  // A measured count of the launch, whole, from 0 to 1e15: past that (a petabyte, or 32 petabytes of sectors) no
+  // launch a user meant, and the table's counts would overflow.
+  const auto whole_count = [&vm](const char* option, const char* unit) {
+    const double v = vm[option].as<double>();
+    if (!(v >= 0 && v <= 1e15) || v != std::floor(v)) {
+      std::ostringstream os;
+      os << "--" << option << " must be a whole number of " << unit << " from 0 to 1e15, got " << v;
+      throw ConfigError(os.str());
+    }
+    return v;
+  };
+  if (vm.count("dram-read-bytes")) aopts.dram_read_bytes = whole_count("dram-read-bytes", "bytes");
+  if (vm.count("l2-write-sectors")) aopts.l2_write_sectors = whole_count("l2-write-sectors", "sectors");
+  // --instructions, --dram-read-bytes and --l2-write-sectors are one launch's measured counts: no sweep,
+  // comparison or set of devices.
   const auto refuse_one_launch_counts = [&aopts](const std::string& where, const std::string& not_for) {
     for (const auto& [option, given] : {std::pair<const char*, bool>{"--instructions", bool(aopts.instructions)},
-                                        {"--dram-read-bytes", bool(aopts.dram_read_bytes)}})
+                                        {"--dram-read-bytes", bool(aopts.dram_read_bytes)},
+                                        {"--l2-write-sectors", bool(aopts.l2_write_sectors)}})
       if (given)
         throw ConfigError(std::string(option) + " is one launch's count" + where + "; it cannot stand for " + not_for);
   };

@@ -55,6 +55,13 @@ struct KernelCounts {
   double l2_store_sectors = 0;                   // stored sectors written whole by their request
   double partial_store_requests[3] = {0, 0, 0};  // L2 write requests (lines) of partly written sectors, by class
   double partial_store_bytes[3] = {0, 0, 0};     // the bytes those requests write
+  // The sectors those requests write, each piece counted (L1 store sectors of the partial stores).
+  double partial_store_sectors = 0;
+  // >= 0: the sector writes the L2 receives from the stores, measured (Nsight Compute's
+  // lts__t_sectors_srcunit_tex_op_write.sum; memsim --l2-write-sectors), fewer than the pieces where the L1 merges
+  // a sector's pieces from several warps into one write; the cost model then charges the merged share of the
+  // pieces as whole sectors (model/cost.cpp). < 0: not given, every piece its own write.
+  double l2_write_sectors_given = -1;
   // Of those bytes, the ones a request writes as half sectors or more (16 to 31 bytes a sector it touches):
   // a narrow block's column pieces, the caveat's test in model/profile.hpp (half_sector_wait_lines).
   double half_sector_piece_bytes = 0;

@@ -13,6 +13,38 @@ namespace {
 
 constexpr int kAssumedRegisters = 32;
 
+// The L2's sector writes given (KernelCounts::l2_write_sectors_given): the partial stores' pieces beyond them
+// reached the L2 merged, whole sectors from pieces of several warps (the L1 merges a sector's pieces that arrive
+// close together: docs/history/model_notebook.md, "The L1 merges a sector's pieces from two warps"). The merged
+// share of the pieces, (pieces + whole-sector writes - given) / (pieces - the partial bytes' whole sectors),
+// leaves the partial-store requests and bytes of every class and joins the whole sectors, as the next-store
+// merges below do; so do the sectors from warps (a merged sector does not wait in the L2 for its last piece).
+KernelCounts with_given_merges(const KernelCounts& c, int sector_bytes, double& merged) {
+  merged = 0;
+  const double partial_bytes = c.partial_store_bytes[0] + c.partial_store_bytes[1] + c.partial_store_bytes[2];
+  const double spare = c.partial_store_sectors - partial_bytes / sector_bytes;
+  if (spare <= 0) return c;
+  merged = std::clamp((c.partial_store_sectors + c.l2_store_sectors - c.l2_write_sectors_given) / spare, 0.0, 1.0);
+  KernelCounts m = c;
+  // The crossbar's slots: the merged pieces' sectors become their whole sectors, and their requests fall by the
+  // same ratio (pieces a sector to one).
+  const double whole_per_piece = partial_bytes / sector_bytes / c.partial_store_sectors;
+  for (int w = 0; w < 3; ++w) {
+    const double bytes = merged * c.partial_store_bytes[w], requests = merged * c.partial_store_requests[w];
+    m.partial_store_requests[w] -= requests;
+    m.partial_store_bytes[w] -= bytes;
+    m.l2_store_sectors += bytes / sector_bytes;
+    m.l2_write_slots -= requests * (1 - whole_per_piece);
+  }
+  m.l2_write_slots -= merged * spare;
+  m.partial_store_sectors -= merged * c.partial_store_sectors;
+  m.half_sector_piece_bytes *= 1 - merged;
+  m.narrow_lane_piece_bytes *= 1 - merged;
+  m.sectors_from_warps *= 1 - merged;
+  m.sectors_from_warps_in_one_round *= 1 - merged;
+  return m;
+}
+
 // Half-sector pairs a warp completes in its next store instruction reach the L2 as whole sectors in blocks of
 // up to next_store_merge_warps warps whose warps store at most next_store_merge_stores times (model/profile.hpp):
 // the L1 merges them. Their share of the partial pieces' bytes leaves the partial-store requests and bytes (the
@@ -21,6 +53,7 @@ constexpr int kAssumedRegisters = 32;
 // instead of twice in halves. `merged` gets the share (0 where the rule does not apply).
 KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& k, int sector_bytes, double& merged) {
   merged = 0;
+  if (c.l2_write_sectors_given >= 0) return with_given_merges(c, sector_bytes, merged);
   if (k.next_store_merge_warps <= 0 || c.next_store_half_pair_share <= 0 ||
       c.warps_per_block() > k.next_store_merge_warps)
     return c;
@@ -115,7 +148,17 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   const CostConstants& k = p.cost;
   Prediction pr;
   pr.device = p.name;
-  const KernelCounts c = with_next_store_merges(counts, k, p.sector_bytes, pr.next_store_merged_share);
+  KernelCounts given;
+  if (o.l2_write_sectors >= 0) {
+    given = counts;
+    given.l2_write_sectors_given = o.l2_write_sectors;
+  }
+  const KernelCounts& in = o.l2_write_sectors >= 0 ? given : counts;
+  const KernelCounts c = with_next_store_merges(in, k, p.sector_bytes, pr.next_store_merged_share);
+  if (in.l2_write_sectors_given >= 0) {
+    pr.given_merged_piece_share = pr.next_store_merged_share;
+    pr.next_store_merged_share = 0;
+  }
   pr.occupancy = o.occupancy ? *o.occupancy : occupancy(p, block_resources(c, o));
   pr.waves = waves(p, pr.occupancy, c.blocks);
 
@@ -397,13 +440,14 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
                      double(pr.occupancy.l1_bytes) / 1024, k.small_l1_kib),
         k.small_l1_evidence));
   // Where the partial-store cost is known high (model/profile.hpp, narrow_lane_piece_share): pieces of 8 bytes a
-  // sector or more from 2-byte lanes, priced at the class fitted mostly on 4-byte lanes.
-  if (k.narrow_lane_piece_share > 0 && partial_bytes > 0 &&
+  // sector or more from 2-byte lanes, each priced as its own write, which the L1 merges more often than the
+  // pieces the class was fitted on. Not where the L2's writes were given: the merged pieces are charged whole then.
+  if (k.narrow_lane_piece_share > 0 && partial_bytes > 0 && c.l2_write_sectors_given < 0 &&
       c.narrow_lane_piece_bytes >= k.narrow_lane_piece_share * partial_bytes) {
     pr.caveats.push_back(with_evidence(
         caveat_words("%.3g%% of the partial stores' bytes come from lanes of 2 bytes writing 8 bytes of a sector or "
-                     "more (from %.3g%% on): they are priced at the cost fitted mostly on 4-byte lanes, and such "
-                     "pieces cost far less, so the time above is likely high",
+                     "more (from %.3g%% on): each piece is priced as a write of its own, and the L1 merges many such "
+                     "pieces of a sector before the L2, so the time above is likely high",
                      100 * c.narrow_lane_piece_bytes / partial_bytes, 100 * k.narrow_lane_piece_share),
         k.narrow_lane_piece_evidence));
     ++pr.caveats_time_high;
@@ -486,6 +530,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["sectors_from_warps_in_one_round"] = p.sectors_from_warps_in_one_round;
   j["sectors_from_warps_us"] = p.sectors_from_warps_us;
   j["next_store_merged_share"] = p.next_store_merged_share;
+  if (p.given_merged_piece_share >= 0) j["given_merged_piece_share"] = p.given_merged_piece_share;
   if (p.split_sectors > 0) {
     j["split_blocks_apart"] = std::exp2(p.split_log2_distance);
     j["split_line_whole_share"] = p.split_line_whole_share;

@@ -67,6 +67,11 @@ struct PredictOptions {
   // loads' bytes and the modelled read-back in the DRAM term; what lies beyond the loads' bytes is charged as
   // the read-back of the partial stores (--dram-read-bytes). The read-back is the model's least certain count.
   double dram_read_bytes = -1;
+  // >= 0: the sector writes the L2 receives from the launch's stores (Nsight Compute's
+  // lts__t_sectors_srcunit_tex_op_write.sum; --l2-write-sectors): the partial stores' pieces beyond them reached the
+  // L2 merged and are charged as whole sectors (KernelCounts::l2_write_sectors_given, which a count record may
+  // carry instead).
+  double l2_write_sectors = -1;
   // The kernel keeps run-time shapes (its block, tile and pad are launch values): its instructions are
   // estimated from the replay's operations, not read off compiled code (--runtime-shape).
   bool runtime_shape = false;
@@ -153,6 +158,9 @@ struct Prediction {
   // The share of the partial pieces' bytes charged as whole sectors: half-sector pairs a warp completes in its
   // next store, in blocks small enough that the L1 merges them all (model/profile.hpp, next_store_merge_warps).
   double next_store_merged_share = 0;
+  // Where the L2's sector writes were given: the share of the partial pieces that reached it merged, charged as
+  // whole sectors (-1: not given).
+  double given_merged_piece_share = -1;
   // The L2 read requests the loads send (sim/l2_requests.hpp) and the sectors they fetch.
   double l2_read_requests = 0, l2_load_sectors = 0;
   double l2_hit_load_share = 0;  // loads that find their sectors in the L2 from the warp's earlier requests

@@ -286,6 +286,7 @@ Analysis analyze(const UserConfig& user, const DeviceProfile& device, const Anal
   popts.regs_per_thread = occupancy.regs_per_thread;
   if (options.instructions) popts.instructions = *options.instructions;
   if (options.dram_read_bytes) popts.dram_read_bytes = *options.dram_read_bytes;
+  if (options.l2_write_sectors) popts.l2_write_sectors = *options.l2_write_sectors;
   popts.runtime_shape = options.runtime_shape;
   popts.compile = options.compile;
   popts.occupancy = occupancy;

@@ -27,6 +27,7 @@ struct AnalysisOptions {
   std::optional<int> regs;                  // registers per thread (default: the compiled code's, else the profile's count, else 32)
   std::optional<double> instructions;       // warp instructions the launch executes, replacing the estimate
   std::optional<double> dram_read_bytes;    // bytes the launch reads from DRAM, replacing the modelled read-back
+  std::optional<double> l2_write_sectors;   // sector writes the L2 receives from the stores (pieces merged beyond them)
   // The kernel keeps run-time shapes (--runtime-shape): its instructions are estimated from the replay's
   // operations, not read off the code nvcc generates for its compile-time shape (codegen/compiled_code.hpp).
   bool runtime_shape = false;

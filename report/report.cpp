@@ -292,6 +292,11 @@ void print_prediction(std::ostream& os, const Analysis& a) {
     os << "  merged stores: " << significant(100.0 * p.next_store_merged_share, 3)
        << "% of the partial pieces' bytes are half sectors a warp completes in its next store; in blocks this small"
           " the L1 merges them, so they are charged as whole sectors\n";
+  // The L2's sector writes where the user gave them (--l2-write-sectors): the pieces beyond them reached it merged.
+  if (p.given_merged_piece_share >= 0)
+    os << "  L2 write sectors given (--l2-write-sectors): " << significant(100.0 * p.given_merged_piece_share, 3)
+       << "% of the partial stores' pieces reached the L2 merged with another piece of their sector, charged as"
+          " whole sectors\n";
   // The DRAM bytes read where the user gave them (--dram-read-bytes): what lies beyond the loads' bytes is the
   // read-back, in place of the model's.
   if (p.dram_read_basis == kDramReadGiven) {

@@ -65,6 +65,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
         const int cls = partial_store_class(lane_bytes, double(s.bytes) / double(s.sectors));
         c.partial_store_requests[cls] += double(s.lines);
         c.partial_store_bytes[cls] += double(s.bytes);
+        c.partial_store_sectors += double(s.sectors);
         if (double(s.bytes) >= 16.0 * double(s.sectors)) c.half_sector_piece_bytes += double(s.bytes);
         if (lane_bytes <= 2.5 && double(s.bytes) >= 8.0 * double(s.sectors)) c.narrow_lane_piece_bytes += double(s.bytes);
       } else {

@@ -153,6 +153,31 @@ __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
   }
 }
 
+// strided's stores with the odd warps held back kDelayCycles SM cycles (a spin on clock64) after their loads: a
+// sector's two pieces come from warps 2j and 2j + 1 (at 8 rows of 4-byte lanes, 4 of 2-byte ones), so the delay
+// sets how far apart in time they reach the L1. A study of when the L1 merges them (--merge-window).
+template <class T, int K, int kDelayCycles>
+__global__ void strided_store_delayed(const T* __restrict__ in, T* __restrict__ out, int P) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t lin0 = linear_base(blockIdx.x, warp, lane);
+  T v[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) v[i] = in[lin0 + i * kLinearStep];
+  if (kDelayCycles > 0 && (warp & 1)) {
+    // The wait starts when the loads' values are in registers: the clock is read under a test of all four (a
+    // value no input word has in practice), so the warp waits for them first (an arithmetic 0 made of them is
+    // folded away by ptxas, and the clock then read at issue).
+    unsigned dep = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) dep |= unsigned(v[i]);
+    const long long start = dep != 0x9e3779b9u ? clock64() : 0;
+    while (clock64() - start < kDelayCycles) {
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) out[strided_index<T, K>(P, blockIdx.x, warp, lane, i)] = v[i];
+}
+
 // strided's loads, each followed by its store and without __restrict__ (a load may not pass a store that may
 // alias it): one load in flight a warp, as the suite's naive_read has.
 template <class T, int K>

@@ -218,13 +218,15 @@ void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, boo
 // narrow blocks have them; a study, not fitted: the L2 merges their pieces into fewer write requests than the
 // counts give (validate/results/chain_stores.md).
 template <class T, int K, bool kStridedStore = false>
-void run_strided_chain(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed) {
-  mb::Counts c = mb::strided_counts<T, K, kStridedStore>(P);
+void run_strided_chain(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed, int cap_blocks = 0) {
+  const auto fn = kStridedStore ? &mb::strided_store_chain<T, K> : &mb::strided_load_chain<T, K>;
+  const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
+  mb::Counts c = mb::strided_counts<T, K, kStridedStore>(P, int64_t(dyn));
   c.loads_in_flight_per_warp = 1;
   c.l2_requests_ld = mb::strided_read_requests<T, K, kStridedStore>(P, 1);
-  const auto fn = kStridedStore ? &mb::strided_store_chain<T, K> : &mb::strided_load_chain<T, K>;
-  measure_strided<T, K>(runs, pool, dev, P, timed, fn, 0, kStridedStore,
-                        kStridedStore ? "strided_store_chain" : "strided_load_chain", "", c);
+  const std::string more = cap_blocks > 0 ? ", \"cap_blocks_per_sm\": " + std::to_string(cap_blocks) : "";
+  measure_strided<T, K>(runs, pool, dev, P, timed, fn, dyn, kStridedStore,
+                        kStridedStore ? "strided_store_chain" : "strided_load_chain", more, c);
 }
 
 template <class T>
@@ -778,6 +780,39 @@ void run_narrow_lanes(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
     }
 }
 
+// When the L1 merges a sector's pieces (--merge-window, a study): the strided stores with the odd warps held back
+// 0 to 16,384 cycles after their loads (strided_store_delayed), at 8 and 2 blocks an SM; and the stores after
+// chained loads (one in flight a warp) at 8, 4, 2 and 1 blocks an SM. 16-byte pieces from 4- and 2-byte lanes.
+template <class T, int K, int kDelay>
+void run_delayed(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, int cap) {
+  const auto fn = &mb::strided_store_delayed<T, K, kDelay>;
+  const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap);
+  std::string more = ", \"delay_cycles\": " + std::to_string(kDelay);
+  if (cap > 0) more += ", \"cap_blocks_per_sm\": " + std::to_string(cap);
+  measure_strided<T, K>(runs, pool, dev, 8192, timed, fn, dyn, true, "strided_store_delayed", more,
+                        mb::strided_counts<T, K, true>(8192, int64_t(dyn)));
+}
+
+template <class T, int K>
+void run_delays(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, int cap) {
+  run_delayed<T, K, 0>(runs, pool, dev, timed, cap);
+  run_delayed<T, K, 256>(runs, pool, dev, timed, cap);
+  run_delayed<T, K, 1024>(runs, pool, dev, timed, cap);
+  run_delayed<T, K, 4096>(runs, pool, dev, timed, cap);
+  run_delayed<T, K, 16384>(runs, pool, dev, timed, cap);
+}
+
+void run_merge_window(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  for (int cap : {0, 2}) {
+    run_delays<uint32_t, 8>(runs, pool, dev, timed, cap);
+    run_delays<uint16_t, 4>(runs, pool, dev, timed, cap);
+  }
+  for (int cap : {0, 4, 2, 1}) {
+    run_strided_chain<uint32_t, 8, true>(runs, pool, dev, 8192, timed, cap);
+    run_strided_chain<uint16_t, 4, true>(runs, pool, dev, 8192, timed, cap);
+  }
+}
+
 // The same strided stores at four sizes, from a launch whose output and input fit the L2 together to one ten
 // times its size (a study, --store-sizes): does the L2 read back fewer partly written lines when it can hold
 // them until their other pieces arrive? Whole sectors (1 row) beside 16-byte and 4-byte pieces (8 and 32 rows,
@@ -927,6 +962,7 @@ const char kUsage[] =
     "       memsim-microbench --split-sectors [--stores-only]  (sector halves from blocks D apart; a study)\n"
     "       memsim-microbench --store-sizes [--stores-only]  (strided stores at four sizes about the L2's; a study)\n"
     "       memsim-microbench --narrow-lanes [--stores-only]  (pieces from 2- and 4-byte lanes, capped and not)\n"
+    "       memsim-microbench --merge-window [--stores-only]  (a sector's pieces from warps held apart; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
     "       memsim-microbench --chunk-sizes  (the same copies in 128- to 512-byte chunks; a study)\n"
@@ -961,7 +997,7 @@ int main(int argc, char** argv) {
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
        chain = false, chain_stores = false, bursts = false, split = false, dram_order = false, order_latency = false,
-       chunk_sizes = false, block_shapes = false, store_sizes = false, narrow = false;
+       chunk_sizes = false, block_shapes = false, store_sizes = false, narrow = false, merge_window = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -977,6 +1013,7 @@ int main(int argc, char** argv) {
     else if (a == "--split-sectors") split = true, holdout = false;
     else if (a == "--store-sizes") store_sizes = true, holdout = false;
     else if (a == "--narrow-lanes") narrow = true, holdout = false;
+    else if (a == "--merge-window") merge_window = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--dram-order-latency") order_latency = true, holdout = false;
     else if (a == "--chunk-sizes") chunk_sizes = true, holdout = false;
@@ -998,9 +1035,11 @@ int main(int argc, char** argv) {
     if (dram_order || order_latency || chunk_sizes || block_shapes)
       return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or "
                          "--block-shapes (no partial stores there)");
-    if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) + int(narrow) > 1)
+    if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) + int(narrow) +
+            int(merge_window) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
-                         "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes");
+                         "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, "
+                         "--merge-window");
   }
   if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
@@ -1050,6 +1089,10 @@ int main(int argc, char** argv) {
     run_narrow_lanes(runs, pool, dev, false);
     return 0;
   }
+  if (merge_window && stores_only) {
+    run_merge_window(runs, pool, dev, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -1068,6 +1111,7 @@ int main(int argc, char** argv) {
   if (split) run_split_sectors(runs, pool, dev, true);
   if (store_sizes) run_store_sizes(runs, pool, dev, true);
   if (narrow) run_narrow_lanes(runs, pool, dev, true);
+  if (merge_window) run_merge_window(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (order_latency) run_order_latency_study(runs, pool, dev);
   if (chunk_sizes) run_chunk_size_study(runs, pool, dev);
@@ -1091,7 +1135,7 @@ int main(int argc, char** argv) {
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
   const bool one_set = block_only || capped || chain || chain_stores || bursts || split || dram_order || order_latency ||
-                       chunk_sizes || block_shapes || store_sizes || narrow;
+                       chunk_sizes || block_shapes || store_sizes || narrow || merge_window;
   if (!one_set) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);

@@ -60,6 +60,10 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
     store_requests = requests > 0 ? requests : l2_st;
     c.partial_store_requests[cls] = store_requests;
     c.partial_store_bytes[cls] = c.dram_write_bytes;
+    c.partial_store_sectors = l2_st;
+    // The L2's sector writes where the record carries them (lab/calibration/add_l2_write_sectors.py: Nsight
+    // Compute's, for a study of the pieces the L1 merges); absent: not given.
+    c.l2_write_sectors_given = f.non_negative_or("l2_write_sectors_measured", -1);
   } else {
     c.l2_store_sectors = l2_st;
     // The other store benchmarks write each line in one L1 pass (lanes of 4 bytes or more, a line per lane

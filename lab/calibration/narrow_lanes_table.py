@@ -53,6 +53,23 @@ def ncu_kernels(path):
     return [kernels[i] for i in sorted(kernels, key=int)]
 
 
+def matched_kernels(runs, path_json, path_csv):
+    """The ncu pass's strided kernels, one a run of `runs` (a --narrow-lanes run's strided_store runs, in order),
+    each checked by name (element type, rows a request, lane order) and carrying the L2's sector writes."""
+    kernels = ncu_kernels(path_csv)
+    if len(kernels) != len(runs):
+        raise Error(f"{path_csv}: {len(kernels)} strided kernels, {path_json} has {len(runs)} runs")
+    for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
+        p = run["params"]
+        elem, k, row_fast = p["elem_bytes"], p["rows_per_request"], p.get("lanes") == "row_fast"
+        want = f"void strided<unsigned {'short' if elem == 2 else 'int'}, {k}, 1, {int(row_fast)}>"
+        if not name.startswith(want):
+            raise Error(f"{path_csv}: kernel {i} is {name[:60]}, the run is {want}")
+        if "lts__t_sectors_srcunit_tex_op_write.sum" not in m:
+            raise Error(f"{path_csv}: kernel {i} has no lts__t_sectors_srcunit_tex_op_write.sum")
+    return kernels
+
+
 def predicted_errors(path):
     """memsim's error (%) of each run of a --predict-only report, in its order."""
     if not path:
@@ -69,19 +86,14 @@ def main(argv):
     if len(argv) not in (3, 4):
         raise Error("usage: narrow_lanes_table.py RUN.json RUN.ncu.csv [PREDICTED.txt]")
     doc, runs = runs_of(argv[1])
-    kernels = ncu_kernels(argv[2])
+    kernels = matched_kernels(runs, argv[1], argv[2])
     errors = predicted_errors(argv[3] if len(argv) == 4 else None)
-    if len(kernels) != len(runs):
-        raise Error(f"{argv[2]}: {len(kernels)} strided kernels, {argv[1]} has {len(runs)} runs")
     if errors is not None and len(errors) != len(runs):
         raise Error(f"{argv[3]}: {len(errors)} strided_store lines, {argv[1]} has {len(runs)} runs")
     rows = {}
     for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
         p = run["params"]
         elem, k, row_fast = p["elem_bytes"], p["rows_per_request"], p.get("lanes") == "row_fast"
-        want = f"void strided<unsigned {'short' if elem == 2 else 'int'}, {k}, 1, {int(row_fast)}>"
-        if not name.startswith(want):
-            raise Error(f"{argv[2]}: kernel {i} is {name[:60]}, the run is {want}")
         side, cap = p["side"], p.get("cap_blocks_per_sm", 0)
         piece = min(32, 32 // k * elem)
         sectors = side * side * elem / 32

@@ -8,8 +8,9 @@ For every configuration whose stores write more sectors than whole ones would (L
 which equals Nsight Compute's), the share of the extra sector writes that never reach the L2:
 (L1 store sectors - lts__t_sectors_srcunit_tex_op_write.sum) / (L1 store sectors - the output's sectors); 0 is
 every piece its own write, as memsim prices them. With --timed, --memsim and --device it adds memsim's error against
-the timed run's median (memsim run without the toolkit unless MEMSIM_CACHE_DIR holds the configuration).
-Sorted by kernel, then by the share.
+the timed run's median, as modelled and with the L2's writes given (--l2-write-sectors), and each kernel's mean
+|error| both ways (memsim --no-compile: the shipped table or the estimate, unless MEMSIM_CACHE_DIR holds the
+configuration). Sorted by kernel, then by the share.
 
 Standard library only. Exit 2 with one line on stderr for a directory without runs or a memsim that fails.
 """
@@ -38,11 +39,13 @@ def records(folder):
         yield from doc.get("records", [])
 
 
-def predicted_us(memsim, device, c):
+def predicted_us(memsim, device, c, l2_writes=None):
     args = [memsim, "--kernel", c["kernel"], "--dtype", c["dtype"],
             "--matrix", f"{c['matrix']['width']}x{c['matrix']['height']}",
             "--block", f"{c['block']['x']}x{c['block']['y']}", "--tile", f"{c['tile']['x']}x{c['tile']['y']}",
-            "--device", device, "--format", "json"] + (["--pad", str(c["pad"])] if c.get("pad") else [])
+            "--device", device, "--format", "json", "--no-compile"] + (["--pad", str(c["pad"])] if c.get("pad") else [])
+    if l2_writes is not None:
+        args += ["--l2-write-sectors", str(int(l2_writes))]
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode != 0:
         raise Error(f"{' '.join(args)}: {done.stderr.strip()[:200]}")
@@ -67,12 +70,25 @@ def main():
         whole = c["matrix_bytes"] / 32
         if not l1 or not l2 or l1 <= 1.05 * whole:
             continue
-        err = ""
+        errors = None
         if a.timed and r["id"] in timed:
-            err = f"  memsim {100 * (predicted_us(a.memsim, a.device, c) / timed[r['id']] - 1):+6.1f}%"
-        rows.append((c["kernel"], (l1 - l2) / (l1 - whole), l1 / whole, r["id"], err))
-    for kernel, merged, pieces, rid, err in sorted(rows):
-        print(f"{rid:<56} pieces a sector {pieces:5.2f}  merged {merged:5.2f}{err}")
+            t = timed[r["id"]]
+            errors = (predicted_us(a.memsim, a.device, c) / t - 1, predicted_us(a.memsim, a.device, c, l2) / t - 1)
+        rows.append((c["kernel"], (l1 - l2) / (l1 - whole), l1 / whole, r["id"], errors))
+    for kernel, merged, pieces, rid, errors in sorted(rows):
+        more = f"  memsim {100 * errors[0]:+6.1f}%, with the L2's writes given {100 * errors[1]:+6.1f}%" if errors else ""
+        print(f"{rid:<56} pieces a sector {pieces:5.2f}  merged {merged:5.2f}{more}")
+    # The mean |error| of each kernel group, modelled and with the L2's writes given.
+    timed_rows = [r for r in rows if r[4]]
+    groups = {}
+    for kernel, _, _, _, errors in timed_rows:
+        for name in ("all", kernel):
+            groups.setdefault(name, []).append(errors)
+    for name, errs in sorted(groups.items(), key=lambda g: (g[0] != "all", g[0])):
+        mean = [100 * sum(abs(e[i]) for e in errs) / len(errs) for i in (0, 1)]
+        worst = [100 * max((e[i] for e in errs), key=abs) for i in (0, 1)]
+        print(f"{name:<12} n={len(errs):<4} mean |error| {mean[0]:5.1f}% -> {mean[1]:5.1f}% with the writes given, "
+              f"worst {worst[0]:+6.1f}% -> {worst[1]:+6.1f}%")
     return 0
 
 

@@ -133,6 +133,10 @@ TEST(Cli, BadInputsExitTwoWithOneLine) {
       {"--dram-read-bytes", "abc"},
       {"--dram-read-bytes", "1e308"},                        // beyond 1e15: no launch a user meant
       {"--dram-read-bytes", "0.5"},                          // bytes come whole
+      {"--l2-write-sectors", "-1"},
+      {"--l2-write-sectors", "nan"},
+      {"--l2-write-sectors", "1e308"},                       // beyond 1e15: no launch a user meant
+      {"--l2-write-sectors", "0.5"},                         // sectors come whole
       {"--block", "32x32", "--regs", "255"},                 // 1024 x 255 registers > the H100's 65536 a block
       {"--device", "8800gtx", "--block", "16x32"},           // 512 threads x 32 registers > G80's 8192
       {"--device", "gtx280", "--regs", "200"},               // GT200: at most 124 registers a thread
@@ -852,6 +856,39 @@ TEST(Cli, DramReadBytesStandForTheModelledReads) {
   EXPECT_EQ(table.out.find("  read-back: "), std::string::npos) << table.out;
 }
 
+// --l2-write-sectors: naive f32 at 1024x1024 writes 4 MiB in 262,144 pieces of 16 bytes from its 8x32 block's
+// warps (four rows of 8 lanes a warp: 16 bytes of a row's sector each, 131,072 whole sectors between them); given
+// 196,608 L2 sector writes, (262,144 - 196,608) / (262,144 - 131,072) = 0.5 of the pieces reached the L2 merged.
+// Given all 262,144, none did, and the time is the modelled one (memsim counts every piece as its own write).
+TEST(Cli, L2WriteSectorsGivenChargeTheMergedPiecesAsWhole) {
+  const std::vector<std::string> base{"--kernel", "naive", "--matrix", "1024x1024", "--block", "8x32", "--tile",
+                                      "32x32", "--format", "json", "--no-compile"};
+  const auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    const Cli r = run_cli(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::ordered_json::parse(r.out);
+  };
+  const auto modelled = with({});
+  EXPECT_EQ(modelled["sites"][1]["sectors"].get<double>(), 262144.0);
+  EXPECT_FALSE(modelled["prediction"].contains("given_merged_piece_share"));
+  const auto none = with({"--l2-write-sectors", "262144"});
+  EXPECT_DOUBLE_EQ(none["prediction"]["given_merged_piece_share"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(none["prediction"]["time_us"].get<double>(), modelled["prediction"]["time_us"].get<double>());
+  const auto half = with({"--l2-write-sectors", "196608"});
+  EXPECT_DOUBLE_EQ(half["prediction"]["given_merged_piece_share"].get<double>(), 0.5);
+  EXPECT_LT(half["prediction"]["time_us"].get<double>(), modelled["prediction"]["time_us"].get<double>());
+  std::vector<std::string> table{base.begin(), base.end() - 3};
+  table.insert(table.end(), {"--no-compile", "--l2-write-sectors", "196608"});
+  const Cli t = run_cli(table);
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("  L2 write sectors given (--l2-write-sectors): 50.0% of the partial stores' pieces reached the "
+                       "L2 merged with another piece of their sector, charged as whole sectors"),
+            std::string::npos)
+      << t.out;
+}
+
 // `memsim --kernel padded --device gtx280` shows the store hotspots and `--kernel diagonal` shows them
 // gone. GT200 maps 256-byte chunks to 8 partitions in turn and a 2048-float output row is 8192 bytes, a
 // multiple of 8 x 256: every row of a transposed tile starts on the same partition, so each wave of padded
@@ -1178,6 +1215,9 @@ TEST(Cli, ContradictoryRequestsAreRefused) {
       {{"--block", "32x8,16x16", "--dram-read-bytes", "5"}, "the 2 launches of a sweep"},
       {{"--device", "h100,h200", "--dram-read-bytes", "5"}, "cannot stand for 2 devices"},
       {{"--dram-read-bytes", "1.5"}, "whole number of bytes from 0 to 1e15, got 1.5"},
+      {{"--kernel", "all", "--l2-write-sectors", "1000000"}, "cannot stand for 14 kernels"},
+      {{"--block", "32x8,16x16", "--l2-write-sectors", "5"}, "the 2 launches of a sweep"},
+      {{"--l2-write-sectors", "1.5"}, "whole number of sectors from 0 to 1e15, got 1.5"},
       {{"--format", "json", "--plot", "banks", "--plot-out", "x.json"}, "--format shapes a report"},
       {{"--device", "no_such_profile.json"}, "no device profile file 'no_such_profile.json'"},
   };

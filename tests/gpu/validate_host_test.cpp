@@ -1001,16 +1001,19 @@ TEST(MicrobenchOptions, BadInputsExitTwoWithOneLine) {
       {{"--stores-only", "--quick"}, "--stores-only launches each store benchmark once (for ncu): --quick does not apply"},
       {{"--stores-only", "--chain-loads", "--capped-stores"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
       {{"--stores-only", "--chain-stores", "--chain-loads"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
       {{"--stores-only", "--split-sectors", "--half-sector-bursts"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
       {{"--stores-only", "--store-sizes", "--split-sectors"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
+      {{"--stores-only", "--narrow-lanes", "--merge-window"},
+       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
       {{"--stores-only", "--block-shapes"},
        "--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or --block-shapes (no partial "
        "stores there)"},

@@ -732,6 +732,52 @@ TEST(Cost, HalfSectorPairsMergeInSmallBlocks) {
   EXPECT_NEAR(larger.term(kTermWrites), 1.0, 1e-9);
 }
 
+// The L2's sector writes given: 1e6 pieces of 16 bytes (the 1.6e7 bytes' whole sectors: 5e5) and 7.5e5 writes,
+// so (1e6 - 7.5e5) / (1e6 - 5e5) = 0.5 of the pieces reached the L2 merged: half the partial-store requests stay
+// (10 ps each in the toy profile: 10 -> 5 us), the merged half's 8e6 bytes join the whole sectors (2.5e5 at 2 ps:
+// 0.5 us of L2 traffic), and each merged pair of pieces (2.5e5 pairs) frees a request and a sector slot in the
+// crossbar: 2e6 -> 1.5e6 slots at 1 ps. The next-store rule, which would merge a quarter, gives way to the count.
+// Given every piece as its own write (1e6): nothing merged; past the bounds: clamped to 0 and 1.
+TEST(Cost, GivenL2WriteSectorsChargeTheMergedPiecesAsWhole) {
+  DeviceProfile p = toy();
+  p.cost.l2_write_slot_ps = 1;
+  p.cost.next_store_merge_warps = 2;
+  p.cost.next_store_merge_stores = 2;
+  KernelCounts k = base_counts();
+  k.threads_per_block = 64;
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1.6e7;
+  k.partial_store_sectors = 1e6;
+  k.half_sector_piece_bytes = 1.6e7;
+  k.l2_write_slots = 2e6;
+  k.dram_write_bytes = 1.6e7;
+  k.global_store_instructions = 800;
+  k.next_store_half_pair_share = 0.25;
+  PredictOptions o;
+  o.l2_write_sectors = 7.5e5;
+  const Prediction given = predict(k, p, o);
+  EXPECT_DOUBLE_EQ(given.given_merged_piece_share, 0.5);
+  EXPECT_DOUBLE_EQ(given.next_store_merged_share, 0.0);
+  EXPECT_NEAR(given.term(kTermPartial), 5.0, 1e-9);
+  EXPECT_NEAR(given.term(kTermL2), 0.5, 1e-9);
+  EXPECT_NEAR(given.term(kTermWrites), 1.5, 1e-9);
+  // The same count carried by the record (memsim-calibrate's runs) instead of the option.
+  KernelCounts carried = k;
+  carried.l2_write_sectors_given = 7.5e5;
+  EXPECT_NEAR(predict(carried, p).term(kTermPartial), 5.0, 1e-9);
+  o.l2_write_sectors = 1e6;
+  EXPECT_DOUBLE_EQ(predict(k, p, o).given_merged_piece_share, 0.0);
+  EXPECT_NEAR(predict(k, p, o).term(kTermPartial), 10.0, 1e-9);
+  o.l2_write_sectors = 2e6;  // more writes than pieces: none merged
+  EXPECT_DOUBLE_EQ(predict(k, p, o).given_merged_piece_share, 0.0);
+  o.l2_write_sectors = 1e5;  // fewer than the whole sectors: all merged
+  EXPECT_DOUBLE_EQ(predict(k, p, o).given_merged_piece_share, 1.0);
+  EXPECT_NEAR(predict(k, p, o).term(kTermPartial), 0.0, 1e-9);
+  // Not given: the next-store rule, a quarter.
+  EXPECT_DOUBLE_EQ(predict(k, p).given_merged_piece_share, -1.0);
+  EXPECT_DOUBLE_EQ(predict(k, p).next_store_merged_share, 0.25);
+}
+
 TEST(Cost, BlockSchedulingIsPerBlockOverheadInRounds) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.2;

@@ -35,6 +35,8 @@ TEST(Counts, NaiveStoresArePartialSectors) {
   EXPECT_EQ(c.dram_read_bytes, 16384);
   EXPECT_EQ(c.dram_write_bytes, 16384);
   EXPECT_EQ(c.partial_store_requests[kLanes4], 4096);
+  EXPECT_EQ(c.partial_store_sectors, 4096);  // a piece a sector: 4096 pieces of the 512 sectors' bytes
+  EXPECT_EQ(c.l2_write_sectors_given, -1);   // the replay never measures the L2's writes
   EXPECT_EQ(c.l2_store_sectors, 0);
   // Coalesced loads: 128 requests, one line each; scattered stores: a wavefront per sector.
   EXPECT_EQ(c.l1_global_wavefronts, 128 + 4096);
@@ -242,6 +244,15 @@ TEST(Counts, FromMicrobenchmarkRecords) {
   EXPECT_EQ(counts_from_microbench("strided_load_chain", requested).l2_read_requests, 130.5);
   requested["l2_requests_ld"] = -1;
   EXPECT_THROW(counts_from_microbench("strided_load_chain", requested), ProfileError);
+  // The L2's sector writes measured (add_l2_write_sectors.py): absent, not given; else carried for the cost
+  // model to charge the pieces beyond them as whole; the partial pieces are the record's L2 sectors.
+  EXPECT_EQ(c.partial_store_sectors, 4096);
+  EXPECT_EQ(c.l2_write_sectors_given, -1);
+  nlohmann::json written = j;
+  written["l2_write_sectors_measured"] = 3000;
+  EXPECT_EQ(counts_from_microbench("strided_store", written).l2_write_sectors_given, 3000);
+  written["l2_write_sectors_measured"] = -5;
+  EXPECT_THROW(counts_from_microbench("strided_store", written), ProfileError);
   // Barriers: absent in older runs (none), else as given.
   EXPECT_EQ(counts_from_microbench("strided_store", j).barriers_per_block, 0);
   nlohmann::json staged = j;

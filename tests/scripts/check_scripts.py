@@ -5,7 +5,7 @@ wrong output with exit 0).
 
 Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, terms.py, read_back.py,
 lab/heldout/judge.py, naive_by_piece.py, merged_pieces.py, instruction_diagnostic.py, lab/calibration/add_instructions.py,
-order_latency_table.py, narrow_lanes_table.py and
+order_latency_table.py, narrow_lanes_table.py, add_l2_write_sectors.py and
 lab/calibration/holdout_by_kernel.py on small crafted bad inputs (missing files, directories, non-JSON, wrong-kind
 JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
@@ -363,6 +363,21 @@ def check_python_scripts(c):
                    "the run is void strided<unsigned int, 8, 1, 0>")
     c.expect_ok("narrow_lanes_table good input", narrow + [narrow_run, narrow_ncu],
                 ["4 B   16 B     300.0     200.0         1.50    0.50"])
+
+    # The same measured run given to a calibration run (calibration/add_l2_write_sectors.py): its 8-row run
+    # (16-byte pieces) gets the 3,145,728 sector writes, the whole-sector run its 2,097,152.
+    add_writes = [py, os.path.join(LAB, "calibration", "add_l2_write_sectors.py")]
+    c.expect_error("add_l2_write_sectors no files", add_writes, "usage:")
+    c.expect_error("add_l2_write_sectors a missing run", add_writes + [missing, narrow_run, narrow_ncu],
+                   "not a memsim-microbench run")
+    c.expect_error("add_l2_write_sectors a JSON array", add_writes + [array, narrow_run, narrow_ncu],
+                   "not a memsim-microbench run")
+    c.expect_error("add_l2_write_sectors a text file as csv", add_writes + [narrow_run, narrow_run, text],
+                   "not an ncu --csv file")
+    c.expect_error("add_l2_write_sectors another run's kernels", add_writes + [narrow_run, narrow_run, narrow_ncu_other],
+                   "the run is void strided<unsigned int, 8, 1, 0>")
+    c.expect_ok("add_l2_write_sectors good input", add_writes + [narrow_run, narrow_run, narrow_ncu],
+                ['"l2_write_sectors_measured": 3145728.0', '"l2_write_sectors_measured": 2097152.0'])
 
     # The L1's merged pieces in a held-out set (heldout/merged_pieces.py): an output of 2,097,152 sectors whose
     # stores write 4,194,304 (two pieces each) and reach the L2 as 3,145,728: merged 0.50.
