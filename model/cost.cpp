@@ -158,6 +158,20 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   if (in.l2_write_sectors_given >= 0) {
     pr.given_merged_piece_share = pr.next_store_merged_share;
     pr.next_store_merged_share = 0;
+    // A count no launch of these stores can give: more writes than the sectors they send the L2, or fewer than
+    // their bytes fill (1% and half a sector of slack for a count read off another run of the same launch).
+    const double sent = in.partial_store_sectors + in.l2_store_sectors;
+    const double fewest =
+        (in.partial_store_bytes[0] + in.partial_store_bytes[1] + in.partial_store_bytes[2]) / p.sector_bytes +
+        in.l2_store_sectors;
+    const double given_writes = in.l2_write_sectors_given;
+    if (given_writes > 1.01 * sent + 0.5 || given_writes < 0.99 * fewest - 0.5)
+      pr.caveats.push_back(caveat_words(
+          "the L2 sector writes given (%.0f) are %s the %.0f sectors this launch's stores %s: a count of another "
+          "launch or metric? %s",
+          given_writes, given_writes > sent ? "more than" : "fewer than", given_writes > sent ? sent : fewest,
+          given_writes > sent ? "send the L2" : "fill at the fewest",
+          given_writes > sent ? "No piece is charged as merged" : "Every piece is charged as merged"));
   }
   pr.occupancy = o.occupancy ? *o.occupancy : occupancy(p, block_resources(c, o));
   pr.waves = waves(p, pr.occupancy, c.blocks);

@@ -768,11 +768,22 @@ TEST(Cost, GivenL2WriteSectorsChargeTheMergedPiecesAsWhole) {
   o.l2_write_sectors = 1e6;
   EXPECT_DOUBLE_EQ(predict(k, p, o).given_merged_piece_share, 0.0);
   EXPECT_NEAR(predict(k, p, o).term(kTermPartial), 10.0, 1e-9);
-  o.l2_write_sectors = 2e6;  // more writes than pieces: none merged
+  EXPECT_TRUE(predict(k, p, o).caveats.empty());
+  const auto says = [](const Prediction& pr, const std::string& words) {
+    for (const std::string& c : pr.caveats)
+      if (c.find(words) != std::string::npos) return true;
+    return false;
+  };
+  o.l2_write_sectors = 2e6;  // more writes than the 1e6 pieces sent: none merged, and said
   EXPECT_DOUBLE_EQ(predict(k, p, o).given_merged_piece_share, 0.0);
-  o.l2_write_sectors = 1e5;  // fewer than the whole sectors: all merged
+  EXPECT_TRUE(says(predict(k, p, o), "the L2 sector writes given (2000000) are more than the 1000000 sectors"));
+  o.l2_write_sectors = 1e5;  // fewer than the 5e5 whole sectors the bytes fill: all merged, and said
   EXPECT_DOUBLE_EQ(predict(k, p, o).given_merged_piece_share, 1.0);
   EXPECT_NEAR(predict(k, p, o).term(kTermPartial), 0.0, 1e-9);
+  EXPECT_TRUE(says(predict(k, p, o), "the L2 sector writes given (100000) are fewer than the 500000 sectors"));
+  o.l2_write_sectors = 5e5;  // exactly the fewest: every piece merged, nothing said
+  EXPECT_DOUBLE_EQ(predict(k, p, o).given_merged_piece_share, 1.0);
+  EXPECT_FALSE(says(predict(k, p, o), "the L2 sector writes given"));
   // Not given: the next-store rule, a quarter.
   EXPECT_DOUBLE_EQ(predict(k, p).given_merged_piece_share, -1.0);
   EXPECT_DOUBLE_EQ(predict(k, p).next_store_merged_share, 0.25);
