@@ -148,12 +148,12 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   const CostConstants& k = p.cost;
   Prediction pr;
   pr.device = p.name;
-  KernelCounts given;
+  std::optional<KernelCounts> given;  // the counts with the option's L2 writes, where it gives them
   if (o.l2_write_sectors >= 0) {
     given = counts;
-    given.l2_write_sectors_given = o.l2_write_sectors;
+    given->l2_write_sectors_given = o.l2_write_sectors;
   }
-  const KernelCounts& in = o.l2_write_sectors >= 0 ? given : counts;
+  const KernelCounts& in = given ? *given : counts;
   const KernelCounts c = with_next_store_merges(in, k, p.sector_bytes, pr.next_store_merged_share);
   if (in.l2_write_sectors_given >= 0) {
     pr.given_merged_piece_share = pr.next_store_merged_share;
