@@ -178,6 +178,33 @@ __global__ void strided_store_delayed(const T* __restrict__ in, T* __restrict__ 
   for (int i = 0; i < 4; ++i) out[strided_index<T, K>(P, blockIdx.x, warp, lane, i)] = v[i];
 }
 
+// A staged drain's pieces (--drain-merges, a study of when the L1 merges a warp's own pieces): each warp loads
+// 32 x kStores elements (coalesced), then writes them as 16-byte pieces into 32 / L rows of kStores / 2 sectors,
+// L = 16 / sizeof(T) lanes a row (lane l: row l / L, element l mod L of the piece); store s writes piece s of each
+// row, so a sector's two pieces are stores s and s + 1 of one warp. kShared: through shared memory and a barrier
+// first, each store's value read back from it (a staged kernel's drain); else straight from registers.
+// The shared memory is dynamic, so the same launch caps occupancy (cap_dynamic_shared).
+template <class T, int kStores, bool kShared>
+__global__ void drain_pieces(const T* __restrict__ in, T* __restrict__ out) {
+  extern __shared__ unsigned char drain_smem[];
+  T* tile = reinterpret_cast<T*>(drain_smem);
+  constexpr int L = 16 / int(sizeof(T)), kRowElems = kStores * L;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const size_t gw = size_t(blockIdx.x) * (blockDim.x >> 5) + warp;
+  T v[kStores];
+#pragma unroll
+  for (int s = 0; s < kStores; ++s) v[s] = in[(gw * kStores + s) * 32 + lane];
+  if (kShared) {
+#pragma unroll
+    for (int s = 0; s < kStores; ++s) tile[(warp * kStores + s) * 32 + lane] = v[s];
+    __syncthreads();
+  }
+  const size_t row = gw * (32 / L) + lane / L;
+#pragma unroll
+  for (int s = 0; s < kStores; ++s)
+    out[row * kRowElems + s * L + lane % L] = kShared ? tile[(warp * kStores + s) * 32 + lane] : v[s];
+}
+
 // strided's loads, each followed by its store and without __restrict__ (a load may not pass a store that may
 // alias it): one load in flight a warp, as the suite's naive_read has.
 template <class T, int K>

@@ -813,6 +813,73 @@ void run_merge_window(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
   }
 }
 
+// A staged drain's pieces (--drain-merges, a study): drain_pieces with kStores stores a warp, in blocks of W warps,
+// as many an SM as fit or capped, through shared memory or not; 2^26 elements. Checked element by element.
+template <class T, int kStores, bool kShared>
+void run_drain(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, int warps, int cap) {
+  constexpr size_t n = size_t(1) << 26;
+  constexpr int L = 16 / int(sizeof(T));
+  const auto fn = &mb::drain_pieces<T, kStores, kShared>;
+  const size_t tile = size_t(warps) * 32 * kStores * sizeof(T);
+  size_t dyn = std::max(cap_dynamic_shared((const void*)fn, dev, cap), tile);
+  if (dyn > 48 * 1024) MB_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
+  const mb::PairSet ps = mb::make_pairs(pool, n * sizeof(T), n * sizeof(T), dev.l2);
+  const unsigned blocks = unsigned(n / (size_t(32) * kStores * warps));
+  auto launch = [&](int i) {
+    fn<<<blocks, 32 * warps, dyn>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)));
+  };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, n * sizeof(T)));
+  launch(0);
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) return;  // --stores-only
+  const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
+  int64_t wrong = 0;
+  for (size_t gw = 0; gw < n / (32 * kStores); ++gw)
+    for (int s = 0; s < kStores; ++s)
+      for (int lane = 0; lane < 32; ++lane) {
+        const size_t row = gw * (32 / L) + lane / L;
+        wrong += hout[row * (kStores * L) + s * L + lane % L] != hin[(gw * kStores + s) * 32 + lane];
+      }
+  const Stats st = mb::time_launches(launch);
+  Counts c;
+  c.blocks = blocks;
+  c.threads_per_block = 32 * warps;
+  c.shared_bytes_per_block = int64_t(dyn);
+  c.useful_bytes = 2.0 * n * sizeof(T);
+  c.dram_read_bytes = c.dram_write_bytes = double(n * sizeof(T));
+  c.global_ld_instructions = c.global_st_instructions = double(n) / 32;
+  c.l1_sectors_ld = c.l2_sectors_ld = double(n * sizeof(T)) / 32;
+  c.l1_sectors_st = c.l2_sectors_st = 2.0 * double(n * sizeof(T)) / 32;  // 16-byte pieces: two a sector
+  c.l2_requests_st = c.global_st_instructions * (32 / L);              // one a row (line) a store
+  c.loads_in_flight_per_warp = kStores;
+  c.barriers = kShared ? 1 : 0;
+  if (kShared) c.shared_instructions = c.shared_wavefronts = 2.0 * double(n) / 32;
+  std::ostringstream p;
+  p << "\"elem_bytes\": " << sizeof(T) << ", \"stores_a_warp\": " << kStores << ", \"warps_a_block\": " << warps
+    << ", \"shared\": " << (kShared ? "true" : "false") << ", \"cap_blocks_per_sm\": " << cap;
+  runs.add("drain_pieces", p.str(), c, (const void*)fn, st, wrong ? "WRONG" : "ok",
+           occupancy((const void*)fn, 32 * warps, dyn));
+}
+
+template <class T, int kStores>
+void run_drains(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  for (int warps : {1, 4, 8})
+    for (int cap : {0, 2}) {
+      run_drain<T, kStores, true>(runs, pool, dev, timed, warps, cap);
+      run_drain<T, kStores, false>(runs, pool, dev, timed, warps, cap);
+    }
+}
+
+void run_drain_merges(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  run_drains<uint16_t, 2>(runs, pool, dev, timed);
+  run_drains<uint16_t, 8>(runs, pool, dev, timed);
+  run_drains<uint16_t, 32>(runs, pool, dev, timed);
+  run_drains<uint32_t, 2>(runs, pool, dev, timed);
+  run_drains<uint32_t, 8>(runs, pool, dev, timed);
+  run_drains<uint32_t, 32>(runs, pool, dev, timed);
+}
+
 // The same strided stores at four sizes, from a launch whose output and input fit the L2 together to one ten
 // times its size (a study, --store-sizes): does the L2 read back fewer partly written lines when it can hold
 // them until their other pieces arrive? Whole sectors (1 row) beside 16-byte and 4-byte pieces (8 and 32 rows,
@@ -963,6 +1030,7 @@ const char kUsage[] =
     "       memsim-microbench --store-sizes [--stores-only]  (strided stores at four sizes about the L2's; a study)\n"
     "       memsim-microbench --narrow-lanes [--stores-only]  (pieces from 2- and 4-byte lanes, capped and not)\n"
     "       memsim-microbench --merge-window [--stores-only]  (a sector's pieces from warps held apart; a study)\n"
+    "       memsim-microbench --drain-merges [--stores-only]  (a warp's own pieces in drains; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
     "       memsim-microbench --chunk-sizes  (the same copies in 128- to 512-byte chunks; a study)\n"
@@ -997,7 +1065,7 @@ int main(int argc, char** argv) {
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
        chain = false, chain_stores = false, bursts = false, split = false, dram_order = false, order_latency = false,
-       chunk_sizes = false, block_shapes = false, store_sizes = false, narrow = false, merge_window = false;
+       chunk_sizes = false, block_shapes = false, store_sizes = false, narrow = false, merge_window = false, drains = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -1014,6 +1082,7 @@ int main(int argc, char** argv) {
     else if (a == "--store-sizes") store_sizes = true, holdout = false;
     else if (a == "--narrow-lanes") narrow = true, holdout = false;
     else if (a == "--merge-window") merge_window = true, holdout = false;
+    else if (a == "--drain-merges") drains = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--dram-order-latency") order_latency = true, holdout = false;
     else if (a == "--chunk-sizes") chunk_sizes = true, holdout = false;
@@ -1036,10 +1105,10 @@ int main(int argc, char** argv) {
       return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or "
                          "--block-shapes (no partial stores there)");
     if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) + int(narrow) +
-            int(merge_window) > 1)
+            int(merge_window) + int(drains) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
                          "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, "
-                         "--merge-window");
+                         "--merge-window, --drain-merges");
   }
   if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
@@ -1093,6 +1162,10 @@ int main(int argc, char** argv) {
     run_merge_window(runs, pool, dev, false);
     return 0;
   }
+  if (drains && stores_only) {
+    run_drain_merges(runs, pool, dev, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -1112,6 +1185,7 @@ int main(int argc, char** argv) {
   if (store_sizes) run_store_sizes(runs, pool, dev, true);
   if (narrow) run_narrow_lanes(runs, pool, dev, true);
   if (merge_window) run_merge_window(runs, pool, dev, true);
+  if (drains) run_drain_merges(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (order_latency) run_order_latency_study(runs, pool, dev);
   if (chunk_sizes) run_chunk_size_study(runs, pool, dev);
@@ -1135,7 +1209,7 @@ int main(int argc, char** argv) {
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
   const bool one_set = block_only || capped || chain || chain_stores || bursts || split || dram_order || order_latency ||
-                       chunk_sizes || block_shapes || store_sizes || narrow || merge_window;
+                       chunk_sizes || block_shapes || store_sizes || narrow || merge_window || drains;
   if (!one_set) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);

@@ -33,8 +33,10 @@ def runs_of(path):
         raise Error(f"{path}: not a memsim-microbench run ({e})")
 
 
-def ncu_kernels(path):
-    """[(kernel name, {metric: value})] of the strided kernels, in launch order."""
+def ncu_kernels(path, *prefixes):
+    """[(kernel name, {metric: value})] of the kernels whose names start with one of prefixes (default: the strided
+    ones), in launch order."""
+    prefixes = prefixes or ("void strided<",)
     try:
         with open(path, encoding="utf-8", newline="") as f:
             rows = list(csv.reader(f))
@@ -46,7 +48,7 @@ def ncu_kernels(path):
     iid, ikern, iname, ival = h.index("ID"), h.index("Kernel Name"), h.index("Metric Name"), h.index("Metric Value")
     kernels = {}
     for r in rows[1:]:
-        if len(r) != len(h) or not r[ikern].startswith("void strided<"):
+        if len(r) != len(h) or not r[ikern].startswith(prefixes):
             continue
         k = kernels.setdefault(r[iid], (r[ikern], {}))
         k[1][r[iname]] = float(r[ival].replace(",", ""))

@@ -5,7 +5,7 @@ wrong output with exit 0).
 
 Runs lab/studies/l1_wavefronts/l1_wavefronts.py, recorded_runs.py, store_merge.py, microbench.py, terms.py, read_back.py,
 lab/heldout/judge.py, naive_by_piece.py, merged_pieces.py, instruction_diagnostic.py, lab/calibration/add_instructions.py,
-order_latency_table.py, narrow_lanes_table.py, add_l2_write_sectors.py and
+order_latency_table.py, narrow_lanes_table.py, add_l2_write_sectors.py, drain_merges_table.py and
 lab/calibration/holdout_by_kernel.py on small crafted bad inputs (missing files, directories, non-JSON, wrong-kind
 JSON and CSV, a MATRIX other than the CSV's,
 runs without the counts a script needs, binaries that are no memsim) and, as positive controls, on small good ones; "memsim"
@@ -378,6 +378,21 @@ def check_python_scripts(c):
                    "the run is void strided<unsigned int, 8, 1, 0>")
     c.expect_ok("add_l2_write_sectors good input", add_writes + [narrow_run, narrow_run, narrow_ncu],
                 ['"l2_write_sectors_measured": 3145728.0', '"l2_write_sectors_measured": 2097152.0'])
+
+    # The drain table (calibration/drain_merges_table.py): 2^26 2-byte elements are 4,194,304 sectors; a drain whose
+    # L2 writes are 5,242,880 merged 2 - 1.25 = 0.75 of its sectors' pieces.
+    drain = [py, os.path.join(LAB, "calibration", "drain_merges_table.py")]
+    drain_run = c.write("drain.json", json.dumps({"device": {"name": "GPU X"}, "date": "today", "runs": [
+        {"bench": "drain_pieces", "occupancy_blocks_per_sm": 16, "time_us": {"median": 150.0},
+         "params": {"elem_bytes": 2, "stores_a_warp": 8, "warps_a_block": 4, "shared": True, "cap_blocks_per_sm": 0}}]}))
+    drain_ncu = c.write("drain.ncu.csv", "\n".join([NCU_HEADER, ncu_row(
+        0, "void drain_pieces<unsigned short, 8, 1>(const T1 *, T1 *)", "lts__t_sectors_srcunit_tex_op_write.sum",
+        "5,242,880")]) + "\n")
+    c.expect_error("drain_merges_table no file", drain, "usage:")
+    c.expect_error("drain_merges_table a missing run", drain + [missing, drain_ncu], "not a memsim-microbench run")
+    c.expect_error("drain_merges_table the narrow lanes' csv", drain + [drain_run, narrow_ncu], "0 drain_pieces kernels")
+    c.expect_ok("drain_merges_table good input", drain + [drain_run, drain_ncu],
+                [" 2 B       8      4         16  shared       150.0    0.75"])
 
     # The L1's merged pieces in a held-out set (heldout/merged_pieces.py): an output of 2,097,152 sectors whose
     # stores write 4,194,304 (two pieces each) and reach the L2 as 3,145,728: merged 0.50.

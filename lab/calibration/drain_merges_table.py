@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""The table of docs/history/model_notebook.md, "A warp's own pieces in a drain", from a memsim-microbench
+--drain-merges run and its Nsight Compute pass (--drain-merges --stores-only, lts__t_sectors_srcunit_tex_op_write.sum):
+
+  drain_merges_table.py RUN.json RUN.ncu.csv
+
+For each element size, stores a warp, warps a block, blocks an SM (as many as fit, or 2) and path (through shared
+memory after a barrier, or straight from registers): the median time and the share of the sectors whose two 16-byte
+pieces (consecutive stores of one warp) reach the L2 as one write, 2 - L2 sector writes a sector. The ncu pass's
+kernels are matched to the runs in launch order and checked by name.
+
+Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
+"""
+import json
+import sys
+
+from narrow_lanes_table import Error, ncu_kernels
+
+
+def main(argv):
+    if len(argv) != 3:
+        raise Error("usage: drain_merges_table.py RUN.json RUN.ncu.csv")
+    try:
+        with open(argv[1], encoding="utf-8") as f:
+            doc = json.load(f)
+        runs = [r for r in doc["runs"] if r["bench"] == "drain_pieces"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise Error(f"{argv[1]}: not a memsim-microbench run ({e})")
+    kernels = ncu_kernels(argv[2], "void drain_pieces<")
+    if len(kernels) != len(runs):
+        raise Error(f"{argv[2]}: {len(kernels)} drain_pieces kernels, {argv[1]} has {len(runs)} runs")
+    print(f"{doc['device'].get('name', '?')}, {doc.get('date', '?')}: drain_pieces, 2^26 elements, 16-byte pieces")
+    print("elem  stores  warps  blocks/SM  path       time µs  merged")
+    for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
+        p = run["params"]
+        want = (f"drain_pieces<unsigned {'short' if p['elem_bytes'] == 2 else 'int'}, {p['stores_a_warp']}, "
+                f"{int(p['shared'])}>")
+        if want not in name:
+            raise Error(f"{argv[2]}: kernel {i} is {name[:70]}, the run is {want}")
+        sectors = 2 ** 26 * p["elem_bytes"] / 32
+        merged = 2 - m["lts__t_sectors_srcunit_tex_op_write.sum"] / sectors
+        print(f"{p['elem_bytes']:>2} B  {p['stores_a_warp']:>6}  {p['warps_a_block']:>5}  "
+              f"{run['occupancy_blocks_per_sm']:>9}  {'shared' if p['shared'] else 'registers':<9} "
+              f"{run['time_us']['median']:>8.1f}  {merged:>6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except Error as e:
+        print(f"drain_merges_table.py: {e}", file=sys.stderr)
+        sys.exit(2)
