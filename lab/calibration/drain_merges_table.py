@@ -6,7 +6,8 @@
 
 For each element size, stores a warp, warps a block, blocks an SM (as many as fit, or 2) and path (through shared
 memory after a barrier, or straight from registers): the median time and the share of the sectors whose two 16-byte
-pieces (consecutive stores of one warp) reach the L2 as one write, 2 - L2 sector writes a sector. The ncu pass's
+pieces (consecutive stores of one warp) reach the L2 as one write, 2 - L2 sector writes a sector of the output the
+launch covers (its whole blocks: 2^26 elements, a few thousand fewer at 3, 5, ... warps a block). The ncu pass's
 kernels are matched to the runs in launch order and checked by name.
 
 Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
@@ -29,7 +30,7 @@ def main(argv):
     kernels = ncu_kernels(argv[2], "void drain_pieces<")
     if len(kernels) != len(runs):
         raise Error(f"{argv[2]}: {len(kernels)} drain_pieces kernels, {argv[1]} has {len(runs)} runs")
-    print(f"{doc['device'].get('name', '?')}, {doc.get('date', '?')}: drain_pieces, 2^26 elements, 16-byte pieces")
+    print(f"{doc['device'].get('name', '?')}, {doc.get('date', '?')}: drain_pieces, up to 2^26 elements, 16-byte pieces")
     print("elem  stores  warps  blocks/SM  path       time µs  merged")
     for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
         p = run["params"]
@@ -37,7 +38,7 @@ def main(argv):
                 f"{int(p['shared'])}>")
         if want not in name:
             raise Error(f"{argv[2]}: kernel {i} is {name[:70]}, the run is {want}")
-        sectors = 2 ** 26 * p["elem_bytes"] / 32
+        sectors = run["counts"]["dram_write_bytes"] / 32  # the output the launch's whole blocks cover
         merged = 2 - m["lts__t_sectors_srcunit_tex_op_write.sum"] / sectors
         print(f"{p['elem_bytes']:>2} B  {p['stores_a_warp']:>6}  {p['warps_a_block']:>5}  "
               f"{run['occupancy_blocks_per_sm']:>9}  {'shared' if p['shared'] else 'registers':<9} "

@@ -813,7 +813,7 @@ void run_merge_window(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
   }
 }
 
-// A staged drain's pieces (--drain-merges, a study): drain_pieces with kStores stores a warp, in blocks of W warps,
+// A staged drain's pieces (--drain-merges, a study): drain_pieces with kStores stores a warp, in blocks of 1 to 16 warps,
 // as many an SM as fit or capped, through shared memory or not; 2^26 elements. Checked element by element.
 template <class T, int kStores, bool kShared>
 void run_drain(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, int warps, int cap) {
@@ -824,7 +824,10 @@ void run_drain(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, 
   size_t dyn = std::max(cap_dynamic_shared((const void*)fn, dev, cap), tile);
   if (dyn > 48 * 1024) MB_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
   const mb::PairSet ps = mb::make_pairs(pool, n * sizeof(T), n * sizeof(T), dev.l2);
+  // Blocks of 3, 5, ... warps do not divide 2^26 elements: the launch covers the whole blocks' warps, and the
+  // check and the counts take those (a few thousand elements fewer at most).
   const unsigned blocks = unsigned(n / (size_t(32) * kStores * warps));
+  const size_t covered = size_t(blocks) * warps * 32 * kStores;
   auto launch = [&](int i) {
     fn<<<blocks, 32 * warps, dyn>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)));
   };
@@ -835,7 +838,7 @@ void run_drain(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, 
   if (!timed) return;  // --stores-only
   const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
   int64_t wrong = 0;
-  for (size_t gw = 0; gw < n / (32 * kStores); ++gw)
+  for (size_t gw = 0; gw < size_t(blocks) * warps; ++gw)
     for (int s = 0; s < kStores; ++s)
       for (int lane = 0; lane < 32; ++lane) {
         const size_t row = gw * (32 / L) + lane / L;
@@ -846,15 +849,15 @@ void run_drain(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, 
   c.blocks = blocks;
   c.threads_per_block = 32 * warps;
   c.shared_bytes_per_block = int64_t(dyn);
-  c.useful_bytes = 2.0 * n * sizeof(T);
-  c.dram_read_bytes = c.dram_write_bytes = double(n * sizeof(T));
-  c.global_ld_instructions = c.global_st_instructions = double(n) / 32;
-  c.l1_sectors_ld = c.l2_sectors_ld = double(n * sizeof(T)) / 32;
-  c.l1_sectors_st = c.l2_sectors_st = 2.0 * double(n * sizeof(T)) / 32;  // 16-byte pieces: two a sector
+  c.useful_bytes = 2.0 * covered * sizeof(T);
+  c.dram_read_bytes = c.dram_write_bytes = double(covered * sizeof(T));
+  c.global_ld_instructions = c.global_st_instructions = double(covered) / 32;
+  c.l1_sectors_ld = c.l2_sectors_ld = double(covered * sizeof(T)) / 32;
+  c.l1_sectors_st = c.l2_sectors_st = 2.0 * double(covered * sizeof(T)) / 32;  // 16-byte pieces: two a sector
   c.l2_requests_st = c.global_st_instructions * (32 / L);              // one a row (line) a store
   c.loads_in_flight_per_warp = kStores;
   c.barriers = kShared ? 1 : 0;
-  if (kShared) c.shared_instructions = c.shared_wavefronts = 2.0 * double(n) / 32;
+  if (kShared) c.shared_instructions = c.shared_wavefronts = 2.0 * double(covered) / 32;
   std::ostringstream p;
   p << "\"elem_bytes\": " << sizeof(T) << ", \"stores_a_warp\": " << kStores << ", \"warps_a_block\": " << warps
     << ", \"shared\": " << (kShared ? "true" : "false") << ", \"cap_blocks_per_sm\": " << cap;
@@ -864,7 +867,7 @@ void run_drain(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, 
 
 template <class T, int kStores>
 void run_drains(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
-  for (int warps : {1, 4, 8})
+  for (int warps : {1, 2, 3, 4, 5, 6, 8, 10, 14, 16})
     for (int cap : {0, 2}) {
       run_drain<T, kStores, true>(runs, pool, dev, timed, warps, cap);
       run_drain<T, kStores, false>(runs, pool, dev, timed, warps, cap);

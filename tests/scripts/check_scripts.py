@@ -384,6 +384,7 @@ def check_python_scripts(c):
     drain = [py, os.path.join(LAB, "calibration", "drain_merges_table.py")]
     drain_run = c.write("drain.json", json.dumps({"device": {"name": "GPU X"}, "date": "today", "runs": [
         {"bench": "drain_pieces", "occupancy_blocks_per_sm": 16, "time_us": {"median": 150.0},
+         "counts": {"dram_write_bytes": 2 ** 27},
          "params": {"elem_bytes": 2, "stores_a_warp": 8, "warps_a_block": 4, "shared": True, "cap_blocks_per_sm": 0}}]}))
     drain_ncu = c.write("drain.ncu.csv", "\n".join([NCU_HEADER, ncu_row(
         0, "void drain_pieces<unsigned short, 8, 1>(const T1 *, T1 *)", "lts__t_sectors_srcunit_tex_op_write.sum",
