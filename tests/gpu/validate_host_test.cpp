@@ -1001,19 +1001,22 @@ TEST(MicrobenchOptions, BadInputsExitTwoWithOneLine) {
       {{"--stores-only", "--quick"}, "--stores-only launches each store benchmark once (for ncu): --quick does not apply"},
       {{"--stores-only", "--chain-loads", "--capped-stores"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
       {{"--stores-only", "--chain-stores", "--chain-loads"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
       {{"--stores-only", "--split-sectors", "--half-sector-bursts"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
       {{"--stores-only", "--store-sizes", "--split-sectors"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
+      {{"--stores-only", "--merge-window", "--drain-merges"},
+       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
       {{"--stores-only", "--narrow-lanes", "--merge-window"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
       {{"--stores-only", "--block-shapes"},
        "--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or --block-shapes (no partial "
        "stores there)"},
