@@ -155,6 +155,8 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   }
   const KernelCounts& in = given ? *given : counts;
   const KernelCounts c = with_next_store_merges(in, k, p.sector_bytes, pr.next_store_merged_share);
+  pr.partial_store_sectors = in.partial_store_sectors;
+  pr.next_store_half_pair_share = in.next_store_half_pair_share;
   if (in.l2_write_sectors_given >= 0) {
     pr.given_merged_piece_share = pr.next_store_merged_share;
     pr.next_store_merged_share = 0;
@@ -543,6 +545,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["sectors_from_warps"] = p.sectors_from_warps;
   j["sectors_from_warps_in_one_round"] = p.sectors_from_warps_in_one_round;
   j["sectors_from_warps_us"] = p.sectors_from_warps_us;
+  j["partial_store_sectors"] = p.partial_store_sectors;
+  j["next_store_half_pair_share"] = p.next_store_half_pair_share;
   j["next_store_merged_share"] = p.next_store_merged_share;
   if (p.given_merged_piece_share >= 0) j["given_merged_piece_share"] = p.given_merged_piece_share;
   if (p.split_sectors > 0) {
