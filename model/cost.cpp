@@ -45,6 +45,27 @@ KernelCounts with_given_merges(const KernelCounts& c, int sector_bytes, double& 
   return m;
 }
 
+// Linear interpolation in a table's row, the abscissa clamped to its ends.
+double interpolate(const double* xs, const double* ys, int n, double x) {
+  x = std::clamp(x, xs[0], xs[n - 1]);
+  for (int i = 0; i + 1 < n; ++i)
+    if (x <= xs[i + 1]) return xs[i + 1] > xs[i] ? ys[i] + (x - xs[i]) / (xs[i + 1] - xs[i]) * (ys[i + 1] - ys[i]) : ys[i];
+  return ys[n - 1];
+}
+
+// The share of a warp's next-store pairs the L1 merges, from the profile's drain table: in log2 of the stores a
+// warp first (2, 8, 32), then in the warps a block (1 to 16), each clamped to the grid (memsim-microbench
+// --drain-merges; lab/studies/l1_merges/drain_law.py judged it on the held-out sets before it was charged).
+double drain_merge_share(const double* table, double warps, double stores) {
+  const double log_stores[3] = {1, 3, 5};
+  double at_warps[10], warps_grid[10];
+  for (int w = 0; w < 10; ++w) {
+    warps_grid[w] = kDrainMergeWarps[w];
+    at_warps[w] = interpolate(log_stores, table + 3 * w, 3, std::log2(std::max(stores, 1.0)));
+  }
+  return interpolate(warps_grid, at_warps, 10, warps);
+}
+
 // Half-sector pairs a warp completes in its next store instruction reach the L2 as whole sectors in blocks of
 // up to next_store_merge_warps warps whose warps store at most next_store_merge_stores times (model/profile.hpp):
 // the L1 merges them. Their share of the partial pieces' bytes leaves the partial-store requests and bytes (the
@@ -54,12 +75,31 @@ KernelCounts with_given_merges(const KernelCounts& c, int sector_bytes, double& 
 KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& k, int sector_bytes, double& merged) {
   merged = 0;
   if (c.l2_write_sectors_given >= 0) return with_given_merges(c, sector_bytes, merged);
+  // The drain table, for pairs from lanes of 2 or 4 bytes (those of 8 and 16 go by the rule below): the pairs'
+  // merged share, as L2 writes saved (half a piece each), charged as given writes would be.
+  const double partial_bytes = c.partial_store_bytes[0] + c.partial_store_bytes[1] + c.partial_store_bytes[2];
+  const double warps = c.warps();
+  if (k.has_drain_merges && c.next_store_half_pair_share > 0 && c.partial_store_sectors > 0 && warps > 0 &&
+      partial_bytes > 0) {
+    const int lanes = c.narrow_lane_piece_bytes >= 0.5 * partial_bytes ? 0
+                      : c.partial_store_bytes[kLanes4] >= 0.5 * partial_bytes ? 1
+                                                                               : -1;
+    if (lanes >= 0) {
+      const double share =
+          c.next_store_half_pair_share * drain_merge_share(k.drain_merges[lanes][c.shared_bytes_per_block > 0 ? 1 : 0],
+                                                           c.warps_per_block(), c.global_store_instructions / warps);
+      KernelCounts g = c;
+      g.l2_write_sectors_given = c.partial_store_sectors + c.l2_store_sectors - share * c.partial_store_sectors / 2;
+      KernelCounts m = with_given_merges(g, sector_bytes, merged);
+      m.l2_write_sectors_given = -1;  // predicted, not given
+      return m;
+    }
+  }
   if (k.next_store_merge_warps <= 0 || c.next_store_half_pair_share <= 0 ||
       c.warps_per_block() > k.next_store_merge_warps)
     return c;
   // Only as far as measured: with more store instructions a warp the share falls with the SM's store traffic
   // (runs of 2 to 8 pairs a warp in 2-warp blocks: 7-30% at full occupancy, 89-100% at 1 or 2 blocks an SM).
-  const double warps = c.warps();
   if (warps <= 0 || c.global_store_instructions / warps > k.next_store_merge_stores) return c;
   merged = std::min(1.0, c.next_store_half_pair_share);
   KernelCounts m = c;
@@ -459,6 +499,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   // sector or more from 2-byte lanes, each priced as its own write, which the L1 merges more often than the
   // pieces the class was fitted on. Not where the L2's writes were given: the merged pieces are charged whole then.
   if (k.narrow_lane_piece_share > 0 && partial_bytes > 0 && c.l2_write_sectors_given < 0 &&
+      pr.next_store_merged_share <= 0 &&
       c.narrow_lane_piece_bytes >= k.narrow_lane_piece_share * partial_bytes) {
     pr.caveats.push_back(with_evidence(
         caveat_words("%.3g%% of the partial stores' bytes come from lanes of 2 bytes writing 8 bytes of a sector or "

@@ -94,7 +94,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
         "split_sector_per_log2_distance", "sector_from_warps_ps", "sector_from_warps_one_round_ps", "latency_us",
         "l2_hit_latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
-        "half_sector_wait", "split_lines", "narrow_lane_pieces", "small_l1", "next_store_merge", "block_us", "barrier_us", "block_drain_rounds",
+        "half_sector_wait", "split_lines", "narrow_lane_pieces", "small_l1", "next_store_merge", "drain_merges", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
         "instructions_per_source_op", "read_back", "instructions_per_division", "launch_us", "overlap_p"}},
       {"cost.long_wait", {"from_lines", "evidence"}},
@@ -104,6 +104,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost.narrow_lane_pieces", {"from_share", "evidence"}},
       {"cost.small_l1", {"up_to_kib", "evidence"}},
       {"cost.next_store_merge", {"up_to_warps", "up_to_stores", "evidence"}},
+      {"cost.drain_merges", {"lanes_2_staged", "lanes_2_direct", "lanes_4_staged", "lanes_4_direct", "evidence"}},
       {"cost.read_back",
        {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open",
         "steps_open"}},
@@ -268,6 +269,16 @@ CostConstants read_cost(const JsonFields& r) {
                         c.next_store_merge_evidence);
   if (c.next_store_merge_warps > 0)
     c.next_store_merge_stores = r.number_in("cost.next_store_merge.up_to_stores", kStoresPerWarp);
+  if (r.find("cost.drain_merges")) {  // absent: a warp's next-store pairs merge by the rule above only
+    const std::string grid = "merged shares at 1, 2, 3, 4, 5, 6, 8, 10, 14, 16 warps a block x 2, 8, 32 stores a warp";
+    const char* tables[2][2] = {{"cost.drain_merges.lanes_2_direct", "cost.drain_merges.lanes_2_staged"},
+                                {"cost.drain_merges.lanes_4_direct", "cost.drain_merges.lanes_4_staged"}};
+    for (int lanes = 0; lanes < 2; ++lanes)
+      for (int staged = 0; staged < 2; ++staged)
+        r.numbers_in(tables[lanes][staged], 30, grid, kShareOfSectors, c.drain_merges[lanes][staged]);
+    c.drain_merges_evidence = r.text("cost.drain_merges.evidence");
+    c.has_drain_merges = true;
+  }
   c.block_us = r.number_in_or("cost.block_us", kHold, 0);  // absent: no block cost
   c.barrier_us = r.number_in_or("cost.barrier_us", kHold, 0);  // absent: barriers cost nothing extra
   c.block_drain_rounds = r.number_in_or("cost.block_drain_rounds", kHold, 0);    // absent: no drain cost

@@ -23,6 +23,10 @@ struct ProfileError : std::runtime_error {
 };
 
 // The cost model's constants (model/cost.hpp says how each one enters a prediction).
+// The grid of CostConstants::drain_merges: warps a block, stores a warp (memsim-microbench --drain-merges).
+inline constexpr int kDrainMergeWarps[10] = {1, 2, 3, 4, 5, 6, 8, 10, 14, 16};
+inline constexpr int kDrainMergeStores[3] = {2, 8, 32};
+
 struct CostConstants {
   double dram_gbs = 0;                 // achievable DRAM bandwidth, read + write, GB/s (1e9 B/s)
   double l2_request_ns = 0;            // a round trip longer for each L2 read request a load sends beyond one
@@ -102,6 +106,14 @@ struct CostConstants {
   double next_store_merge_warps = 0;
   double next_store_merge_stores = 0;
   std::string next_store_merge_evidence;
+  // The share of a warp's next-store half-sector pairs the L1 merges, measured by memsim-microbench --drain-merges
+  // at as many blocks an SM as fit, on the grid kDrainMergeWarps x kDrainMergeStores (row-major), for lanes of 2 and
+  // 4 bytes, after a barrier (a kernel staged through shared memory) and without: drain_merges[lanes 2 / 4][staged].
+  // Where present it decides those pairs' merges for lanes of at most 4 bytes (model/cost.cpp), the rule above
+  // the rest. has_drain_merges false: not charged.
+  bool has_drain_merges = false;
+  double drain_merges[2][2][30] = {};
+  std::string drain_merges_evidence;
   double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
                                        // prologue index math, barrier, retirement)

@@ -290,8 +290,8 @@ void print_prediction(std::ostream& os, const Analysis& a) {
   // Partial pieces charged as whole sectors: half-sector pairs the L1 merges in small blocks (model/cost.hpp).
   if (p.next_store_merged_share > 0)
     os << "  merged stores: " << significant(100.0 * p.next_store_merged_share, 3)
-       << "% of the partial pieces' bytes are half sectors a warp completes in its next store; in blocks this small"
-          " the L1 merges them, so they are charged as whole sectors\n";
+       << "% of the partial pieces' bytes are half sectors a warp completes in its next store that the L1 merges"
+          " (the profile's drain table, or its rule for small blocks), charged as whole sectors\n";
   // The L2's sector writes where the user gave them (--l2-write-sectors): the pieces beyond them reached it merged.
   if (p.given_merged_piece_share >= 0)
     os << "  L2 write sectors given (--l2-write-sectors): " << significant(100.0 * p.given_merged_piece_share, 3)

@@ -789,6 +789,45 @@ TEST(Cost, GivenL2WriteSectorsChargeTheMergedPiecesAsWhole) {
   EXPECT_DOUBLE_EQ(predict(k, p).next_store_merged_share, 0.25);
 }
 
+// The drain table (memsim-microbench --drain-merges) decides how many of a warp's next-store pairs merge, for lanes
+// of 2 and 4 bytes. 2-byte lanes, staged, the table 0.5 everywhere: 0.8 of the pieces' bytes are such pairs, so
+// 0.4 of the pieces merge (2e5 writes saved of 1e6), and the partial-store term falls from 10 to 6 us. 4-byte
+// lanes, direct, a table of 0.1 per warps step + 0.01 per stores step: 7 warps a block (between 6 and 8, the 6th
+// and 7th rows) and 4 stores a warp (log2 4 = 2, halfway between 2 and 8) give (0.505 + 0.605) / 2 = 0.555.
+// Without the table (or for 8-byte lanes) the rule for small blocks alone, which does not apply here: nothing.
+TEST(Cost, DrainTableMergesAWarpsNextStorePairs) {
+  DeviceProfile p = toy();
+  p.cost.has_drain_merges = true;
+  for (double& v : p.cost.drain_merges[0][1]) v = 0.5;
+  for (int w = 0; w < 10; ++w)
+    for (int st = 0; st < 3; ++st) p.cost.drain_merges[1][0][3 * w + st] = 0.1 * w + 0.01 * st;
+  KernelCounts k = base_counts();  // 200 blocks of 8 warps
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1.6e7;
+  k.partial_store_sectors = 1e6;
+  k.narrow_lane_piece_bytes = 1.6e7;
+  k.next_store_half_pair_share = 0.8;
+  k.shared_bytes_per_block = 1024;
+  k.global_store_instructions = 800;
+  k.dram_write_bytes = 1.6e7;
+  const Prediction staged = predict(k, p);
+  EXPECT_NEAR(staged.next_store_merged_share, 0.4, 1e-12);
+  EXPECT_NEAR(staged.term(kTermPartial), 6.0, 1e-9);
+  EXPECT_DOUBLE_EQ(staged.given_merged_piece_share, -1.0);
+  EXPECT_NEAR(predict(k, toy()).term(kTermPartial), 10.0, 1e-9);  // no table
+  KernelCounts direct = k;
+  direct.narrow_lane_piece_bytes = 0;  // 4-byte lanes
+  direct.shared_bytes_per_block = 0;
+  direct.next_store_half_pair_share = 1;
+  direct.threads_per_block = 224;  // 7 warps
+  direct.global_store_instructions = 4 * direct.warps();
+  EXPECT_NEAR(predict(direct, p).next_store_merged_share, 0.555, 1e-9);
+  KernelCounts wide = direct;  // lanes of 8 bytes: the table does not speak for them
+  wide.partial_store_requests[kLanes4] = 0, wide.partial_store_bytes[kLanes4] = 0;
+  wide.partial_store_requests[kLanes8] = 1e6, wide.partial_store_bytes[kLanes8] = 1.6e7;
+  EXPECT_DOUBLE_EQ(predict(wide, p).next_store_merged_share, 0.0);
+}
+
 TEST(Cost, BlockSchedulingIsPerBlockOverheadInRounds) {
   DeviceProfile p = toy();
   p.cost.block_us = 0.2;

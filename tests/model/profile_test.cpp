@@ -448,6 +448,27 @@ TEST_F(ScratchDir, CaveatsNeedTheirEvidence) {
   }
 }
 
+// The drain table is optional (absent: not charged), else four tables of 30 shares (0 to 1) and its evidence: the
+// shipped one's first cell (1 warp, 2 stores, 2-byte lanes, staged) is 0.99.
+TEST_F(ScratchDir, DrainMergesAreFourTablesOfShares) {
+  nlohmann::json j = shipped_h100();
+  write("shipped", j.dump());
+  const CostConstants shipped = load_profile("shipped").cost;
+  EXPECT_TRUE(shipped.has_drain_merges);
+  EXPECT_DOUBLE_EQ(shipped.drain_merges[0][1][0], 0.99);
+  expect_each_field_required(j, "drain_merges",
+                             {"lanes_2_staged", "lanes_2_direct", "lanes_4_staged", "lanes_4_direct", "evidence"});
+  j["cost"]["drain_merges"]["lanes_4_direct"][29] = 1.5;  // a share past 1
+  write("past_one", j.dump());
+  EXPECT_THROW(load_profile("past_one"), ProfileError);
+  j["cost"]["drain_merges"]["lanes_4_direct"].erase(29);  // 29 numbers
+  write("short", j.dump());
+  EXPECT_THROW(load_profile("short"), ProfileError);
+  j["cost"].erase("drain_merges");
+  write("plain", j.dump());
+  EXPECT_FALSE(load_profile("plain").cost.has_drain_merges);
+}
+
 // The crossbar's cost per store slot is optional (absent: no such term), never negative.
 TEST_F(ScratchDir, CrossbarSlotCostIsOptional) {
   nlohmann::json j = shipped_h100();
