@@ -1,12 +1,15 @@
 """What the validation scripts (studies/instruction_diagnostic.py, l1_wavefronts.py, read_back.py,
-calibration/add_instructions.py) share: memsim's JSON report for one configuration (one place that spells the
-command line), reading their input files, and the project's rule for what a user can get wrong: one line on
+calibration/add_instructions.py, narrow_lanes_table.py, heldout/merged_pieces.py, ...) share: memsim's JSON report for
+one configuration (one place that spells the command line), reading their input files (Nsight Compute's --csv pages
+among them), and the project's rule for what a user can get wrong: one line on
 stderr prefixed with the script's name, exit status 2, no traceback.
 
 A script raises Error (a one-line message) wherever an input is wrong, also from worker threads, and runs its
 main() through main_guard(), which prints the message and exits 2.
 """
 import concurrent.futures
+import csv
+import io
 import json
 import os
 import subprocess
@@ -98,6 +101,24 @@ def read_validation_run(path):
             kind += " with schema %s" % json.dumps(schema) if schema is not None else " without a \"records\" array"
         raise Error("%s is not a memsim-validate run (%s)" % (path, kind))
     return run
+
+
+def ncu_launches(path, what="an Nsight Compute --csv page"):
+    """The launches of a --csv Nsight Compute page (one row per metric), in order: [(kernel, {metric: value})].
+    Lines before its header (ncu's own log) are skipped; what names the page in an error."""
+    text = read_text(path, what)
+    start = text.find('"ID"')
+    if start < 0:
+        raise Error("%s has no Nsight Compute header" % path)
+    launches = {}
+    for row in csv.DictReader(io.StringIO(text[start:])):
+        try:
+            value = float(row["Metric Value"].replace(",", ""))
+            launch = launches.setdefault(row["ID"], (row["Kernel Name"], {}))
+        except (KeyError, AttributeError, ValueError):
+            raise Error("%s: a row without a numeric Metric Value (ID %s)" % (path, row.get("ID"))) from None
+        launch[1][row["Metric Name"]] = value
+    return [launches[k] for k in sorted(launches, key=int)]
 
 
 def field(obj, path, where):

@@ -18,6 +18,7 @@ import sys
 
 import narrow_lanes_table
 from narrow_lanes_table import Error
+import memsim_run  # noqa: E402  (on the path narrow_lanes_table adds: the error rule)
 
 
 def load_json(path):
@@ -59,8 +60,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except Error as e:
-        print(f"add_l2_write_sectors.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(memsim_run.main_guard(lambda: main(sys.argv)))

@@ -16,6 +16,7 @@ import json
 import sys
 
 from narrow_lanes_table import Error, ncu_kernels
+import memsim_run  # noqa: E402  (on the path narrow_lanes_table adds: the error rule)
 
 
 def main(argv):
@@ -47,8 +48,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except Error as e:
-        print(f"drain_merges_table.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(memsim_run.main_guard(lambda: main(sys.argv)))

@@ -14,14 +14,14 @@ and checked by name (element type, rows a request, lane order).
 
 Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
 """
-import csv
 import json
+import os
 import re
 import sys
 
-
-class Error(Exception):
-    pass
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: Nsight Compute's pages, the error rule)
+from memsim_run import Error  # noqa: E402
 
 
 def runs_of(path):
@@ -37,22 +37,8 @@ def ncu_kernels(path, *prefixes):
     """[(kernel name, {metric: value})] of the kernels whose names start with one of prefixes (default: the strided
     ones), in launch order."""
     prefixes = prefixes or ("void strided<",)
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.reader(f))
-    except OSError as e:
-        raise Error(f"{path}: {e.strerror}")
-    if not rows or "Metric Name" not in rows[0]:
-        raise Error(f"{path}: not an ncu --csv file (no 'Metric Name' column)")
-    h = rows[0]
-    iid, ikern, iname, ival = h.index("ID"), h.index("Kernel Name"), h.index("Metric Name"), h.index("Metric Value")
-    kernels = {}
-    for r in rows[1:]:
-        if len(r) != len(h) or not r[ikern].startswith(prefixes):
-            continue
-        k = kernels.setdefault(r[iid], (r[ikern], {}))
-        k[1][r[iname]] = float(r[ival].replace(",", ""))
-    return [kernels[i] for i in sorted(kernels, key=int)]
+    return [k for k in memsim_run.ncu_launches(path, "a memsim-microbench Nsight Compute pass (--csv)")
+            if k[0].startswith(prefixes)]
 
 
 def matched_kernels(runs, path_json, path_csv):
@@ -120,8 +106,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except Error as e:
-        print(f"narrow_lanes_table.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(memsim_run.main_guard(lambda: main(sys.argv)))

@@ -16,14 +16,12 @@ Standard library only. Exit 2 with one line on stderr for a directory without ru
 """
 import argparse
 import glob
-import json
 import os
-import subprocess
 import sys
 
-
-class Error(Exception):
-    pass
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: one place that spells memsim's command line)
+from memsim_run import Error  # noqa: E402
 
 
 def records(folder):
@@ -31,25 +29,14 @@ def records(folder):
     if not files:
         raise Error(f"{folder}: no run files (*.json or runs/*.json)")
     for path in files:
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            raise Error(f"{path}: {e}")
-        yield from doc.get("records", [])
+        yield from memsim_run.read_validation_run(path)["records"]
 
 
 def predicted_us(memsim, device, c, l2_writes=None):
-    args = [memsim, "--kernel", c["kernel"], "--dtype", c["dtype"],
-            "--matrix", f"{c['matrix']['width']}x{c['matrix']['height']}",
-            "--block", f"{c['block']['x']}x{c['block']['y']}", "--tile", f"{c['tile']['x']}x{c['tile']['y']}",
-            "--device", device, "--format", "json", "--no-compile"] + (["--pad", str(c["pad"])] if c.get("pad") else [])
+    extra = ["--device", device, "--no-compile"]
     if l2_writes is not None:
-        args += ["--l2-write-sectors", str(int(l2_writes))]
-    done = subprocess.run(args, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise Error(f"{' '.join(args)}: {done.stderr.strip()[:200]}")
-    return json.loads(done.stdout)["prediction"]["time_us"]
+        extra += ["--l2-write-sectors", str(int(l2_writes))]
+    return memsim_run.memsim_json_for_config(memsim, c, extra)["prediction"]["time_us"]
 
 
 def main():
@@ -93,8 +80,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Error as e:
-        print(f"merged_pieces.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(memsim_run.main_guard(main))

@@ -357,8 +357,9 @@ def check_python_scripts(c):
     c.expect_error("narrow_lanes_table no file", narrow, "usage:")
     c.expect_error("narrow_lanes_table a missing run", narrow + [missing, narrow_ncu], "not a memsim-microbench run")
     c.expect_error("narrow_lanes_table binary garbage", narrow + [garbage, narrow_ncu], "not a memsim-microbench run")
-    c.expect_error("narrow_lanes_table a missing csv", narrow + [narrow_run, missing], "No such file")
-    c.expect_error("narrow_lanes_table a text file as csv", narrow + [narrow_run, text], "not an ncu --csv file")
+    c.expect_error("narrow_lanes_table a missing csv", narrow + [narrow_run, missing],
+                   "no such file (expected a memsim-microbench Nsight Compute pass (--csv))")
+    c.expect_error("narrow_lanes_table a text file as csv", narrow + [narrow_run, text], "has no Nsight Compute header")
     c.expect_error("narrow_lanes_table another run's kernels", narrow + [narrow_run, narrow_ncu_other],
                    "the run is void strided<unsigned int, 8, 1, 0>")
     c.expect_ok("narrow_lanes_table good input", narrow + [narrow_run, narrow_ncu],
@@ -373,7 +374,7 @@ def check_python_scripts(c):
     c.expect_error("add_l2_write_sectors a JSON array", add_writes + [array, narrow_run, narrow_ncu],
                    "not a memsim-microbench run")
     c.expect_error("add_l2_write_sectors a text file as csv", add_writes + [narrow_run, narrow_run, text],
-                   "not an ncu --csv file")
+                   "has no Nsight Compute header")
     c.expect_error("add_l2_write_sectors another run's kernels", add_writes + [narrow_run, narrow_run, narrow_ncu_other],
                    "the run is void strided<unsigned int, 8, 1, 0>")
     c.expect_ok("add_l2_write_sectors good input", add_writes + [narrow_run, narrow_run, narrow_ncu],

@@ -14,36 +14,30 @@ share m = share x law turns into L2 writes, the L1 store sectors less m x pieces
 given (--l2-write-sectors). Printed: each set's MAPE as modelled and with the law, and the configurations the law
 changes. The profiles are not refitted (their strided runs hold no next-store pairs).
 
+It judged the law before the profiles charged it (results/drain_law.txt: profiles of 3e9232b); with the profiles
+since (cost.drain_merges, the same law in model/cost.cpp) the two columns agree.
+
 Standard library only. Exit 2 with one line on stderr for a memsim that fails or a table that cannot be read.
 """
 import argparse
 import glob
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "validate"))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: one place that spells memsim's command line)
+
 TABLE = os.path.join(ROOT, "lab", "calibration", "results", "h100_drain_merges_table.txt")
 LOG_STORES = (1.0, 3.0, 5.0)  # log2 of 2, 8, 32 stores a warp
-
-
-class Error(Exception):
-    pass
 
 
 def read_law(path):
     """{(lane bytes, shared): {warps: [merged at 2, 8, 32 stores]}} of the full-occupancy runs."""
     law = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()[2:]
-    except OSError as e:
-        raise Error(f"{path}: {e.strerror}")
-    for line in lines:
+    for line in memsim_run.read_text(path, "drain_merges_table.py's table").splitlines()[2:]:
         f = line.split()
         lane, stores, warps, blocks, path, merged = int(f[0]), int(f[2]), int(f[3]), int(f[4]), f[5], float(f[7])
         if blocks <= 2:  # the capped runs
@@ -71,18 +65,10 @@ def law_share(law, lane, shared, warps, stores):
 
 
 def memsim_json(memsim, c, cache, writes=None):
-    args = [memsim, "--kernel", c["kernel"], "--dtype", c["dtype"],
-            "--matrix", f"{c['matrix']['width']}x{c['matrix']['height']}",
-            "--block", f"{c['block']['x']}x{c['block']['y']}", "--tile", f"{c['tile']['x']}x{c['tile']['y']}",
-            "--device", c["device"], "--format", "json", "--no-compile"]
-    if c.get("pad"):
-        args += ["--pad", str(c["pad"])]
+    extra = ["--device", c["device"], "--no-compile"]
     if writes is not None:
-        args += ["--l2-write-sectors", str(int(round(writes)))]
-    done = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, MEMSIM_CACHE_DIR=cache))
-    if done.returncode != 0:
-        raise Error(f"{' '.join(args)}: {done.stderr.strip()[:200]}")
-    return json.loads(done.stdout)
+        extra += ["--l2-write-sectors", str(int(round(writes)))]
+    return memsim_run.memsim_json_for_config(memsim, c, extra, env=dict(os.environ, MEMSIM_CACHE_DIR=cache))
 
 
 def runs():
@@ -92,9 +78,8 @@ def runs():
         for folder in [os.path.join(base, dev)] + sorted(glob.glob(os.path.join(base, dev + "_?"))):
             name = os.path.basename(folder)
             for path in sorted(glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "runs", "*.json"))):
-                with open(path, encoding="utf-8") as f:
-                    for r in json.load(f)["records"]:
-                        yield name, dev, r
+                for r in memsim_run.read_validation_run(path)["records"]:
+                    yield name, dev, r
 
 
 def main():
@@ -126,8 +111,7 @@ def main():
         with_law = memsim_json(a.memsim, c, cache, writes)["prediction"]["time_us"] / measured - 1
         return name, r["id"], modelled, with_law, merged
 
-    with ThreadPoolExecutor(a.threads) as ex:
-        results = list(ex.map(one, list(runs())))
+    results = memsim_run.parallel_map(one, list(runs()), a.threads)
     sets = {}
     for name, rid, modelled, with_law, merged in results:
         sets.setdefault(name, []).append((rid, modelled, with_law, merged))
@@ -147,8 +131,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Error as e:
-        print(f"drain_law.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(memsim_run.main_guard(main))

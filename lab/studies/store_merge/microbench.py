@@ -8,8 +8,6 @@ whole: 8192 x 8192 x 4 bytes / 32. Merged share = (issued - at L2) / (issued - w
 
     lab/studies/store_merge/microbench.py [RESULTS_DIR]     (default: the committed results/)
 """
-import csv
-import io
 import os
 import re
 import sys
@@ -24,28 +22,11 @@ WHOLE = 8192 * 8192 * 4 / 32
 CARDS = ("h100", "h200")
 
 
-def ncu_launches(path):
-    """The launches of a --csv Nsight Compute page (one row per metric), in order: [(kernel, {metric: value})]."""
-    text = memsim_run.read_text(path, "an Nsight Compute --csv page of memsim-store-merge --once")
-    start = text.find('"ID"')
-    if start < 0:
-        raise memsim_run.Error("%s has no Nsight Compute header" % path)
-    launches = {}
-    for row in csv.DictReader(io.StringIO(text[start:])):
-        try:
-            value = float(row["Metric Value"].replace(",", ""))
-            launch = launches.setdefault(row["ID"], (row["Kernel Name"], {}))
-        except (KeyError, AttributeError, ValueError):
-            raise memsim_run.Error("%s: a row without a numeric Metric Value (ID %s)" % (path, row.get("ID"))) from None
-        launch[1][row["Metric Name"]] = value
-    return [launches[k] for k in sorted(launches, key=int)]
-
-
 def merged(path_json, path_csv):
     """{(run name, blocks an SM): (merged share or None, median us)} of one card, runs and launches matched."""
     doc = memsim_run.read_json(path_json, "a memsim-store-merge run")
     runs = memsim_run.field(doc, ("runs",), path_json)
-    launches = ncu_launches(path_csv)
+    launches = memsim_run.ncu_launches(path_csv, "an Nsight Compute --csv page of memsim-store-merge --once")
     if len(runs) != len(launches):
         raise memsim_run.Error("%s has %d runs, %s %d launches" % (path_json, len(runs), path_csv, len(launches)))
     if doc.get("all_checks_passed") is not True:
