@@ -120,6 +120,7 @@ struct KernelCounts {
   // How far apart in launch order each such sector's two writers are: the mean of log2(blocks apart).
   double split_log2_distance = 0;
   int warps_per_block() const { return (threads_per_block + 31) / 32; }  // a partial warp counts as one
+  double partial_bytes() const { return partial_store_bytes[0] + partial_store_bytes[1] + partial_store_bytes[2]; }
   double warps() const { return double(blocks) * warps_per_block(); }
 };
 

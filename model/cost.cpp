@@ -21,7 +21,7 @@ constexpr int kAssumedRegisters = 32;
 // merges below do; so do the sectors from warps (a merged sector does not wait in the L2 for its last piece).
 KernelCounts with_given_merges(const KernelCounts& c, int sector_bytes, double& merged) {
   merged = 0;
-  const double partial_bytes = c.partial_store_bytes[0] + c.partial_store_bytes[1] + c.partial_store_bytes[2];
+  const double partial_bytes = c.partial_bytes();
   const double spare = c.partial_store_sectors - partial_bytes / sector_bytes;
   if (spare <= 0) return c;
   merged = std::clamp((c.partial_store_sectors + c.l2_store_sectors - c.l2_write_sectors_given) / spare, 0.0, 1.0);
@@ -77,7 +77,7 @@ KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& 
   if (c.l2_write_sectors_given >= 0) return with_given_merges(c, sector_bytes, merged);
   // The drain table, for pairs from lanes of 2 or 4 bytes (those of 8 and 16 go by the rule below): the pairs'
   // merged share, as L2 writes saved (half a piece each), charged as given writes would be.
-  const double partial_bytes = c.partial_store_bytes[0] + c.partial_store_bytes[1] + c.partial_store_bytes[2];
+  const double partial_bytes = c.partial_bytes();
   const double warps = c.warps();
   if (k.has_drain_merges && c.next_store_half_pair_share > 0 && c.partial_store_sectors > 0 && warps > 0 &&
       partial_bytes > 0) {
@@ -203,9 +203,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
     // A count no launch of these stores can give: more writes than the sectors they send the L2, or fewer than
     // their bytes fill (1% and half a sector of slack for a count read off another run of the same launch).
     const double sent = in.partial_store_sectors + in.l2_store_sectors;
-    const double fewest =
-        (in.partial_store_bytes[0] + in.partial_store_bytes[1] + in.partial_store_bytes[2]) / p.sector_bytes +
-        in.l2_store_sectors;
+    const double fewest = in.partial_bytes() / p.sector_bytes + in.l2_store_sectors;
     const double given_writes = in.l2_write_sectors_given;
     if (given_writes > 1.01 * sent + 0.5 || given_writes < 0.99 * fewest - 0.5)
       pr.caveats.push_back(caveat_words(
@@ -461,7 +459,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   // half_sector_wait_lines): loads over several lines, one in flight a warp, beside half-sector pieces that other
   // warps of the block complete. With two loads in flight or more, or loads of one line, the same stores are
   // predicted within 9% (lab/studies/loaded_latency).
-  const double partial_bytes = c.partial_store_bytes[0] + c.partial_store_bytes[1] + c.partial_store_bytes[2];
+  const double partial_bytes = c.partial_bytes();
   const double lines_from_warps = total_lines(c.partial_lines_per_block) + c.lines_open_at_once_per_block[0] +
                                   c.lines_open_at_once_per_block[1];
   if (k.half_sector_wait_lines > 0 && one_load_in_flight && lines_per_load >= k.half_sector_wait_lines &&
