@@ -13,18 +13,19 @@ namespace {
 
 constexpr int kAssumedRegisters = 32;
 
-// The L2's sector writes given (KernelCounts::l2_write_sectors_given): the partial stores' pieces beyond them
-// reached the L2 merged, whole sectors from pieces of several warps (the L1 merges a sector's pieces that arrive
-// close together: docs/history/model_notebook.md, "The L1 merges a sector's pieces from two warps"). The merged
-// share of the pieces, (pieces + whole-sector writes - given) / (pieces - the partial bytes' whole sectors),
+// The L2's sector writes, given (KernelCounts::l2_write_sectors_given) or predicted (the drain table, below): the
+// partial stores' pieces beyond them reached the L2 merged, whole sectors from pieces of several warps (the L1
+// merges a sector's pieces that arrive close together: docs/history/model_notebook.md, "The L1 merges a sector's
+// pieces from two warps"). The merged share of the pieces, (pieces + whole-sector writes - l2_writes) / (pieces -
+// the partial bytes' whole sectors),
 // leaves the partial-store requests and bytes of every class and joins the whole sectors, as the next-store
 // merges below do; so do the sectors from warps (a merged sector does not wait in the L2 for its last piece).
-KernelCounts with_given_merges(const KernelCounts& c, int sector_bytes, double& merged) {
+KernelCounts with_l2_writes(const KernelCounts& c, double l2_writes, int sector_bytes, double& merged) {
   merged = 0;
   const double partial_bytes = c.partial_bytes();
   const double spare = c.partial_store_sectors - partial_bytes / sector_bytes;
   if (spare <= 0) return c;
-  merged = std::clamp((c.partial_store_sectors + c.l2_store_sectors - c.l2_write_sectors_given) / spare, 0.0, 1.0);
+  merged = std::clamp((c.partial_store_sectors + c.l2_store_sectors - l2_writes) / spare, 0.0, 1.0);
   KernelCounts m = c;
   // The crossbar's slots: the merged pieces' sectors become their whole sectors, and their requests fall by the
   // same ratio (pieces a sector to one).
@@ -74,7 +75,7 @@ double drain_merge_share(const double* table, double warps, double stores) {
 // instead of twice in halves. `merged` gets the share (0 where the rule does not apply).
 KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& k, int sector_bytes, double& merged) {
   merged = 0;
-  if (c.l2_write_sectors_given >= 0) return with_given_merges(c, sector_bytes, merged);
+  if (c.l2_write_sectors_given >= 0) return with_l2_writes(c, c.l2_write_sectors_given, sector_bytes, merged);
   // The drain table, for pairs from lanes of 2 or 4 bytes (those of 8 and 16 go by the rule below): the pairs'
   // merged share, as L2 writes saved (half a piece each), charged as given writes would be.
   const double partial_bytes = c.partial_bytes();
@@ -88,11 +89,8 @@ KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& 
       const double share =
           c.next_store_half_pair_share * drain_merge_share(k.drain_merges[lanes][c.shared_bytes_per_block > 0 ? 1 : 0],
                                                            c.warps_per_block(), c.global_store_instructions / warps);
-      KernelCounts g = c;
-      g.l2_write_sectors_given = c.partial_store_sectors + c.l2_store_sectors - share * c.partial_store_sectors / 2;
-      KernelCounts m = with_given_merges(g, sector_bytes, merged);
-      m.l2_write_sectors_given = -1;  // predicted, not given
-      return m;
+      return with_l2_writes(c, c.partial_store_sectors + c.l2_store_sectors - share * c.partial_store_sectors / 2,
+                            sector_bytes, merged);
     }
   }
   if (k.next_store_merge_warps <= 0 || c.next_store_half_pair_share <= 0 ||
