@@ -73,12 +73,34 @@ std::vector<std::string> gpu_plugin_command(const std::string& nvcc, const std::
   return argv;
 }
 
-GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConfig>& configs, const std::string& arch) {
-  const KernelFileSource* src = kernel_file_source(kernel);
-  if (!src) fail(std::string("kernel '") + kernel.name + "' is not from a --kernel-file");
+namespace {
+
+// The distinct instantiations of `configs`, in their order.
+std::vector<GpuInstantiation> instantiations_of(const std::vector<LaunchConfig>& configs) {
+  std::vector<GpuInstantiation> wanted;
+  for (const LaunchConfig& c : configs) {
+    const GpuInstantiation i = gpu_instantiation(c);
+    if (std::find(wanted.begin(), wanted.end(), i) == wanted.end()) wanted.push_back(i);
+  }
+  return wanted;
+}
+
+// What a plugin is built from: the generated source, what else its cache key holds (the files it includes that
+// the headers' hash does not cover), the macros, and how messages name it ("kernel file k.hpp").
+struct PluginRecipe {
+  std::string what;
+  std::string source_text;
+  std::string key_extra;
+  std::vector<std::string> defines;
+};
+
+// Compiles (or finds in the cache) and loads the plugin `recipe` describes for kernel `kernel` on sm_<arch>,
+// holding `instantiations` entries.
+GpuPlugin compile_and_load(const PluginRecipe& recipe, const KernelInfo& kernel, size_t instantiations,
+                           const std::string& arch) {
   const Toolkit& tk = find_toolkit();
   if (tk.nvcc.empty())
-    fail("no nvcc to compile " + src->path + " for the GPU (set MEMSIM_NVCC, or put the CUDA Toolkit's bin on PATH)");
+    fail("no nvcc to compile " + recipe.what + " for the GPU (set MEMSIM_NVCC, or put the CUDA Toolkit's bin on PATH)");
   if (tk.version.empty()) fail("nvcc " + tk.nvcc + " does not run (nvcc --version failed)");
   const std::string root = kernel_dir();
   std::error_code ec;
@@ -86,17 +108,11 @@ GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConf
     fail("memsim-validate's GPU headers (validate/gpu_plugin_entry.cuh) are not found" +
          (root.empty() ? std::string() : " in " + root) + ": set MEMSIM_KERNEL_DIR to memsim's source tree");
 
-  std::vector<GpuInstantiation> wanted;
-  for (const LaunchConfig& c : configs) {
-    const GpuInstantiation i = gpu_instantiation(c);
-    if (std::find(wanted.begin(), wanted.end(), i) == wanted.end()) wanted.push_back(i);
-  }
-  const std::string source_text = gpu_plugin_source(src->path, wanted);
-  std::string key_text = "gpu|" + source_text + "|" + read_file(src->path) + "|" + src->hash + "|" + tk.nvcc + "|" +
-                         tk.version + "|sm_" + arch + "|" + gpu_headers_hash(root) + "|" +
-                         hex(gpu_plugin_abi_fingerprint()) + "|" + root;
+  std::string key_text = "gpu|" + recipe.source_text + "|" + recipe.key_extra + "|" + tk.nvcc + "|" + tk.version +
+                         "|sm_" + arch + "|" + gpu_headers_hash(root) + "|" + hex(gpu_plugin_abi_fingerprint()) +
+                         "|" + root;
   for (const std::string& f : nvcc_flags()) key_text += "|" + f;
-  for (const std::string& d : src->defines) key_text += "|-D" + d;
+  for (const std::string& d : recipe.defines) key_text += "|-D" + d;
   const std::string key = hex(fnv1a(key_text));
   const fs::path dir = fs::path(code_cache_dir()) / "plugins";
   const fs::path so = dir / ("gpu-" + key + "-sm_" + arch + ".so");
@@ -114,11 +130,11 @@ GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConf
     const std::string source = tmp + ".cu", lib = tmp + ".so", log = (dir / ("gpu-" + key + ".log")).string();
     {
       std::ofstream f(source);
-      f << source_text;
+      f << recipe.source_text;
       if (!f) fail("cannot write " + source);
     }
     const auto start = std::chrono::steady_clock::now();
-    const int rc = run(gpu_plugin_command(tk.nvcc, arch, src->defines, source, lib), log + ".out", log);
+    const int rc = run(gpu_plugin_command(tk.nvcc, arch, recipe.defines, source, lib), log + ".out", log);
     out.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto clean = [&] {
       for (const std::string& f : {source, lib, log + ".out"}) fs::remove(f, ec);
@@ -127,7 +143,7 @@ GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConf
       clean();
       int errors = 0;
       const std::string first = first_compiler_error(read_file(log), &errors);
-      fail("cannot compile kernel file " + src->path + " for the GPU (" + std::to_string(errors) + " error" +
+      fail("cannot compile " + recipe.what + " for the GPU (" + std::to_string(errors) + " error" +
                (errors == 1 ? "" : "s") + ", nvcc " + tk.version + " sm_" + arch + "; whole log: " + log + ")",
            first);
     }
@@ -139,7 +155,7 @@ GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConf
 
   // RTLD_LOCAL: the plugin's symbols stay its own; it shares memsim-validate's CUDA runtime (libcudart.so).
   void* handle = ::dlopen(out.so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) fail("cannot load the GPU plugin built from " + src->path + ": " + ::dlerror());
+  if (!handle) fail("cannot load the GPU plugin built from " + recipe.what + ": " + ::dlerror());
   const auto entry = reinterpret_cast<memsim_gpu_plugin_entry_v1>(::dlsym(handle, MEMSIM_GPU_PLUGIN_ENTRY_NAME));
   if (!entry)
     fail("the GPU plugin " + out.so + " has no entry point " MEMSIM_GPU_PLUGIN_ENTRY_NAME " (not built by memsim?)");
@@ -147,14 +163,68 @@ GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConf
   if (!table || table->version != MEMSIM_GPU_PLUGIN_VERSION || table->abi_fingerprint != gpu_plugin_abi_fingerprint())
     fail("the GPU plugin " + out.so + " was built against other memsim headers: remove it to rebuild");
   if (!table->kernel_name || std::string(table->kernel_name) != kernel.name)
-    fail("the GPU plugin built from " + src->path + " names its kernel '" +
-         std::string(table->kernel_name ? table->kernel_name : "") + "', the CPU plugin '" + kernel.name +
-         "': the file changed while memsim-validate ran");
-  if (table->num_entries != int(wanted.size()))
+    fail("the GPU plugin built from " + recipe.what + " names its kernel '" +
+         std::string(table->kernel_name ? table->kernel_name : "") + "', the CPU side '" + kernel.name +
+         "': the source changed while memsim-validate ran");
+  if (table->num_entries != int(instantiations))
     fail("the GPU plugin " + out.so + " holds " + std::to_string(table->num_entries) + " instantiations, " +
-         std::to_string(wanted.size()) + " were compiled: remove it to rebuild");
+         std::to_string(instantiations) + " were compiled: remove it to rebuild");
   out.table = table;
   return out;
+}
+
+}  // namespace
+
+GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConfig>& configs, const std::string& arch) {
+  const KernelFileSource* src = kernel_file_source(kernel);
+  if (!src) fail(std::string("kernel '") + kernel.name + "' is not from a --kernel-file");
+  const std::vector<GpuInstantiation> wanted = instantiations_of(configs);
+  const PluginRecipe recipe{"kernel file " + src->path, gpu_plugin_source(src->path, wanted),
+                            read_file(src->path) + "|" + src->hash, src->defines};
+  return compile_and_load(recipe, kernel, wanted.size(), arch);
+}
+
+std::vector<std::string> suite_headers(const std::string& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(root) / "kernels" / "suite", ec))
+    if (e.path().extension() == ".hpp") out.push_back("kernels/suite/" + e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string suite_gpu_plugin_source(const std::string& kernel_struct, const std::vector<GpuInstantiation>& instantiations,
+                                    const std::vector<std::string>& headers) {
+  std::ostringstream os;
+  os << "// Generated by memsim-validate (codegen/gpu_plugin.cpp) for the suite's " << kernel_struct << "\n"
+     << "#include <cstdint>\n";
+  // The suite's headers, as the build's generated list includes them (kernels/CMakeLists.txt).
+  for (const std::string& h : headers) os << "#include \"" << h << "\"\n";
+  os << "#include \"validate/gpu_plugin_entry.cuh\"\n"
+     << "using memsim_suite_kernel = memsim::suite::" << kernel_struct << ";\n"
+     << "static const memsim_gpu_entry_v1 memsim_gpu_entries[] = {\n";
+  for (const GpuInstantiation& i : instantiations)
+    os << "    memsim::validate::gpu_plugin_detail::entry<memsim_suite_kernel, " << i.storage << ", " << i.shape
+       << ">(),\n";
+  os << "};\nMEMSIM_GPU_PLUGIN_DEFINE_ENTRY(memsim_suite_kernel, memsim_gpu_entries)\n";
+  return os.str();
+}
+
+GpuPlugin load_suite_gpu_plugin(const KernelInfo& kernel, const std::string& kernel_struct,
+                                const std::vector<LaunchConfig>& configs, const std::string& arch) {
+  if (kernel_file_source(kernel)) fail(std::string("kernel '") + kernel.name + "' is a --kernel-file's, not the suite's");
+  const std::vector<GpuInstantiation> wanted = instantiations_of(configs);
+  // The suite's bodies live in kernels/suite/, below the directories the headers' hash covers.
+  const std::string root = kernel_dir();
+  const std::vector<std::string> headers = root.empty() ? std::vector<std::string>{} : suite_headers(root);
+  if (headers.empty())
+    fail("the suite's headers (kernels/suite/*.hpp) are not found" + (root.empty() ? std::string() : " in " + root) +
+         ": set MEMSIM_KERNEL_DIR to memsim's source tree");
+  const PluginRecipe recipe{std::string("the suite's ") + kernel.name + " at its static shapes",
+                            suite_gpu_plugin_source(kernel_struct, wanted, headers),
+                            root.empty() ? std::string() : hash_headers(root, {"kernels/suite"}, {".hpp"}, "suite"),
+                            {}};
+  return compile_and_load(recipe, kernel, wanted.size(), arch);
 }
 
 }  // namespace memsim

@@ -44,4 +44,19 @@ struct GpuPlugin {
 // table is not this memsim's.
 GpuPlugin load_gpu_plugin(const KernelInfo& kernel, const std::vector<LaunchConfig>& configs, const std::string& arch);
 
+// A suite kernel at static shapes the GPU build holds no instantiation of (memsim-validate compiles these, so
+// that every configuration runs the code a hand-written kernel of that shape gets, never the run-time-shaped
+// body): the source for suite struct `kernel_struct` ("Padded") and its entries, from the same __global__
+// templates as the built-in ones.
+// `headers`: the suite's, relative to memsim's source tree (suite_headers).
+std::string suite_gpu_plugin_source(const std::string& kernel_struct, const std::vector<GpuInstantiation>& instantiations,
+                                    const std::vector<std::string>& headers);
+// kernels/suite/*.hpp under `root` (memsim's source tree), by name: "kernels/suite/best.hpp", ...
+std::vector<std::string> suite_headers(const std::string& root);
+
+// Compiles (or finds in the cache) and loads that plugin for `configs` (all of suite kernel `kernel`, struct
+// `kernel_struct`) on sm_<arch>. Throws KernelFileError as load_gpu_plugin does.
+GpuPlugin load_suite_gpu_plugin(const KernelInfo& kernel, const std::string& kernel_struct,
+                                const std::vector<LaunchConfig>& configs, const std::string& arch);
+
 }  // namespace memsim

@@ -47,9 +47,9 @@ const std::vector<Entry>& entries() {
 CaptureFn capture_fn(const LaunchConfig& cfg) {
   if (cfg.kernel->num_sites > kMaxCaptureSites)
     throw std::logic_error(std::string("kernel ") + cfg.kernel->name + " has more sites than the capture keeps");
+  if (runs_in_gpu_plugin(cfg)) return &capture_kernel_file;  // its GPU plugin's capture (a static shape)
   for (const Entry& e : entries())
     if (std::strcmp(e.name, cfg.kernel->name) == 0) return e.capture[int(cfg.dtype)];
-  if (is_kernel_file_config(cfg)) return &capture_kernel_file;  // its GPU plugin's capture
   throw std::logic_error(std::string("kernel without a capture entry: ") + cfg.kernel->name);
 }
 

@@ -9,6 +9,7 @@
 #include "kernels/static_shape.hpp"
 #include "sim/warp_access.hpp"
 #include "validate/cuda_check.hpp"
+#include "validate/suite_launch.hpp"
 
 namespace memsim::validate {
 namespace {
@@ -23,17 +24,24 @@ const GpuPlugin* plugin_of(const LaunchConfig& cfg) {
   return it == plugins().end() ? nullptr : &it->second;
 }
 
-const memsim_gpu_entry_v1& entry_of(const LaunchConfig& cfg) {
+// cfg's entry in its kernel's plugin; nullptr where there is no plugin or it holds no such instantiation.
+const memsim_gpu_entry_v1* find_entry(const LaunchConfig& cfg) {
   const GpuPlugin* p = plugin_of(cfg);
-  if (!p) throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
+  if (!p) return nullptr;
   const LaunchShape& s = cfg.shape;
   const int index_bytes = fits_32bit_index(s.width, s.height, s.tile_x, s.tile_y) ? 4 : 8;
   for (int i = 0; i < p->table->num_entries; ++i) {
     const memsim_gpu_entry_v1& e = p->table->entries[i];
     if (e.dtype == int(cfg.dtype) && e.block_x == s.block_x && e.block_y == s.block_y && e.tile_x == s.tile_x &&
         e.tile_y == s.tile_y && e.smem_row == s.smem_row && e.index_bytes == index_bytes)
-      return e;
+      return &e;
   }
+  return nullptr;
+}
+
+const memsim_gpu_entry_v1& entry_of(const LaunchConfig& cfg) {
+  if (!plugin_of(cfg)) throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
+  if (const memsim_gpu_entry_v1* e = find_entry(cfg)) return *e;
   throw std::logic_error(std::string("the GPU plugin of ") + cfg.kernel->name + " was not compiled for this shape");
 }
 
@@ -46,34 +54,72 @@ void check(int err, const LaunchConfig& cfg, const char* what) {
 
 }  // namespace
 
-nlohmann::ordered_json load_kernel_file_plugins(const std::vector<LaunchConfig>& configs, int cc_major, int cc_minor) {
-  const std::string arch = std::to_string(cc_major) + std::to_string(cc_minor);
+namespace {
+
+// Loads one plugin a kernel over the configurations `wanted` keeps (`load`: the kernel and its configurations to
+// the plugin), registers each and returns the run's record of them, `describe` adding each kernel's own fields.
+template <class Wanted, class Load, class Describe>
+nlohmann::ordered_json load_plugins(const std::vector<LaunchConfig>& configs, Wanted wanted, Load load,
+                                    Describe describe) {
+  std::vector<LaunchConfig> kept;
+  std::copy_if(configs.begin(), configs.end(), std::back_inserter(kept), wanted);
   std::vector<const KernelInfo*> kernels;
-  for (const LaunchConfig& c : configs)
-    if (kernel_file_source(*c.kernel) && std::find(kernels.begin(), kernels.end(), c.kernel) == kernels.end())
-      kernels.push_back(c.kernel);
+  for (const LaunchConfig& c : kept)
+    if (std::find(kernels.begin(), kernels.end(), c.kernel) == kernels.end()) kernels.push_back(c.kernel);
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const KernelInfo* k : kernels) {
     std::vector<LaunchConfig> own;
-    std::copy_if(configs.begin(), configs.end(), std::back_inserter(own),
-                 [&](const LaunchConfig& c) { return c.kernel == k; });
-    const GpuPlugin p = load_gpu_plugin(*k, own, arch);
+    std::copy_if(kept.begin(), kept.end(), std::back_inserter(own), [&](const LaunchConfig& c) { return c.kernel == k; });
+    const GpuPlugin p = load(*k, own);
     plugins()[k->name] = p;
-    const KernelFileSource& src = *kernel_file_source(*k);
-    out.push_back({{"kernel", k->name},
-                   {"file", src.path},
-                   {"defines", src.defines},
-                   {"symbol", p.table->symbol},
-                   {"instantiations", p.table->num_entries},
-                   {"nvcc", p.nvcc_version},
-                   {"arch", p.arch},
-                   {"cached", p.cached},
-                   {"compile_seconds", p.compile_seconds}});
+    nlohmann::ordered_json j = {{"kernel", k->name}};
+    describe(j, own.front());
+    j["symbol"] = p.table->symbol;
+    j["instantiations"] = p.table->num_entries;
+    j["nvcc"] = p.nvcc_version;
+    j["arch"] = p.arch;
+    j["cached"] = p.cached;
+    j["compile_seconds"] = p.compile_seconds;
+    out.push_back(j);
   }
   return out;
 }
 
-bool is_kernel_file_config(const LaunchConfig& cfg) { return plugin_of(cfg) != nullptr; }
+bool needs_suite_plugin(const LaunchConfig& c) { return suite_kernel_struct(c) && !has_built_in_static_shape(c); }
+
+}  // namespace
+
+nlohmann::ordered_json load_kernel_file_plugins(const std::vector<LaunchConfig>& configs, int cc_major, int cc_minor) {
+  const std::string arch = std::to_string(cc_major) + std::to_string(cc_minor);
+  return load_plugins(
+      configs, [](const LaunchConfig& c) { return kernel_file_source(*c.kernel) != nullptr; },
+      [&](const KernelInfo& k, const std::vector<LaunchConfig>& own) { return load_gpu_plugin(k, own, arch); },
+      [](nlohmann::ordered_json& j, const LaunchConfig& c) {
+        const KernelFileSource& src = *kernel_file_source(*c.kernel);
+        j["file"] = src.path;
+        j["defines"] = src.defines;
+      });
+}
+
+nlohmann::ordered_json load_suite_plugins(const std::vector<LaunchConfig>& configs, int cc_major, int cc_minor) {
+  const std::string arch = std::to_string(cc_major) + std::to_string(cc_minor);
+  return load_plugins(
+      configs, needs_suite_plugin,
+      [&](const KernelInfo& k, const std::vector<LaunchConfig>& own) {
+        return load_suite_gpu_plugin(k, suite_kernel_struct(own.front()), own, arch);
+      },
+      [](nlohmann::ordered_json& j, const LaunchConfig& c) { j["struct"] = suite_kernel_struct(c); });
+}
+
+int suite_configs_to_compile(const std::vector<LaunchConfig>& configs) {
+  return int(std::count_if(configs.begin(), configs.end(), needs_suite_plugin));
+}
+
+bool is_kernel_file_config(const LaunchConfig& cfg) {
+  return plugin_of(cfg) != nullptr && kernel_file_source(*cfg.kernel) != nullptr;
+}
+
+bool runs_in_gpu_plugin(const LaunchConfig& cfg) { return find_entry(cfg) != nullptr; }
 
 void prepare_kernel_file(const LaunchConfig& cfg) {
   check(entry_of(cfg).prepare(cfg.shared_bytes), cfg, "cudaFuncSetAttribute");

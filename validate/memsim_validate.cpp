@@ -92,6 +92,7 @@ struct Settings {
   std::string profile = "h100";  // the cost model's device profile (model/devices) for predicted times
   std::vector<std::string> kernel_files;  // --kernel-file, as given; their kernels lead spec.kernels
   std::vector<std::string> defines;       // --define, for every kernel file
+  bool runtime_shape = false;             // --runtime-shape: the suite's run-time-shaped bodies
 };
 
 std::string join(const std::vector<std::string>& items) {
@@ -171,6 +172,8 @@ std::vector<std::string> child_arguments(const Settings& s) {
   // The child loads the same kernel files (from the cache), so their kernels are in its --kernels too.
   for (const std::string& f : s.kernel_files) args.insert(args.end(), {"--kernel-file", f});
   for (const std::string& d : s.defines) args.insert(args.end(), {"--define", d});
+  // The child loads the same suite plugins (from the cache) or runs the same run-time-shaped bodies.
+  if (s.runtime_shape) args.push_back("--runtime-shape");
   return args;
 }
 
@@ -798,6 +801,7 @@ int main(int argc, char** argv) {
       ("kernel", po::value<std::string>(), "same as --kernels")
       ("kernel-file", po::value<std::vector<std::string>>()->composing(), "your own kernel: a header written against memsim's kernel interface (docs/kernel_interface.md), compiled now for the host and the GPU (cached); measured beside the --kernels named (default: copy); repeatable")
       ("define,D", po::value<std::vector<std::string>>()->composing(), "NAME or NAME=VALUE: a macro for the --kernel-file's compilation, as -D; repeatable")
+      ("runtime-shape", "run the suite's run-time-shaped bodies (extents passed as arguments), as memsim --runtime-shape predicts; by default every configuration runs a compile-time shape, those the build holds none of compiled now (nvcc, cached)")
       ("blocks,b", po::value<std::string>()->default_value("32x8"), "thread blocks BXxBY, comma list (alias --block)")
       ("block", po::value<std::string>(), "same as --blocks")
       ("matrices,m", po::value<std::string>()->default_value("2048x2048"), "matrices WxH, comma list (alias --matrix)")
@@ -898,6 +902,7 @@ int main(int argc, char** argv) {
     s.check_addresses = vm.count("check-addresses") > 0;
     s.ncu_child = vm.count("ncu-child") > 0;
     s.counts_gate = vm.count("counts-informational") == 0;
+    s.runtime_shape = vm.count("runtime-shape") > 0;
     if (s.timing.reps < 1 || s.timing.reps > 100000) throw ConfigError("--reps must be between 1 and 100000");
     if (s.timing.warmup < 0 || s.timing.warmup > 10000) throw ConfigError("--warmup must be between 0 and 10000");
     if (s.rounds < 1 || s.rounds > 100) throw ConfigError("--rounds must be between 1 and 100");
@@ -950,6 +955,24 @@ int main(int argc, char** argv) {
     } catch (const KernelFileError& e) {
       return kernel_file_error(e);
     }
+    // Configurations at shapes this build holds no instantiation of run the code nvcc makes for that shape, as
+    // a hand-written kernel would, compiled now: never, silently, the run-time-shaped body.
+    set_runtime_shapes(s.runtime_shape);
+    Json suite_plugins = Json::array();
+    if (const int missing = s.runtime_shape ? 0 : suite_configs_to_compile(sweep.configs); missing > 0) {
+      try {
+        if (!s.ncu_child)
+          std::cerr << "memsim-validate: compiling " << missing << " configuration" << (missing == 1 ? "" : "s")
+                    << " of the suite at static shapes this build does not hold, for sm_" << dev.cc_major
+                    << dev.cc_minor << " (nvcc; cached after the first run)\n";
+        suite_plugins = load_suite_plugins(sweep.configs, dev.cc_major, dev.cc_minor);
+      } catch (const KernelFileError& e) {
+        if (!e.detail.empty()) std::cerr << e.detail << "\n";
+        return usage_error(std::string(e.what()) +
+                           " (--runtime-shape runs the run-time-shaped bodies instead, which hand-written kernels "
+                           "of these shapes do not compile to)");
+      }
+    }
     if (s.check_addresses)
       for (const LaunchConfig& c : sweep.configs)
         if (c.kernel->num_sites > kMaxCaptureSites)
@@ -963,6 +986,8 @@ int main(int argc, char** argv) {
     RunResult run;
     run.context = context_json(s, dev, argc, argv);
     run.context["kernel_files"] = kernel_files;
+    run.context["suite_plugins"] = suite_plugins;
+    run.context["runtime_shape"] = s.runtime_shape;
     run.skipped = sweep.skipped;
     run.ncu["status"] = "not requested";
     run.counts_gate = s.counts_gate;

@@ -19,6 +19,18 @@ namespace {
 
 constexpr int64_t kDefaultDynamicShared = 48 * 1024;
 
+// memsim-validate --runtime-shape: every suite configuration runs the run-time-shaped body (LaunchShape).
+bool g_runtime_shapes = false;
+
+// Calls f with the shape cfg runs with here: the run-time LaunchShape under --runtime-shape, else the built-in
+// static shape where there is one (kernels/static_dispatch.hpp), else the LaunchShape (a configuration without
+// one runs in a suite plugin compiled for it, validate/kernel_file_launch.hpp, and never reaches this).
+template <class K, class T, class F>
+void with_shape(const LaunchConfig& cfg, F&& f) {
+  if (g_runtime_shapes) f(cfg.shape);
+  else with_launch_shape<K, T>(cfg, f);
+}
+
 using PrepareFn = void (*)(const LaunchConfig& cfg);
 using LaunchFn = void (*)(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t st);
 using FunctionFn = const void* (*)(const LaunchConfig& cfg);
@@ -26,7 +38,7 @@ using FunctionFn = const void* (*)(const LaunchConfig& cfg);
 template <class K, class T>
 const void* function_of(const LaunchConfig& cfg) {
   const void* f = nullptr;
-  with_launch_shape<K, T>(cfg, [&](const auto& s) {
+  with_shape<K, T>(cfg, [&](const auto& s) {
     f = reinterpret_cast<const void*>(suite_kernel<K, T, std::decay_t<decltype(s)>>);
   });
   return f;
@@ -44,7 +56,7 @@ void launch(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t st)
   const DeviceMemory<T> mem{static_cast<const T*>(in), static_cast<T*>(out)};
   const dim3 grid(unsigned(cfg.shape.grid_x), unsigned(cfg.shape.grid_y));
   const dim3 block(unsigned(cfg.shape.block_x), unsigned(cfg.shape.block_y));
-  with_launch_shape<K, T>(cfg, [&](const auto& s) {
+  with_shape<K, T>(cfg, [&](const auto& s) {
     suite_kernel<K, T, std::decay_t<decltype(s)>><<<grid, block, size_t(cfg.shared_bytes), st>>>(mem, s);
   });
   MEMSIM_CHECK_LAUNCH("suite_kernel launch");
@@ -74,12 +86,18 @@ const std::vector<Entry>& entries() {
 }
 #undef MEMSIM_LAUNCH_ENTRY
 
-// The suite's entry of cfg's kernel; nullptr for a kernel file's, whose entries are its GPU plugin's
-// (validate/kernel_file_launch.hpp).
+// The suite's entry of cfg's kernel; nullptr for a kernel file's.
 const Entry* suite_entry(const LaunchConfig& cfg) {
   for (const Entry& e : entries())
     if (std::strcmp(e.name, cfg.kernel->name) == 0) return &e;
   return nullptr;
+}
+
+// The entry that runs cfg from this binary; nullptr where a GPU plugin runs it (a kernel file's, or a suite
+// kernel's compiled now for a static shape the build holds none of: validate/kernel_file_launch.hpp).
+const Entry* built_in_entry(const LaunchConfig& cfg) {
+  if (!g_runtime_shapes && runs_in_gpu_plugin(cfg)) return nullptr;
+  return suite_entry(cfg);
 }
 
 const char* storage_type_name(Dtype d) {
@@ -89,17 +107,17 @@ const char* storage_type_name(Dtype d) {
 }  // namespace
 
 void prepare_suite_kernel(const LaunchConfig& cfg) {
-  if (const Entry* e = suite_entry(cfg)) e->prepare[int(cfg.dtype)](cfg);
+  if (const Entry* e = built_in_entry(cfg)) e->prepare[int(cfg.dtype)](cfg);
   else prepare_kernel_file(cfg);
 }
 
 void launch_suite_kernel(const LaunchConfig& cfg, const void* in, void* out, cudaStream_t stream) {
-  if (const Entry* e = suite_entry(cfg)) e->launch[int(cfg.dtype)](cfg, in, out, stream);
+  if (const Entry* e = built_in_entry(cfg)) e->launch[int(cfg.dtype)](cfg, in, out, stream);
   else launch_kernel_file(cfg, in, out, stream);
 }
 
 const void* suite_kernel_function(const LaunchConfig& cfg) {
-  const Entry* e = suite_entry(cfg);
+  const Entry* e = built_in_entry(cfg);
   return e ? e->function[int(cfg.dtype)](cfg) : kernel_file_function(cfg);
 }
 
@@ -115,13 +133,25 @@ SuiteOccupancy suite_kernel_occupancy(const LaunchConfig& cfg) {
   return o;
 }
 
-// A kernel file's configurations always run a compile-time shape: their plugin is compiled for them.
+// A plugin's configurations always run a compile-time shape: it is compiled for them.
 const char* suite_kernel_shape_kind(const LaunchConfig& cfg) {
-  if (const Entry* e = suite_entry(cfg)) return e->shape_kind(cfg);
-  if (!is_kernel_file_config(cfg))
-    throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
+  if (g_runtime_shapes && suite_entry(cfg)) return "dynamic";
+  if (const Entry* e = built_in_entry(cfg)) return e->shape_kind(cfg);
+  if (!runs_in_gpu_plugin(cfg)) throw std::logic_error(std::string("kernel without a GPU entry: ") + cfg.kernel->name);
   return "static";
 }
+
+bool has_built_in_static_shape(const LaunchConfig& cfg) {
+  const Entry* e = suite_entry(cfg);
+  return e && std::strcmp(e->shape_kind(cfg), "static") == 0;
+}
+
+const char* suite_kernel_struct(const LaunchConfig& cfg) {
+  const Entry* e = suite_entry(cfg);
+  return e ? e->symbol : nullptr;
+}
+
+void set_runtime_shapes(bool on) { g_runtime_shapes = on; }
 
 void launch_warmup_kernel(cudaStream_t stream) {
   warmup_kernel<<<1, 32, 0, stream>>>();
@@ -129,7 +159,7 @@ void launch_warmup_kernel(cudaStream_t stream) {
 }
 
 std::string suite_kernel_signature(const LaunchConfig& cfg) {
-  const Entry* e = suite_entry(cfg);
+  const Entry* e = built_in_entry(cfg);
   return std::string(e ? e->symbol : kernel_file_symbol(cfg)) + ", " + storage_type_name(cfg.dtype) + ", ";
 }
 

@@ -27,8 +27,21 @@ struct SuiteOccupancy {
 };
 SuiteOccupancy suite_kernel_occupancy(const LaunchConfig& cfg);
 
-// "static" when the GPU runs cfg with a compile-time shape (kernels/static_dispatch.hpp), else "dynamic".
+// "static" when the GPU runs cfg with a compile-time shape (built in, kernels/static_dispatch.hpp, or from a
+// GPU plugin compiled for it), else "dynamic" (the run-time LaunchShape).
 const char* suite_kernel_shape_kind(const LaunchConfig& cfg);
+
+// Whether this binary holds a compile-time instantiation of cfg (a suite kernel at one of the built-in shapes,
+// or one the build was configured with, -DMEMSIM_EXTRA_STATIC_SHAPES): false for the rest, which
+// memsim-validate compiles now (load_suite_plugins, validate/kernel_file_launch.hpp).
+bool has_built_in_static_shape(const LaunchConfig& cfg);
+
+// The suite struct of cfg's kernel as its C++ name ("Padded"); nullptr for a kernel file's kernel.
+const char* suite_kernel_struct(const LaunchConfig& cfg);
+
+// memsim-validate --runtime-shape: every suite configuration runs the run-time-shaped body (LaunchShape), as
+// memsim --runtime-shape predicts it; off, each runs a compile-time shape. Set before the first launch.
+void set_runtime_shapes(bool on);
 
 // A kernel that does nothing, to load the module and wake the GPU before anything measured.
 void launch_warmup_kernel(cudaStream_t stream);

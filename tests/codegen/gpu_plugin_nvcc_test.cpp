@@ -73,6 +73,39 @@ TEST(GpuPluginNvcc, CopyVec4CompilesAndLoads) {
   expect_table(load("examples/copy_vec4.hpp"), "CopyVec4");
 }
 
+// A suite kernel at a block and tile the GPU build has no instantiation of: memsim-validate compiles it so,
+// from the suite's own header (codegen/gpu_plugin.hpp, load_suite_gpu_plugin); the cache the second time.
+TEST(GpuPluginNvcc, SuiteKernelAtANewShapeCompilesAndLoads) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc";
+  setenv("MEMSIM_CACHE_DIR", MEMSIM_TEST_CACHE_DIR, 1);
+  std::vector<LaunchConfig> cfgs;
+  for (Dtype d : {Dtype::F32, Dtype::F64}) {
+    UserConfig u;
+    u.kernel = "copy_shared";
+    u.matrix = {4096, 4096};
+    u.block = {24, 4};
+    u.tile = Size2{48, 48};
+    u.dtype = d;
+    cfgs.push_back(resolve_launch(u));
+  }
+  const GpuPlugin p = load_suite_gpu_plugin(*cfgs[0].kernel, "CopyShared", cfgs, "90");
+  ASSERT_NE(p.table, nullptr);
+  EXPECT_STREQ(p.table->kernel_name, "copy_shared");
+  EXPECT_STREQ(p.table->symbol, "CopyShared");
+  ASSERT_EQ(p.table->num_entries, 2);
+  for (int i = 0; i < 2; ++i) {
+    const memsim_gpu_entry_v1& e = p.table->entries[i];
+    EXPECT_EQ(e.dtype, int(cfgs[size_t(i)].dtype));
+    EXPECT_EQ(e.block_x, 24);
+    EXPECT_EQ(e.block_y, 4);
+    EXPECT_EQ(e.tile_x, 48);
+    EXPECT_EQ(e.tile_y, 48);
+    EXPECT_EQ(e.smem_row, cfgs[size_t(i)].shape.smem_row);
+    EXPECT_NE(e.function(), nullptr);
+  }
+  EXPECT_TRUE(load_suite_gpu_plugin(*cfgs[0].kernel, "CopyShared", cfgs, "90").cached);
+}
+
 TEST(GpuPluginNvcc, AFileNvccRefusesGivesItsFirstError) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc";
   const KernelInfo* k = load("tests/codegen/kernel_files/host_only.hpp");

@@ -63,6 +63,34 @@ TEST(GpuPlugin, SourceIncludesTheFileAndListsEachInstantiation) {
   EXPECT_NE(src.find("MEMSIM_GPU_PLUGIN_DEFINE_ENTRY(memsim_file_kernel, memsim_gpu_entries)"), std::string::npos);
 }
 
+// A suite kernel at a shape the GPU build holds none of: the suite's header, its struct, one entry each.
+TEST(GpuPlugin, SuiteSourceNamesTheStructAndEachInstantiation) {
+  UserConfig u;
+  u.kernel = "padded";
+  u.matrix = {8192, 8192};
+  u.block = {24, 8};
+  u.tile = Size2{48, 48};
+  u.dtype = Dtype::F32;
+  const LaunchConfig f32 = resolve_launch(u);
+  u.dtype = Dtype::F16;
+  const LaunchConfig f16 = resolve_launch(u);
+  const std::vector<std::string> headers = suite_headers(MEMSIM_SOURCE_DIR);
+  EXPECT_NE(std::find(headers.begin(), headers.end(), "kernels/suite/coalesced.hpp"), headers.end());
+  EXPECT_TRUE(std::is_sorted(headers.begin(), headers.end()));
+  const std::string src = suite_gpu_plugin_source("Padded", {gpu_instantiation(f32), gpu_instantiation(f16)}, headers);
+  for (const std::string& h : headers) EXPECT_NE(src.find("#include \"" + h + "\""), std::string::npos) << h;
+  EXPECT_NE(src.find("#include \"validate/gpu_plugin_entry.cuh\""), std::string::npos) << src;
+  EXPECT_NE(src.find("using memsim_suite_kernel = memsim::suite::Padded;"), std::string::npos) << src;
+  // padded pads its shared row by one element: 48 + 1.
+  EXPECT_NE(src.find("entry<memsim_suite_kernel, float, memsim::StaticShape<24, 8, 48, 48, 49, int32_t>>()"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("entry<memsim_suite_kernel, uint16_t, memsim::StaticShape<24, 8, 48, 48, 49, int32_t>>()"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("MEMSIM_GPU_PLUGIN_DEFINE_ENTRY(memsim_suite_kernel, memsim_gpu_entries)"), std::string::npos);
+}
+
 // The suite's flags (-O3, relaxed constexpr), a shared library on the shared CUDA runtime, the defines.
 TEST(GpuPlugin, CommandBuildsASharedLibraryForTheArchitecture) {
   const std::vector<std::string> argv = gpu_plugin_command("/opt/cuda/bin/nvcc", "90", {"PAD=2"}, "k.cu", "k.so");
