@@ -426,6 +426,57 @@ std::vector<const SweepRow*> best_per_group(const SweepResult& r) {
   return best;
 }
 
+NearFastest near_fastest(const SweepResult& r) {
+  NearFastest out;
+  const nlohmann::json& c = r.device.calibration;
+  if (r.rows.empty() || !r.device.calibrated || !c.contains("heldout") || !c["heldout"].is_object() ||
+      !c["heldout"].contains("mape_pct") || !c["heldout"]["mape_pct"].is_number())
+    return out;
+  out.band_pct = c["heldout"]["mape_pct"].get<double>();
+  // Times compare within one dtype and matrix, whatever the kernel.
+  const SweepRow& fastest = r.rows.front();
+  const auto same_bytes = [&](const SweepRow& row) {
+    return row.launch.dtype == fastest.launch.dtype && row.point.user.matrix == fastest.point.user.matrix;
+  };
+  for (const SweepRow& row : r.rows)
+    if (same_bytes(row) && row.time_us <= fastest.time_us * (1 + out.band_pct / 100)) out.rows.push_back(&row);
+  // memsim-validate runs the cross product of its lists with one tile and one pad: a command for each tile and pad
+  // the rows were given (none: each block's default, as here) and each set of blocks, its kernels together.
+  struct Command {
+    std::string options;
+    std::vector<std::string> blocks, kernels;
+  };
+  std::vector<Command> per_kernel;
+  for (const SweepRow* row : out.rows) {
+    const UserConfig& u = row->point.user;
+    std::string options;
+    if (u.tile) options += " --tile " + dims(*u.tile);
+    if (u.pad) options += " --pad " + std::to_string(*u.pad);
+    auto it = std::find_if(per_kernel.begin(), per_kernel.end(), [&](const Command& k) {
+      return k.options == options && k.kernels.front() == u.kernel;
+    });
+    if (it == per_kernel.end()) it = per_kernel.insert(per_kernel.end(), Command{options, {}, {u.kernel}});
+    it->blocks.push_back(dims(u.block));
+  }
+  std::vector<Command> merged;
+  for (const Command& k : per_kernel) {
+    auto it = std::find_if(merged.begin(), merged.end(),
+                           [&](const Command& m) { return m.options == k.options && m.blocks == k.blocks; });
+    if (it == merged.end()) merged.push_back(k);
+    else it->kernels.push_back(k.kernels.front());
+  }
+  const auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
+    return s;
+  };
+  for (const Command& m : merged)
+    out.commands.push_back("memsim-validate --kernels " + join(m.kernels) + " --dtypes " +
+                           dtype_name(fastest.launch.dtype) + " --matrices " + dims(fastest.point.user.matrix) +
+                           " --blocks " + join(m.blocks) + m.options);
+  return out;
+}
+
 nlohmann::ordered_json sweep_json(const SweepResult& r) {
   nlohmann::ordered_json sweep;
   const SweepAxes& a = r.axes;
@@ -461,6 +512,19 @@ nlohmann::ordered_json sweep_json(const SweepResult& r) {
   best["overall"] = r.rows.empty() ? nlohmann::ordered_json(nullptr) : row_json(r.rows.front(), r.device);
   best["per_group"] = nlohmann::ordered_json::array();
   for (const SweepRow* row : best_per_group(r)) best["per_group"].push_back(row_json(*row, r.device));
+  const NearFastest near = near_fastest(r);
+  if (near.band_pct > 0) {
+    nlohmann::ordered_json n;
+    n["band_pct"] = near.band_pct;
+    n["band"] = "the profile's MAPE on its held-out configurations: rows of the fastest's dtype and matrix "
+                "predicted this close to it are too close for the model to order";
+    n["configurations"] = nlohmann::ordered_json::array();
+    for (const SweepRow* row : near.rows) n["configurations"].push_back(row_text(*row));
+    n["memsim_validate"] = near.commands;
+    best["near_fastest"] = n;
+  } else {
+    best["near_fastest"] = nullptr;
+  }
   out["best"] = best;
   return out;
 }
@@ -574,6 +638,26 @@ void print_sweep(std::ostream& os, const SweepResult& r) {
       os << "so does every other row's\n";
     else
       os << "the fastest without one: " << row_text(*sure) << ": " << figures(*sure, r.device) << "\n";
+  }
+  const NearFastest near = near_fastest(r);
+  if (near.rows.size() > 1) {
+    // The block alone where each row has its block's default tile, else block/tile as the table gives them.
+    const bool tiles_given = std::any_of(near.rows.begin(), near.rows.end(),
+                                         [](const SweepRow* row) { return row->point.user.tile.has_value(); });
+    const bool kernels_differ = std::any_of(near.rows.begin(), near.rows.end(), [&](const SweepRow* row) {
+      return row->point.user.kernel != near.rows.front()->point.user.kernel;
+    });
+    std::string listed;
+    for (const SweepRow* row : near.rows)
+      listed += (listed.empty() ? "" : ", ") + (kernels_differ ? row->point.user.kernel + " " : std::string()) +
+                dims(row->point.user.block) +
+                (tiles_given ? "/" + dims({row->launch.shape.tile_x, row->launch.shape.tile_y}) : "");
+    os << "  within " << significant(near.band_pct, 2) << "% of it (the profile's held-out MAPE: too close for the "
+       << "model to order): " << near.rows.size() << " configurations, " << (kernels_differ ? "" : "blocks ")
+       << listed << "\n"
+       << "  to time them on a GPU:";
+    for (const std::string& c : near.commands) os << (near.commands.size() > 1 ? "\n    " : " ") << c;
+    os << "\n";
   }
 }
 

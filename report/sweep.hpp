@@ -141,7 +141,19 @@ SweepResult run_sweep(const SweepAxes& axes, const DeviceProfile& device, const 
 // The best row of each (kernel, dtype, matrix) group, in the axes' order; empty groups (all refused) left out.
 std::vector<const SweepRow*> best_per_group(const SweepResult& r);
 
-// {"sweep": {axes, device, counts, ranking}, "rows": [...], "refused": [...], "best": {"overall", "per_group"}}.
+// The rows of the fastest's dtype and matrix (any kernel) predicted within the profile's held-out MAPE of it
+// (itself first): closer than the model's own error, so only a GPU can order them; and the memsim-validate
+// commands that time exactly them (kernels with the same blocks, tile and pad share one). band_pct 0 and no rows
+// where the profile has no held-out figure.
+struct NearFastest {
+  double band_pct = 0;
+  std::vector<const SweepRow*> rows;
+  std::vector<std::string> commands;
+};
+NearFastest near_fastest(const SweepResult& r);
+
+// {"sweep": {axes, device, counts, ranking}, "rows": [...], "refused": [...], "best": {"overall", "per_group",
+// "near_fastest"}}.
 nlohmann::ordered_json sweep_json(const SweepResult& r);
 // The ranked table, the refusals below it, the best of each group (when there are several) and "fastest: ...".
 void print_sweep(std::ostream& os, const SweepResult& r);
