@@ -179,6 +179,14 @@ MATRICES_V = ["5024x3008", "5120x3072"]
 # 72 replaced it before any of the set's results had been read.
 SHAPES_W = [((8, 12), (24, 24)), ((8, 40), (40, 40)), ((8, 16), (64, 64)), ((8, 56), (56, 56)),
             ((8, 6), (48, 48)), ((8, 24), (24, 24)), ((8, 4), (24, 24)), ((8, 18), (72, 72))]
+# Set x (2026-12-06), chosen before any of it ran, to judge memsim as it stands (no change is tied to it) where no
+# set has run: a matrix of 12288x12288 (rows of 24 to 96 KB, grids of 96 to 384 blocks a side, 0.75 to 2.25 GiB
+# a side, three times the L2 and more), at the shapes a tuner tries first: the seed articles' 32x8 on 32, blocks
+# 4 and 2 rows tall on 64, square 16x16 on 64, 16x8 and 8x16 on 32, 128x4 on 128 (a pair no set has compiled).
+# Run with memsim-validate compiling each shape when it starts (docs/validation.md), no configure-time shapes.
+SHAPES_X = [((32, 8), (32, 32)), ((64, 4), (64, 64)), ((32, 4), (64, 64)), ((16, 16), (64, 64)),
+            ((16, 8), (32, 32)), ((8, 16), (32, 32)), ((64, 2), (64, 64)), ((128, 4), (128, 128))]
+MATRICES_X = ["12288x12288"]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -190,7 +198,8 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "p": (SHAPES_P, MATRICES_B, "heldoutp"), "q": (SHAPES_Q, MATRICES_B, "heldoutq"),
         "r": (SHAPES_R, MATRICES_B, "heldoutr"), "s": (SHAPES_S, MATRICES_B, "heldouts"),
         "t": (SHAPES_T, MATRICES_T, "heldoutt"), "u": (SHAPES_T, MATRICES_U, "heldoutu"),
-        "v": (SHAPES_V, MATRICES_V, "heldoutv"), "w": (SHAPES_W, MATRICES_B, "heldoutw")}
+        "v": (SHAPES_V, MATRICES_V, "heldoutv"), "w": (SHAPES_W, MATRICES_B, "heldoutw"),
+        "x": (SHAPES_X, MATRICES_X, "heldoutx")}
 
 
 def configs(shapes):
