@@ -11,6 +11,7 @@ With --memsim, every configuration is predicted again by that memsim binary (on 
 compiles, the compiled code's estimate), beside the prediction the GPU run recorded.
 """
 import argparse
+import json
 import os
 import sys
 from collections import defaultdict
@@ -125,6 +126,33 @@ def caveat_pick_line(rows, caveated, out):
                  "its fastest carries one)", "names", out)
 
 
+def near_line(rows, band_pct, out):
+    """The rows a memsim sweep names too close to order (report/sweep.cpp, near_fastest: predicted within the
+    profile's held-out MAPE of the fastest) in each (kernel, dtype, matrix) sweep: how often timing them finds one
+    within 3% of the measured fastest, and how many they are."""
+    groups = defaultdict(list)
+    for r, m, p in rows:
+        groups[key(r)].append((m, p))
+    hits = sizes = 0
+    for g in groups.values():
+        fastest_predicted = min(p for _, p in g)
+        near = [m for m, p in g if p <= fastest_predicted * (1 + band_pct / 100)]
+        hits += min(near) <= 1.03 * min(m for m, _ in g)
+        sizes += len(near)
+    out.append("  the rows a sweep names too close to order (predicted within %.1f%% of its fastest, the profile's "
+               "held-out MAPE): one of them within 3%% of the measured fastest in %d of %d sweeps, %.1f rows a sweep"
+               % (band_pct, hits, len(groups), sizes / len(groups)))
+
+
+def profile_heldout_mape(device):
+    """The held-out MAPE the profile `device` quotes (model/devices/DEVICE.json), or None."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "model", "devices", "%s.json" % device)
+    try:
+        return json.load(open(path))["calibration"]["heldout"]["mape_pct"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def caveat_line(rows, caveated, out):
     """How the predictions that carry a caveat (a time memsim says is likely low, or a cost it leaves out) fare."""
     errs = [p / m - 1 for _, m, p in rows]
@@ -182,6 +210,9 @@ def main():
         judge(rows, "predicted here%s (%s)" % ("".join(" " + x for x in a.memsim_arg), "; ".join("%s: %d" % kv for kv in bases.items())), out)
         caveat_line(rows, caveated, out)
         caveat_pick_line(rows, doubtful, out)
+        band = profile_heldout_mape(a.device) if a.device else None
+        if band:
+            near_line(rows, band, out)
         with_dram = [(r, m, p[4], p[0]) for (r, m, _), p in zip(rows, predicted)
                      if measured_metric(r, "dram__bytes_read.sum") and measured_metric(r, "dram__bytes_write.sum")]
         if with_dram:
