@@ -950,6 +950,8 @@ TEST(ValidateOptions, BadInputsExitTwoWithOneLine) {
   const test::CommandResult help = run_validate({"--help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--render RUN.json"), std::string::npos);
+  // Shapes the build lacks are compiled when the run starts; this option asks for the run-time-shaped bodies.
+  EXPECT_NE(help.out.find("--runtime-shape"), std::string::npos);
   fs::remove_all(dir);
 }
 
