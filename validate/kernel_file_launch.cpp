@@ -1,6 +1,7 @@
 #include "validate/kernel_file_launch.hpp"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <stdexcept>
 
@@ -66,11 +67,20 @@ nlohmann::ordered_json load_plugins(const std::vector<LaunchConfig>& configs, Wa
   std::vector<const KernelInfo*> kernels;
   for (const LaunchConfig& c : kept)
     if (std::find(kernels.begin(), kernels.end(), c.kernel) == kernels.end()) kernels.push_back(c.kernel);
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  // One nvcc a kernel, all at once (each a few seconds; posix_spawn and the caches' keys keep them apart).
+  std::vector<std::vector<LaunchConfig>> owns;
+  std::vector<std::future<GpuPlugin>> loading;
   for (const KernelInfo* k : kernels) {
-    std::vector<LaunchConfig> own;
+    std::vector<LaunchConfig>& own = owns.emplace_back();
     std::copy_if(kept.begin(), kept.end(), std::back_inserter(own), [&](const LaunchConfig& c) { return c.kernel == k; });
-    const GpuPlugin p = load(*k, own);
+  }
+  for (size_t i = 0; i < kernels.size(); ++i)
+    loading.push_back(std::async(std::launch::async, [&, i] { return load(*kernels[i], owns[i]); }));
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelInfo* k = kernels[i];
+    const std::vector<LaunchConfig>& own = owns[i];
+    const GpuPlugin p = loading[i].get();  // rethrows a kernel's error, in the kernels' order
     plugins()[k->name] = p;
     nlohmann::ordered_json j = {{"kernel", k->name}};
     describe(j, own.front());
