@@ -23,8 +23,9 @@ constexpr int64_t kDefaultDynamicShared = 48 * 1024;
 bool g_runtime_shapes = false;
 
 // Calls f with the shape cfg runs with here: the run-time LaunchShape under --runtime-shape, else the built-in
-// static shape where there is one (kernels/static_dispatch.hpp), else the LaunchShape (a configuration without
-// one runs in a suite plugin compiled for it, validate/kernel_file_launch.hpp, and never reaches this).
+// static shape where there is one (kernels/static_dispatch.hpp), else the LaunchShape. memsim-validate compiles a
+// suite plugin for a configuration without a built-in one (validate/kernel_file_launch.hpp), which then runs
+// there; only a caller that loads no plugin (a test, a microbenchmark) reaches the LaunchShape so.
 template <class K, class T, class F>
 void with_shape(const LaunchConfig& cfg, F&& f) {
   if (g_runtime_shapes) f(cfg.shape);
