@@ -5,6 +5,8 @@
 #   run_heldout.sh counts OUT            every configuration's compiled paths and the estimate's: OUT/code_counts.json
 #   run_heldout.sh time PROFILE OUT [FIRST LAST]  time, check and predict the sweep's runs FIRST..LAST
 #   run_heldout.sh ncu PROFILE OUT [FIRST LAST]   Nsight Compute counts of those runs at the set's first matrix
+# time and ncu need no build of the set's shapes: memsim-validate compiles a shape its build lacks when it starts
+# (docs/validation.md), so MEMSIM_VALIDATE=PATH runs them with any memsim-validate (set x ran so).
 # HELDOUT_SET=b runs the second set (heldout.py --set b) instead, its shapes in extra_static_shapes_b.inc.
 # HELDOUT_SET="b c" builds one memsim-validate with both sets' shapes (one build for both on a machine);
 # time and ncu then take one set each.
@@ -14,6 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build-dev
 export PATH=/usr/local/cuda/bin:$PATH MEMSIM_CACHE_DIR=$PWD/$build/code-cache
+# The suite's headers the shapes compile from: this tree's, wherever the binary was built.
+export MEMSIM_KERNEL_DIR=${MEMSIM_KERNEL_DIR:-$PWD}
+validate=${MEMSIM_VALIDATE:-$build/validate/memsim-validate}
 stage=${1:?stage}
 set_=${HELDOUT_SET:-a}
 inc=$PWD/lab/heldout/extra_static_shapes.inc list=lab/heldout/heldout_configs.txt
@@ -50,13 +55,13 @@ case $stage in
       name=${line##*--name } args=${line%% --name *}
       if [ "$stage" = time ]; then
         # shellcheck disable=SC2086
-        $build/validate/memsim-validate $args --profile "$profile" --out-dir "$out/runs" --name "${profile}_$name" ||
+        "$validate" $args --profile "$profile" --out-dir "$out/runs" --name "${profile}_$name" ||
           echo "run failed: $line"
       else
         # Nsight Compute at the set's first matrix only (8192x8192 for set a): its counts are per configuration.
         args=$(sed -E 's/--matrices ([^ ,]+)[^ ]*/--matrices \1/' <<<"$args")
         # shellcheck disable=SC2086
-        $build/validate/memsim-validate $args --profile "$profile" --ncu --reps 5 --out-dir "$out/runs" \
+        "$validate" $args --profile "$profile" --ncu --reps 5 --out-dir "$out/runs" \
           --name "${profile}_${name}_ncu" || echo "run failed: $line"
       fi
     done < <(python3 lab/heldout/heldout.py --set "$set_" --commands x)
