@@ -470,10 +470,12 @@ NearFastest near_fastest(const SweepResult& r) {
     for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
     return s;
   };
+  // memsim-validate predicts beside each run with h100 unless told the sweep's profile.
+  const std::string profile = r.device.name.empty() || r.device.name == "h100" ? "" : " --profile " + r.device.name;
   for (const Command& m : merged)
     out.commands.push_back("memsim-validate --kernels " + join(m.kernels) + " --dtypes " +
                            dtype_name(fastest.launch.dtype) + " --matrices " + dims(fastest.point.user.matrix) +
-                           " --blocks " + join(m.blocks) + m.options);
+                           " --blocks " + join(m.blocks) + m.options + profile);
   return out;
 }
 

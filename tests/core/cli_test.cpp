@@ -1210,6 +1210,13 @@ void expect_near_fastest(const std::vector<std::string>& args, const std::string
 
 TEST(Cli, SweepNamesTheRowsTooCloseToOrderAndHowToTimeThem) {
   expect_near_fastest({"--kernel", "padded", "--block", "all", "--matrix", "2048x2048"}, "2048x2048");
+  // Another profile: its own held-out figure, and memsim-validate told to predict with it.
+  const auto h200 = sweep_json_of({"--kernel", "padded", "--block", "all", "--matrix", "2048x2048", "--device", "h200"});
+  std::ifstream pf(std::string(MEMSIM_SOURCE_DIR) + "/model/devices/h200.json");
+  EXPECT_DOUBLE_EQ(h200["best"]["near_fastest"]["band_pct"].get<double>(),
+                   nlohmann::json::parse(pf)["calibration"]["heldout"]["mape_pct"].get<double>());
+  for (const auto& c : h200["best"]["near_fastest"]["memsim_validate"])
+    EXPECT_EQ(c.get<std::string>().substr(c.get<std::string>().size() - 15), " --profile h200") << c;
   expect_near_fastest({"--kernel", "padded,swizzle,copy_shared", "--block", "32x8,16x16,8x32,32x4", "--matrix",
                        "2048x2048"},
                       "2048x2048");
