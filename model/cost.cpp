@@ -58,13 +58,14 @@ double interpolate(const double* xs, const double* ys, int n, double x) {
 // warp first (2, 8, 32), then in the warps a block (1 to 16), each clamped to the grid (memsim-microbench
 // --drain-merges; lab/studies/l1_merges/drain_law.py judged it on the held-out sets before it was charged).
 double drain_merge_share(const double* table, double warps, double stores) {
-  const double log_stores[3] = {1, 3, 5};
-  double at_warps[10], warps_grid[10];
-  for (int w = 0; w < 10; ++w) {
+  constexpr int kWarps = int(std::size(kDrainMergeWarps)), kStores = int(std::size(kDrainMergeStores));
+  double log_stores[kStores], at_warps[kWarps], warps_grid[kWarps];
+  for (int s = 0; s < kStores; ++s) log_stores[s] = std::log2(double(kDrainMergeStores[s]));
+  for (int w = 0; w < kWarps; ++w) {
     warps_grid[w] = kDrainMergeWarps[w];
-    at_warps[w] = interpolate(log_stores, table + 3 * w, 3, std::log2(std::max(stores, 1.0)));
+    at_warps[w] = interpolate(log_stores, table + kStores * w, kStores, std::log2(std::max(stores, 1.0)));
   }
-  return interpolate(warps_grid, at_warps, 10, warps);
+  return interpolate(warps_grid, at_warps, kWarps, warps);
 }
 
 // Half-sector pairs a warp completes in its next store instruction reach the L2 as whole sectors in blocks of

@@ -275,7 +275,7 @@ CostConstants read_cost(const JsonFields& r) {
                                 {"cost.drain_merges.lanes_4_direct", "cost.drain_merges.lanes_4_staged"}};
     for (int lanes = 0; lanes < 2; ++lanes)
       for (int staged = 0; staged < 2; ++staged)
-        r.numbers_in(tables[lanes][staged], 30, grid, kShareOfSectors, c.drain_merges[lanes][staged]);
+        r.numbers_in(tables[lanes][staged], kDrainMergeCells, grid, kShareOfSectors, c.drain_merges[lanes][staged]);
     c.drain_merges_evidence = r.text("cost.drain_merges.evidence");
     c.has_drain_merges = true;
   }

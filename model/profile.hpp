@@ -5,6 +5,7 @@
 // the profile has a "calibration" block (memsim-calibrate writes it) and are stand-ins otherwise.
 #include <cstdint>
 #include <map>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct ProfileError : std::runtime_error {
 // The grid of CostConstants::drain_merges: warps a block, stores a warp (memsim-microbench --drain-merges).
 inline constexpr int kDrainMergeWarps[10] = {1, 2, 3, 4, 5, 6, 8, 10, 14, 16};
 inline constexpr int kDrainMergeStores[3] = {2, 8, 32};
+inline constexpr int kDrainMergeCells = int(std::size(kDrainMergeWarps) * std::size(kDrainMergeStores));
 
 struct CostConstants {
   double dram_gbs = 0;                 // achievable DRAM bandwidth, read + write, GB/s (1e9 B/s)
@@ -112,7 +114,7 @@ struct CostConstants {
   // Where present it decides those pairs' merges for lanes of at most 4 bytes (model/cost.cpp), the rule above
   // the rest. has_drain_merges false: not charged.
   bool has_drain_merges = false;
-  double drain_merges[2][2][30] = {};
+  double drain_merges[2][2][kDrainMergeCells] = {};
   std::string drain_merges_evidence;
   double barrier_us = 0;               // what each barrier adds to a block's residency (see model/cost.hpp)
   double block_us = 0;                 // what a block holds its SM slot for besides its loads (launch,
