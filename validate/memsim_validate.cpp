@@ -138,10 +138,11 @@ std::string host_name() {
   return gethostname(buf, sizeof(buf) - 1) == 0 ? std::string(buf) : std::string("unknown");
 }
 
-// A kernel file that does not compile: the compiler's own words, then memsim-validate's line (exit 2).
-int kernel_file_error(const KernelFileError& e) {
+// A kernel file (or a suite plugin) that does not compile: the compiler's own words, then memsim-validate's line,
+// with `hint` after it where given (exit 2).
+int kernel_file_error(const KernelFileError& e, const std::string& hint = "") {
   if (!e.detail.empty()) std::cerr << e.detail << "\n";
-  return usage_error(e.what());
+  return usage_error(std::string(e.what()) + hint);
 }
 
 // Loads --kernel-file's kernels (their CPU plugins: the replay) and puts them first in the --kernels list.
@@ -967,10 +968,8 @@ int main(int argc, char** argv) {
                     << dev.cc_minor << " (nvcc; cached after the first run)\n";
         suite_plugins = load_suite_plugins(sweep.configs, dev.cc_major, dev.cc_minor);
       } catch (const KernelFileError& e) {
-        if (!e.detail.empty()) std::cerr << e.detail << "\n";
-        return usage_error(std::string(e.what()) +
-                           " (--runtime-shape runs the run-time-shaped bodies instead, which hand-written kernels "
-                           "of these shapes do not compile to)");
+        return kernel_file_error(e, " (--runtime-shape runs the run-time-shaped bodies instead, which hand-written "
+                                    "kernels of these shapes do not compile to)");
       }
     }
     if (s.check_addresses)
