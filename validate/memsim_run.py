@@ -103,6 +103,20 @@ def read_validation_run(path):
     return run
 
 
+def read_microbench_run(path, bench=None):
+    """A memsim-microbench run (a JSON object with a "runs" array) and its runs of benchmark `bench` (every run
+    where None), or Error: missing, unreadable, not JSON or without runs."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        runs = doc["runs"]
+        if not isinstance(runs, list):
+            raise TypeError("runs is not an array")
+        return doc, [r for r in runs if bench is None or r["bench"] == bench]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise Error("%s: not a memsim-microbench run (%s)" % (path, e)) from None
+
+
 def ncu_launches(path, what="an Nsight Compute --csv page"):
     """The launches of a --csv Nsight Compute page (one row per metric), in order: [(kernel, {metric: value})].
     Lines before its header (ncu's own log) are skipped; what names the page in an error."""

@@ -21,17 +21,6 @@ from narrow_lanes_table import Error
 import memsim_run  # noqa: E402  (on the path narrow_lanes_table adds: the error rule)
 
 
-def load_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-        if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
-            raise ValueError("no runs")
-        return doc
-    except (OSError, ValueError) as e:
-        raise Error(f"{path}: not a memsim-microbench run ({e})")
-
-
 def key(run):
     p = run.get("params", {})
     return (p.get("elem_bytes"), p.get("rows_per_request"), p.get("side"), p.get("cap_blocks_per_sm", 0),
@@ -48,8 +37,8 @@ def measured_writes(doc, path_json, path_csv):
 def main(argv):
     if len(argv) != 4:
         raise Error("usage: add_l2_write_sectors.py RUN.json MEASURED.json MEASURED.ncu.csv > OUT.json")
-    doc = load_json(argv[1])
-    measured = load_json(argv[2])
+    doc, _ = memsim_run.read_microbench_run(argv[1])
+    measured, _ = memsim_run.read_microbench_run(argv[2])
     writes = measured_writes(measured, argv[2], argv[3])
     for run in doc["runs"]:
         if run.get("bench") == "strided_store" and key(run) in writes:

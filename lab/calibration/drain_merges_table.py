@@ -12,7 +12,6 @@ kernels are matched to the runs in launch order and checked by name.
 
 Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
 """
-import json
 import sys
 
 from narrow_lanes_table import Error, ncu_kernels
@@ -22,12 +21,7 @@ import memsim_run  # noqa: E402  (on the path narrow_lanes_table adds: the error
 def main(argv):
     if len(argv) != 3:
         raise Error("usage: drain_merges_table.py RUN.json RUN.ncu.csv")
-    try:
-        with open(argv[1], encoding="utf-8") as f:
-            doc = json.load(f)
-        runs = [r for r in doc["runs"] if r["bench"] == "drain_pieces"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise Error(f"{argv[1]}: not a memsim-microbench run ({e})")
+    doc, runs = memsim_run.read_microbench_run(argv[1], "drain_pieces")
     kernels = ncu_kernels(argv[2], "void drain_pieces<")
     if len(kernels) != len(runs):
         raise Error(f"{argv[2]}: {len(kernels)} drain_pieces kernels, {argv[1]} has {len(runs)} runs")

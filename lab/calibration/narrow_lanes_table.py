@@ -14,7 +14,6 @@ and checked by name (element type, rows a request, lane order).
 
 Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
 """
-import json
 import os
 import re
 import sys
@@ -22,15 +21,6 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 import memsim_run  # noqa: E402  (validate/memsim_run.py: Nsight Compute's pages, the error rule)
 from memsim_run import Error  # noqa: E402
-
-
-def runs_of(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-        return doc, [r for r in doc["runs"] if r["bench"] == "strided_store"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise Error(f"{path}: not a memsim-microbench run ({e})")
 
 
 def ncu_kernels(path, *prefixes):
@@ -73,7 +63,7 @@ def predicted_errors(path):
 def main(argv):
     if len(argv) not in (3, 4):
         raise Error("usage: narrow_lanes_table.py RUN.json RUN.ncu.csv [PREDICTED.txt]")
-    doc, runs = runs_of(argv[1])
+    doc, runs = memsim_run.read_microbench_run(argv[1], "strided_store")
     kernels = matched_kernels(runs, argv[1], argv[2])
     errors = predicted_errors(argv[3] if len(argv) == 4 else None)
     if errors is not None and len(errors) != len(runs):
