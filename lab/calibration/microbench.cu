@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "bench_kernels.cuh"
 #include "kernels/resolve.hpp"
+#include "model/profile.hpp"
 #include "sim/dram_order.hpp"
 #include "validate/device_info.hpp"
 #include "validate/record_lines.hpp"
@@ -865,22 +867,27 @@ void run_drain(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, 
            occupancy((const void*)fn, 32 * warps, dyn));
 }
 
+// The grid the profiles' drain tables hold (model/profile.hpp): every warps-a-block and stores-a-warp cell.
 template <class T, int kStores>
 void run_drains(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
-  for (int warps : {1, 2, 3, 4, 5, 6, 8, 10, 14, 16})
+  for (int warps : memsim::kDrainMergeWarps)
     for (int cap : {0, 2}) {
       run_drain<T, kStores, true>(runs, pool, dev, timed, warps, cap);
       run_drain<T, kStores, false>(runs, pool, dev, timed, warps, cap);
     }
 }
 
+template <class T>
+void run_drains_all_stores(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  static_assert(std::size(memsim::kDrainMergeStores) == 3);
+  run_drains<T, memsim::kDrainMergeStores[0]>(runs, pool, dev, timed);
+  run_drains<T, memsim::kDrainMergeStores[1]>(runs, pool, dev, timed);
+  run_drains<T, memsim::kDrainMergeStores[2]>(runs, pool, dev, timed);
+}
+
 void run_drain_merges(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
-  run_drains<uint16_t, 2>(runs, pool, dev, timed);
-  run_drains<uint16_t, 8>(runs, pool, dev, timed);
-  run_drains<uint16_t, 32>(runs, pool, dev, timed);
-  run_drains<uint32_t, 2>(runs, pool, dev, timed);
-  run_drains<uint32_t, 8>(runs, pool, dev, timed);
-  run_drains<uint32_t, 32>(runs, pool, dev, timed);
+  run_drains_all_stores<uint16_t>(runs, pool, dev, timed);
+  run_drains_all_stores<uint32_t>(runs, pool, dev, timed);
 }
 
 // The same strided stores at four sizes, from a launch whose output and input fit the L2 together to one ten
