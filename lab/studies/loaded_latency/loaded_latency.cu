@@ -8,9 +8,15 @@
 //   2  transposed: out[x * H + y], naive's column pieces (32 / BX x elem bytes of a line a warp)
 //   3  transposed, the block's threads renumbered as a block SBX wide: pieces of another size beside the same
 //      loads
-// Every element is loaded once and (modes 1-3) stored once; modes 1-3 are checked against the reference.
+// An optional 11th field, WALK (two letters, default xx), orders each side's steps apart: the first letter the
+// loads', the second the stores' (mode 2 only), x walking along the tile row first (a block's next load reads
+// the next sector of the lines it has just read; its next store writes BX rows further on), y down the tile
+// column first (new lines for the next load; the next store writes the next bytes of the same output rows).
+// With the two letters apart, a step stores an element of another step: the output is each tile permuted.
+// Every element is loaded once and (modes 1-3) stored once; modes 1-3 are checked against the reference (a
+// permuted tile by its sum and its unwritten elements).
 // Timed with CUDA events: 3 launches to warm up, then the median of 15 (min and max too).
-//   loaded_latency CONFIGS > results.jsonl      CONFIGS: lines "dtype BXxBY TXxTY mode K SBX WxH [tag]"
+//   loaded_latency CONFIGS > results.jsonl      CONFIGS: lines "dtype BXxBY TXxTY mode K SBX WxH [WALK] [tag]"
 // loaded_latency_kernel.hpp is the same index math as a memsim kernel file.
 #include <cuda_runtime.h>
 
@@ -33,6 +39,7 @@
 
 struct Params {
   int width, height, bx, by, tx, ty, mode, sbx;
+  int load_walk_y, store_walk_y;  // 1: that side walks down the tile column first (WALK's letter y)
 };
 
 template <class T, int K>
@@ -40,18 +47,24 @@ __global__ void loaded_latency(const T* in, T* out, Params p) {
   // The index math walks the steps with counters, no division a step: the kernel stays as lean in
   // instructions as naive's compiled body (a run-time shape with a division a step is issue-bound here).
   const int bx = p.bx, by = p.by, threads = bx * by;
-  const int nsx = p.tx / bx, steps = nsx * (p.ty / by);
+  const int nsx = p.tx / bx, nsy = p.ty / by, steps = nsx * nsy;
   const int tid = threadIdx.y * bx + threadIdx.x;
-  const int sbx = p.mode == 3 ? p.sbx : bx, sby = threads / sbx, snsx = p.tx / sbx;
+  const int sbx = p.mode == 3 ? p.sbx : bx, sby = threads / sbx, snsx = p.tx / sbx, snsy = p.ty / sby;
   const int64_t col0 = int64_t(blockIdx.x) * p.tx, row0 = int64_t(blockIdx.y) * p.ty;
+  const int64_t W = p.width, H = p.height;
   // Load side: in[(row0 + r) * W + col0 + c], c = sx * bx + tx, r = sy * by + ty; mode 1 stores there too.
-  int64_t at = (row0 + threadIdx.y) * p.width + col0 + threadIdx.x;
-  const int64_t row_step = int64_t(by) * p.width - int64_t(nsx) * bx;
+  // A step moves the address by `inner`; after `n` steps the walk turns by `outer` (counters, no division).
+  int64_t at = (row0 + threadIdx.y) * W + col0 + threadIdx.x;
+  const int64_t ld_inner = p.load_walk_y ? by * W : bx;
+  const int ld_n = p.load_walk_y ? nsy : nsx;
+  const int64_t ld_outer = p.load_walk_y ? bx - int64_t(nsy) * by * W : by * W - int64_t(nsx) * bx;
   // Store side (modes 2, 3): out[(col0 + c) * H + row0 + r], c = ssx * sbx + stx, r = ssy * sby + sty.
-  int64_t to = (col0 + tid % sbx) * p.height + row0 + tid / sbx;
-  const int64_t col_step = int64_t(sbx) * p.height, srow_step = sby - int64_t(snsx) * col_step;
+  int64_t to = (col0 + tid % sbx) * H + row0 + tid / sbx;
+  const int64_t st_inner = p.store_walk_y ? sby : sbx * H;
+  const int st_n = p.store_walk_y ? snsy : snsx;
+  const int64_t st_outer = p.store_walk_y ? sbx * H - int64_t(snsy) * sby : sby - int64_t(snsx) * sbx * H;
   const T never = T(~T(0));  // the inputs are small: the mode-0 store is never taken
-  int sx = 0, ssx = 0;
+  int li = 0, si = 0;
   for (int g = 0; g < steps; g += K) {
     T v[K];
     int64_t ld[K];
@@ -59,8 +72,8 @@ __global__ void loaded_latency(const T* in, T* out, Params p) {
     for (int j = 0; j < K; ++j) {
       ld[j] = at;
       v[j] = g + j < steps ? in[at] : T(0);
-      at += bx;
-      if (++sx == nsx) sx = 0, at += row_step;
+      at += ld_inner;
+      if (++li == ld_n) li = 0, at += ld_outer;
     }
 #pragma unroll
     for (int j = 0; j < K; ++j) {
@@ -71,8 +84,8 @@ __global__ void loaded_latency(const T* in, T* out, Params p) {
         out[ld[j]] = v[j];
       } else {
         out[to] = v[j];
-        to += col_step;
-        if (++ssx == snsx) ssx = 0, to += srow_step;
+        to += st_inner;
+        if (++si == st_n) si = 0, to += st_outer;
       }
     }
   }
@@ -128,20 +141,20 @@ bool run(const Params& p, int k, const std::string& line, const std::string& dty
   size_t bad = 0;
   if (p.mode == 1) {
     for (size_t i = 0; i < n; ++i) bad += o[i] != h[i];
-  } else if (p.mode == 2) {
+  } else if (p.mode == 2 && p.load_walk_y == p.store_walk_y) {
     for (size_t y = 0; y < size_t(p.height); ++y)
       for (size_t x = 0; x < size_t(p.width); ++x) bad += o[x * p.height + y] != h[y * p.width + x];
-  } else if (p.mode == 3) {
+  } else if (p.mode >= 2) {
     uint64_t si = 0, so = 0;
     for (size_t i = 0; i < n; ++i) si += uint64_t(h[i]), so += uint64_t(o[i]), bad += o[i] == T(~T(0));
     bad += si != so;
   }
   std::sort(ms.begin(), ms.end());
   std::printf("{\"config\": \"%s\", \"dtype\": \"%s\", \"matrix\": \"%dx%d\", \"block\": \"%dx%d\", \"tile\": \"%dx%d\", "
-              "\"mode\": %d, \"k\": %d, \"sbx\": %d, \"time_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f, "
+              "\"mode\": %d, \"k\": %d, \"sbx\": %d, \"walk\": \"%c%c\", \"time_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f, "
               "\"reps\": %zu}, \"check\": \"%s\"}\n",
               line.c_str(), dtype.c_str(), p.width, p.height, p.bx, p.by, p.tx, p.ty, p.mode, k, p.sbx,
-              1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(), ms.size(), bad ? "FAILED" : "passed");
+              p.load_walk_y ? 'y' : 'x', p.store_walk_y ? 'y' : 'x', 1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(), ms.size(), bad ? "FAILED" : "passed");
   std::fflush(stdout);
   CHECK(cudaFree(in));
   CHECK(cudaFree(out));
@@ -166,11 +179,21 @@ int main(int argc, char** argv) {
     char dtype[8];
     Params p{};
     int k = 1;
-    if (std::sscanf(line.c_str(), "%7s %dx%d %dx%d %d %d %d %dx%d", dtype, &p.bx, &p.by, &p.tx, &p.ty, &p.mode, &k,
-                    &p.sbx, &p.width, &p.height) != 10) {
-      std::fprintf(stderr, "bad line: %s\n", line.c_str());
+    // After the ten fields: WALK (xx, xy, yx or yy) and a tag (a word naming the run, e.g. "check"), either or
+    // both, in any order.
+    char extra[2][16] = {"", ""};
+    const int fields = std::sscanf(line.c_str(), "%7s %dx%d %dx%d %d %d %d %dx%d %15s %15s", dtype, &p.bx, &p.by,
+                                   &p.tx, &p.ty, &p.mode, &k, &p.sbx, &p.width, &p.height, extra[0], extra[1]);
+    char walk[3] = "xx";
+    int walks = 0;
+    for (const char* e : extra)
+      if (std::strlen(e) == 2 && std::strchr("xy", e[0]) && std::strchr("xy", e[1])) std::strcpy(walk, e), ++walks;
+    if (fields < 10 || walks > 1 || (p.mode != 2 && walk[0] != walk[1]) || (p.mode == 3 && walk[0] != 'x')) {
+      std::fprintf(stderr, "bad line (WALK: xx, xy, yx or yy; apart only in mode 2; mode 3 xx): %s\n", line.c_str());
       return 2;
     }
+    p.load_walk_y = walk[0] == 'y';
+    p.store_walk_y = walk[1] == 'y';
     const bool ok = !std::strcmp(dtype, "f16")   ? run<uint16_t>(p, k, line, dtype)
                     : !std::strcmp(dtype, "f32") ? run<uint32_t>(p, k, line, dtype)
                                                  : run<uint64_t>(p, k, line, dtype);
