@@ -16,7 +16,9 @@
 // Every element is loaded once and (modes 1-3) stored once; modes 1-3 are checked against the reference (a
 // permuted tile by its sum and its unwritten elements).
 // Timed with CUDA events: 3 launches to warm up, then the median of 15 (min and max too).
-//   loaded_latency CONFIGS > results.jsonl      CONFIGS: lines "dtype BXxBY TXxTY mode K SBX WxH [WALK] [tag]"
+//   loaded_latency CONFIGS > results.jsonl      CONFIGS: lines "dtype BXxBY TXxTY mode K SBX WxH [WALK] [gy] [tag]"
+// gy numbers the grid down the tile columns first (blockIdx.x the tile row), so co-resident blocks write
+// other lines than in the usual order (blockIdx.x the tile column).
 // loaded_latency_kernel.hpp is the same index math as a memsim kernel file.
 #include <cuda_runtime.h>
 
@@ -40,6 +42,7 @@
 struct Params {
   int width, height, bx, by, tx, ty, mode, sbx;
   int load_walk_y, store_walk_y;  // 1: that side walks down the tile column first (WALK's letter y)
+  int grid_y_first;               // 1: consecutive blocks take consecutive tile rows (the token gy)
 };
 
 template <class T, int K>
@@ -50,7 +53,8 @@ __global__ void loaded_latency(const T* in, T* out, Params p) {
   const int nsx = p.tx / bx, nsy = p.ty / by, steps = nsx * nsy;
   const int tid = threadIdx.y * bx + threadIdx.x;
   const int sbx = p.mode == 3 ? p.sbx : bx, sby = threads / sbx, snsx = p.tx / sbx, snsy = p.ty / sby;
-  const int64_t col0 = int64_t(blockIdx.x) * p.tx, row0 = int64_t(blockIdx.y) * p.ty;
+  const int64_t tile_col = p.grid_y_first ? blockIdx.y : blockIdx.x, tile_row = p.grid_y_first ? blockIdx.x : blockIdx.y;
+  const int64_t col0 = tile_col * p.tx, row0 = tile_row * p.ty;
   const int64_t W = p.width, H = p.height;
   // Load side: in[(row0 + r) * W + col0 + c], c = sx * bx + tx, r = sy * by + ty; mode 1 stores there too.
   // A step moves the address by `inner`; after `n` steps the walk turns by `outer` (counters, no division).
@@ -115,7 +119,8 @@ bool run(const Params& p, int k, const std::string& line, const std::string& dty
   for (size_t i = 0; i < n; ++i) h[i] = T(i % 251);
   CHECK(cudaMemcpy(in, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   CHECK(cudaMemset(out, 0xff, n * sizeof(T)));
-  const dim3 block(p.bx, p.by), grid(p.width / p.tx, p.height / p.ty);
+  const dim3 block(p.bx, p.by), grid(p.grid_y_first ? p.height / p.ty : p.width / p.tx,
+                                     p.grid_y_first ? p.width / p.tx : p.height / p.ty);
   KernelFn<T> f = pick<T>(k);
   if (!f) return false;
   cudaEvent_t a, b;
@@ -151,10 +156,10 @@ bool run(const Params& p, int k, const std::string& line, const std::string& dty
   }
   std::sort(ms.begin(), ms.end());
   std::printf("{\"config\": \"%s\", \"dtype\": \"%s\", \"matrix\": \"%dx%d\", \"block\": \"%dx%d\", \"tile\": \"%dx%d\", "
-              "\"mode\": %d, \"k\": %d, \"sbx\": %d, \"walk\": \"%c%c\", \"time_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f, "
+              "\"mode\": %d, \"k\": %d, \"sbx\": %d, \"walk\": \"%c%c\", \"grid\": \"%s\", \"time_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f, "
               "\"reps\": %zu}, \"check\": \"%s\"}\n",
               line.c_str(), dtype.c_str(), p.width, p.height, p.bx, p.by, p.tx, p.ty, p.mode, k, p.sbx,
-              p.load_walk_y ? 'y' : 'x', p.store_walk_y ? 'y' : 'x', 1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(), ms.size(), bad ? "FAILED" : "passed");
+              p.load_walk_y ? 'y' : 'x', p.store_walk_y ? 'y' : 'x', p.grid_y_first ? "y" : "x", 1e3 * ms[ms.size() / 2], 1e3 * ms.front(), 1e3 * ms.back(), ms.size(), bad ? "FAILED" : "passed");
   std::fflush(stdout);
   CHECK(cudaFree(in));
   CHECK(cudaFree(out));
@@ -179,15 +184,18 @@ int main(int argc, char** argv) {
     char dtype[8];
     Params p{};
     int k = 1;
-    // After the ten fields: WALK (xx, xy, yx or yy) and a tag (a word naming the run, e.g. "check"), either or
-    // both, in any order.
-    char extra[2][16] = {"", ""};
-    const int fields = std::sscanf(line.c_str(), "%7s %dx%d %dx%d %d %d %d %dx%d %15s %15s", dtype, &p.bx, &p.by,
-                                   &p.tx, &p.ty, &p.mode, &k, &p.sbx, &p.width, &p.height, extra[0], extra[1]);
+    // After the ten fields, in any order: WALK (xx, xy, yx or yy), gy (the grid's blocks down the tile columns
+    // first: blockIdx.x numbers the tile rows) and a tag (a word naming the run, e.g. "check").
+    char extra[3][16] = {"", "", ""};
+    const int fields =
+        std::sscanf(line.c_str(), "%7s %dx%d %dx%d %d %d %d %dx%d %15s %15s %15s", dtype, &p.bx, &p.by, &p.tx, &p.ty,
+                    &p.mode, &k, &p.sbx, &p.width, &p.height, extra[0], extra[1], extra[2]);
     char walk[3] = "xx";
     int walks = 0;
-    for (const char* e : extra)
+    for (const char* e : extra) {
       if (std::strlen(e) == 2 && std::strchr("xy", e[0]) && std::strchr("xy", e[1])) std::strcpy(walk, e), ++walks;
+      if (!std::strcmp(e, "gy")) p.grid_y_first = 1;
+    }
     if (fields < 10 || walks > 1 || (p.mode != 2 && walk[0] != walk[1]) || (p.mode == 3 && walk[0] != 'x')) {
       std::fprintf(stderr, "bad line (WALK: xx, xy, yx or yy; apart only in mode 2; mode 3 xx): %s\n", line.c_str());
       return 2;
