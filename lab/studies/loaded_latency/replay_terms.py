@@ -28,6 +28,17 @@ def ncu_counts(path):
     return out
 
 
+def memsim_command(memsim, device, r, instructions):
+    """memsim's command replaying run r (a line of results/RUN/results.jsonl) through loaded_latency_kernel.hpp,
+    its walk (the runs before the third have none: xx) as defines, its warp instructions given."""
+    walk = r.get("walk", "xx")
+    return [memsim, "--kernel-file", os.path.relpath(os.path.join(HERE, "loaded_latency_kernel.hpp")),
+            "--define", "LL_MODE=%d" % r["mode"], "--define", "LL_K=%d" % r["k"], "--define", "LL_SBX=%d" % r["sbx"],
+            "--define", "LL_LOAD_WALK_Y=%d" % (walk[0] == "y"), "--define", "LL_STORE_WALK_Y=%d" % (walk[1] == "y"),
+            "--dtype", r["dtype"], "--matrix", r["matrix"], "--block", r["block"], "--tile", r["tile"],
+            "--device", device, "--format", "json", "--instructions", "%d" % instructions]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--memsim", required=True)
@@ -38,13 +49,9 @@ def main():
     a = ap.parse_args()
     runs = [json.loads(l) for l in open(os.path.join(HERE, "results", a.run, "results.jsonl"))]
     counts = ncu_counts(os.path.join(HERE, "results", a.run, "ncu_counts.csv"))  # launch i of the ncu run: config i
-    kernel = os.path.relpath(os.path.join(HERE, "loaded_latency_kernel.hpp"))
     out = []
     for i, r in enumerate(runs):
-        args = [a.memsim, "--kernel-file", kernel, "--define", "LL_MODE=%d" % r["mode"], "--define",
-                "LL_K=%d" % r["k"], "--define", "LL_SBX=%d" % r["sbx"], "--dtype", r["dtype"], "--matrix",
-                r["matrix"], "--block", r["block"], "--tile", r["tile"], "--device", a.device, "--format", "json",
-                "--instructions", "%d" % counts[i]["smsp__inst_executed.sum"]] + a.extra
+        args = memsim_command(a.memsim, a.device, r, counts[i]["smsp__inst_executed.sum"]) + a.extra
         p = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["prediction"]
         out.append({"config": r["config"], "check_point": r["config"].endswith("check"),
                     "measured_us": r["time_us"]["median"], "predicted_us": p["time_us"], "terms_us": p["terms_us"],

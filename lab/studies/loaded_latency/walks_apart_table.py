@@ -16,17 +16,11 @@ import os
 import subprocess
 import sys
 
-from replay_terms import HERE, ncu_counts
+from replay_terms import HERE, memsim_command, ncu_counts
 
 
 def memsim(a, r, counts, extra=()):
-    walk = r.get("walk", "xx")
-    args = [a.memsim, "--kernel-file", os.path.relpath(os.path.join(HERE, "loaded_latency_kernel.hpp")),
-            "--define", "LL_MODE=%d" % r["mode"], "--define", "LL_K=%d" % r["k"], "--define", "LL_SBX=%d" % r["sbx"],
-            "--define", "LL_LOAD_WALK_Y=%d" % (walk[0] == "y"), "--define", "LL_STORE_WALK_Y=%d" % (walk[1] == "y"),
-            "--dtype", r["dtype"], "--matrix", r["matrix"], "--block", r["block"], "--tile", r["tile"],
-            "--device", a.device, "--format", "json", "--no-compile",
-            "--instructions", "%d" % counts["smsp__inst_executed.sum"]] + list(extra)
+    args = memsim_command(a.memsim, a.device, r, counts["smsp__inst_executed.sum"]) + ["--no-compile"] + list(extra)
     return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["prediction"]
 
 
