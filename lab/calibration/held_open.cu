@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
     for (int limit : {0, 4, 2}) {
       const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
       for (const Config& c : kConfigs) {
-        if (opt.match && !std::strstr(c.name, opt.match)) continue;
+        if (!bench::name_matches(c.name, opt.match)) continue;
         const void* input = buf.input(c.element_bytes);
         MEMSIM_CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
         int resident = 0;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "validate/cuda_check.hpp"
@@ -36,8 +37,20 @@ int64_t count_wrong(const std::vector<unsigned char>& bytes, size_t rows, size_t
 
 struct Options {
   bool once = false;            // --once: each configuration launched once, untimed, for Nsight Compute
-  const char* match = nullptr;  // --match TEXT: only the runs whose name holds TEXT
+  const char* match = nullptr;  // --match TEXT: only the runs whose name holds TEXT, or one of its |-parts
 };
+// Whether a run's name is selected by --match (every name is, without it): TEXT is one or more parts apart by
+// '|' ("W=4 S|K=2"), and a name holding any of them is selected.
+inline bool name_matches(const char* name, const char* match) {
+  if (!match) return true;
+  for (const char* part = match;;) {
+    const char* end = std::strchr(part, '|');
+    const std::string text = end ? std::string(part, end) : std::string(part);
+    if (!text.empty() && std::strstr(name, text.c_str())) return true;
+    if (!end) return false;
+    part = end + 1;
+  }
+}
 // False, after the usage line on stderr, for anything but --once and --match TEXT (each at most once).
 inline bool parse_options(int argc, char** argv, const char* program, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -46,7 +59,7 @@ inline bool parse_options(int argc, char** argv, const char* program, Options& o
     } else if (std::strcmp(argv[i], "--match") == 0 && !o.match && i + 1 < argc && argv[i + 1][0] != '\0') {
       o.match = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--once] [--match TEXT]\n", program);
+      std::fprintf(stderr, "usage: %s [--once] [--match TEXT[|TEXT...]]\n", program);
       return false;
     }
   }
