@@ -51,9 +51,15 @@ def load(json_path, csv_path, read_back):
         m = counters[i]
         size, k, w = r["element_bytes"], r["elements_a_request_row"], r["warps"]
         line_elems, rows = 128 // size, 32 // k
-        r["lines_a_step"] = rows * w * k / line_elems  # each from line_elems / k >= 8 warps: counted whole
+        # A block's part of each line it writes (1: whole lines; 1/2 or 1/4 where the block is narrower than a
+        # line, the block a grid row on writing the rest) and the warps that write that part.
+        r["line_share"] = min(1.0, w * k / line_elems)
+        r["line_warps"] = min(w, line_elems // k)
+        r["lines_touched"] = rows * math.ceil(w * k / line_elems)
+        r["lines_a_step"] = rows * w * k / line_elems  # whole lines: each from line_elems / k >= 8 warps
         r["sector_warps"] = (32 // size) // k
         r["wf"] = sector_factor(read_back, r["sector_warps"])
+        r["sms"] = doc["sms"]
         r["L_step"] = r["lines_a_step"] * r["blocks_per_sm"] * doc["sms"]
         r["e"] = (m["dram__bytes_read.sum"] - out) / out
         slope = r["wf"] * read_back["per_log_lines"]
@@ -94,12 +100,127 @@ def fit(read_back, runs):
     return best
 
 
+# How a line a block writes part of counts among the lines open at once, L (the weight times the lines it
+# touches): memsim's rule (the warps that write the block's part as a share of 8, at most 1, times the share of
+# the line's sectors it writes; sim/partial_lines.hpp), and two it is judged beside.
+def share_weight(warps, share, exponent):
+    """A candidate weight (not memsim's: tried on 2026-12-06, the held-out sets judged it worse): the warps against
+    the 8 x share that write such a part of a line whole, at most 1, times the share to the exponent."""
+    return min(1.0, warps / (8.0 * share)) * share ** exponent
+
+
+HALF_LINE_WEIGHTS = (
+    ("memsim: min(1, G / 8) x share", lambda r: min(1.0, r["line_warps"] / 8.0) * r["line_share"]),
+    ("share alone", lambda r: r["line_share"]),
+    ("whole line", lambda r: 1.0),
+    ("min(1, G / (8 share)) x share^0.6", lambda r: share_weight(r["line_warps"], r["line_share"], 0.6)),
+)
+
+
+def half_line_report(read_back, runs):
+    """The runs whose blocks write part of each line: each one's measured e beside the curve's, with the steps
+    open at once as the profile has them (cost.read_back.steps_open, fitted on whole lines) and each weight of
+    such a line; then the weight each run's e asks for (the curve run backwards), by the group of warps G that
+    writes a block's part. Not fitted into steps_open: the weight is what these runs judge."""
+    spread, power = read_back["steps_open"]["spread"], read_back["steps_open"]["power"]
+
+    def d_of(r):
+        i = 0 if r["sector_warps"] <= 2 else 1 if r["sector_warps"] <= 5 else 2
+        return steps_open(spread[i], power[i], r["steps"]) if spread[i] >= 0 else float(r["steps"])
+
+    def e_with(r, weight):
+        lines = d_of(r) * r["lines_touched"] * weight * r["blocks_per_sm"] * r["sms"]
+        if lines <= read_back["from_lines"]:
+            return 0.0
+        return curve(read_back, r, d_of(r) * r["lines_touched"] * weight / r["lines_a_step"])
+
+    out = ["", "Lines a block writes part of (%d runs): measured e beside the curve's, with the profile's steps "
+           "open and each weight of such a line" % len(runs)]
+    out.append("%-31s %6s %5s %3s %6s %7s %7s %7s %7s %8s" %
+               ("run", "blk/SM", "share", "G", "e", "memsim", "share", "whole", "s^0.6", "weight"))
+    for r in runs:
+        # The weight this run's e asks for: the curve backwards, at the profile's steps open.
+        slope = r["wf"] * read_back["per_log_lines"]
+        base = d_of(r) * r["lines_touched"] * r["blocks_per_sm"] * r["sms"]
+        r["weight"] = read_back["from_lines"] * math.exp(r["e"] / slope) / base if 0.01 < r["e"] < 0.95 else float("nan")
+        out.append("%-31s %6d %5.2f %3d %6.3f %7.3f %7.3f %7.3f %7.3f %8.3f" % (
+            r["name"], r["blocks_per_sm"], r["line_share"], r["line_warps"], r["e"],
+            *(e_with(r, w(r)) for _, w in HALF_LINE_WEIGHTS), r["weight"]))
+    # Apart by where the rest of each line comes from: the block a grid row on, or the blocks next in launch
+    # order (memsim-step-lines' " next" runs).
+    for rest, label in ((False, "the rest a grid row on"), (True, "the rest from the next blocks")):
+        mine = [r for r in runs if bool(r.get("rest_from_next")) == rest]
+        if not mine:
+            continue
+        out.append(" %s (%d runs), mean e %.3f:" % (label, len(mine), sum(r["e"] for r in mine) / len(mine)))
+        for name, w in HALF_LINE_WEIGHTS:
+            sq = [(e_with(r, w(r)) - r["e"]) ** 2 for r in mine]
+            out.append("  %-38s rms error of e %.3f" % (name, math.sqrt(sum(sq) / len(sq))))
+        for g in sorted({r["line_warps"] for r in mine}):
+            ws = sorted(r["weight"] for r in mine if r["line_warps"] == g and r["weight"] == r["weight"])
+            if ws:
+                out.append("  G = %2d: the weight asked, median %.3f over %d runs reading back (from %.3f to %.3f)"
+                           % (g, ws[len(ws) // 2], len(ws), ws[0], ws[-1]))
+    return out
+
+
+def spread_runs(json_path, csv_path, read_back):
+    """memsim-partial-lines' blocks writing one sector of each of 128 lines, a sector's pieces from 8 / P warps
+    and each line's from all 8 (its "one sector of 128 lines" runs): (blocks an SM, the sector factor, e)."""
+    from fit_read_back import load_runs  # that program's JSON and ncu layout
+    runs, _ = load_runs(json_path, csv_path)
+    return [(r["blocks_per_sm"], r["sms"] if "sms" in r else 132,
+             sector_factor(read_back, {4: 8, 8: 4, 16: 2}[r["piece_bytes"]]), r["read_back"], r["name"])
+            for r in runs]
+
+
+def share_exponent_report(read_back, half, spread):
+    """The exponent of the share in share_weight, fitted by least squares on e over the half- and quarter-line
+    runs and the spread runs together (a grid from 0 to 1.5 by 0.01), and the rms error of each set under the
+    weight memsim counts and under the fit."""
+    spread_steps, spread_power = read_back["steps_open"]["spread"], read_back["steps_open"]["power"]
+
+    def d_of(r):
+        i = 0 if r["sector_warps"] <= 2 else 1 if r["sector_warps"] <= 5 else 2
+        return steps_open(spread_steps[i], spread_power[i], r["steps"]) if spread_steps[i] >= 0 else float(r["steps"])
+
+    def e_of(wf, lines):
+        if lines <= read_back["from_lines"]:
+            return 0.0
+        return max(0.0, min(1.0, wf * read_back["per_log_lines"] * math.log(lines / read_back["from_lines"])))
+
+    def errors(weight):  # weight(warps, share) -> (sum of squares over half, over spread)
+        a = sum((e_of(r["wf"], d_of(r) * r["lines_touched"] * weight(r["line_warps"], r["line_share"]) *
+                      r["blocks_per_sm"] * r["sms"]) - r["e"]) ** 2 for r in half)
+        b = sum((e_of(wf, 128 * weight(8, 0.25) * blocks * sms) - e) ** 2 for blocks, sms, wf, e, _ in spread)
+        return a, b
+
+    def rms(pair):
+        return (math.sqrt(pair[0] / len(half)), math.sqrt(pair[1] / len(spread)),
+                math.sqrt(sum(pair) / (len(half) + len(spread))))
+
+    old = rms(errors(lambda g, s: min(1.0, g / 8.0) * s))
+    best = min((sum(errors(lambda g, s, x=x / 100: share_weight(g, s, x))), x / 100) for x in range(0, 151))
+    fitted = rms(errors(lambda g, s: share_weight(g, s, best[1])))
+    out = ["", "The share's exponent, fitted on the %d part-line runs and %d spread runs together: %.2f" %
+           (len(half), len(spread), best[1])]
+    out.append("  rms error of e (part lines, spread, all): memsim's count %.3f %.3f %.3f; fitted %.3f %.3f %.3f" %
+               (old + fitted))
+    for blocks, sms, wf, e, name in spread:
+        out.append("  %-46s %d blk/SM: e %.3f, memsim's count %.3f, fitted %.3f" % (
+            name, blocks, e, e_of(wf, 128 * 0.25 * blocks * sms),
+            e_of(wf, 128 * share_weight(8, 0.25, best[1]) * blocks * sms)))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs")
     ap.add_argument("ncu")
     ap.add_argument("--profile", required=True)
     ap.add_argument("--report")
+    ap.add_argument("--spread", nargs=2, metavar=("JSON", "CSV"),
+                    help="memsim-partial-lines' one-sector-of-128-lines runs: fit the share's exponent with them")
     a = ap.parse_args()
     read_back = json.load(open(a.profile))["cost"]["read_back"]
     doc, runs = load(a.runs, a.ncu, read_back)
@@ -108,28 +229,35 @@ def main():
     out.append("%-28s %6s %9s %6s %6s %7s" % ("run", "blk/SM", "L a step", "e", "wf", "D"))
     for r in runs:
         out.append("%-28s %6d %9.0f %6.3f %6.3f %7.2f" % (r["name"], r["blocks_per_sm"], r["L_step"], r["e"], r["wf"], r["D"]))
-    fitted = [r for r in runs if r["steps"] > 1 and 0.01 < r["e"] < 0.95]
-    err, spread, power = fit(read_back, fitted)
-    out.append("fitted on %d runs (S > 1, 0.01 < e < 0.95), all together: D = min(S, 1 + %.4f x (S - 1)^%.2f); "
-               "rms error of e %.3f" % (len(fitted), spread, power, math.sqrt(err / len(fitted))))
-    spreads, powers, total = [], [], 0.0
-    for warps in (2, 4, 8):
-        mine = [r for r in fitted if r["sector_warps"] == warps]
-        e_, s_, p_ = fit(read_back, mine)
-        spreads.append(round(s_, 4))
-        powers.append(p_)
-        total += e_
-        out.append("  sectors from %d warps, %d runs: D = min(S, 1 + %.4f x (S - 1)^%.2f); rms error of e %.3f"
-                   % (warps, len(mine), s_, p_, math.sqrt(e_ / len(mine))))
-    out.append("  apart, over the %d runs: rms error of e %.3f" % (len(fitted), math.sqrt(total / len(fitted))))
-    out.append('  cost.read_back.steps_open: {"spread": %s, "power": %s}' % (json.dumps(spreads), json.dumps(powers)))
-    for name, d in (("D = S (every step's lines open)", lambda r: r["steps"]), ("D = 1 (one step's)", lambda r: 1)):
-        e2 = sum((curve(read_back, r, d(r)) - r["e"]) ** 2 for r in fitted)
-        out.append("  against %s: rms error of e %.3f" % (name, math.sqrt(e2 / len(fitted))))
-    ones = [r for r in runs if r["steps"] == 1 and r["e"] > 0.01]
+    fitted = [r for r in runs if r["steps"] > 1 and 0.01 < r["e"] < 0.95 and r["line_share"] == 1]
+    if fitted:  # a file of half-line runs alone (their own report below) fits nothing here
+        err, spread, power = fit(read_back, fitted)
+        out.append("fitted on %d runs (S > 1, 0.01 < e < 0.95), all together: D = min(S, 1 + %.4f x (S - 1)^%.2f); "
+                   "rms error of e %.3f" % (len(fitted), spread, power, math.sqrt(err / len(fitted))))
+        spreads, powers, total = [], [], 0.0
+        for warps in (2, 4, 8):
+            mine = [r for r in fitted if r["sector_warps"] == warps]
+            e_, s_, p_ = fit(read_back, mine)
+            spreads.append(round(s_, 4))
+            powers.append(p_)
+            total += e_
+            out.append("  sectors from %d warps, %d runs: D = min(S, 1 + %.4f x (S - 1)^%.2f); rms error of e %.3f"
+                       % (warps, len(mine), s_, p_, math.sqrt(e_ / len(mine))))
+        out.append("  apart, over the %d runs: rms error of e %.3f" % (len(fitted), math.sqrt(total / len(fitted))))
+        out.append('  cost.read_back.steps_open: {"spread": %s, "power": %s}' % (json.dumps(spreads), json.dumps(powers)))
+        for name, d in (("D = S (every step's lines open)", lambda r: r["steps"]), ("D = 1 (one step's)", lambda r: 1)):
+            e2 = sum((curve(read_back, r, d(r)) - r["e"]) ** 2 for r in fitted)
+            out.append("  against %s: rms error of e %.3f" % (name, math.sqrt(e2 / len(fitted))))
+    ones = [r for r in runs if r["steps"] == 1 and r["e"] > 0.01 and r["line_share"] == 1]
     if ones:
         out.append("S = 1 (the curve's check, not fitted): D from %.2f to %.2f over %d runs reading back" %
                    (min(r["D"] for r in ones), max(r["D"] for r in ones), len(ones)))
+    half = [r for r in runs if r["line_share"] < 1]
+    if half:
+        out += half_line_report(read_back, half)
+        far = [r for r in half if not r.get("rest_from_next")]
+        if a.spread and far:
+            out += share_exponent_report(read_back, far, spread_runs(a.spread[0], a.spread[1], read_back))
     text = "\n".join(out) + "\n"
     print(text, end="")
     if a.report:
