@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The third run's table (README, "Each side's walk apart"): every mode-2 run of results/walks_apart/ beside memsim
+"""The third and fourth runs' tables (README, "Each side's walk apart", "The grid's order"): every mode-2 run of
+results/RUN/ (walks_apart, walks_grid) beside memsim
 (loaded_latency_kernel.hpp through --kernel-file, the run's walk as LL_LOAD_WALK_Y / LL_STORE_WALK_Y, the warp
 instructions given from Nsight Compute): measured and predicted time, and the read-back measured and modelled
 (DRAM bytes read beyond the input, over the output: the mode-0 runs read the input once at every walk but one);
@@ -8,7 +9,10 @@ read-back), which leaves the error the read-back's count does not explain. Where
 more than one column of steps, they come back to lines the L2 has dropped beside the stores (the mode-0 run of
 f32 8x32 on 32x256 reads 283 MB, with the stores more), so their read-back cannot be told apart: "-".
 
-    walks_apart_table.py --memsim build/app/memsim [--run walks_apart] [--device h100]   (from the repository root)
+    walks_apart_table.py --memsim build/app/memsim [--run walks_apart|walks_grid] [--device h100]   (from the repository root)
+
+memsim replays the usual grid order only (blockIdx.x the tile column): a run with the grid numbered down the tile
+columns first (walks_grid's gy, "tile rows first") gets the same prediction as its twin.
 """
 import argparse
 import json
@@ -35,9 +39,9 @@ def main():
     counts = ncu_counts(os.path.join(d, "ncu.csv"))  # launch i: run i
     if len(counts) != len(runs):
         raise SystemExit("%s: %d launches for %d runs" % (d, len(counts), len(runs)))
-    print("| dtype | block / tile | walk | steps | measured µs | memsim | read-back measured / memsim | "
+    print("| dtype | block / tile | walk | grid | steps | measured µs | memsim | read-back measured / memsim | "
           "memsim, read given | written / output |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for i, r in enumerate(runs):
         if r["mode"] != 2:
             continue
@@ -57,8 +61,9 @@ def main():
             own = p["dram_bytes"]["read"] - p["dram_bytes"]["read_back"]  # memsim's loads' bytes
             g = memsim(a, r, m, ["--dram-read-bytes", "%d" % (own + max(0.0, e) * out)])
             measured, given = "%.3f" % e, "%+.1f%%" % (100 * (g["time_us"] / t - 1))
-        print("| %s | %s / %s | %s | %d | %.1f | %+.1f%% | %s / %.3f | %s | %.2f |" % (
-            r["dtype"], r["block"], r["tile"], r.get("walk", "xx"), (tx // bx) * (ty // by), t,
+        print("| %s | %s / %s | %s | %s | %d | %.1f | %+.1f%% | %s / %.3f | %s | %.2f |" % (
+            r["dtype"], r["block"], r["tile"], r.get("walk", "xx"), "tile rows first" if r.get("grid") == "y" else "usual",
+            (tx // bx) * (ty // by), t,
             100 * (p["time_us"] / t - 1), measured, p["read_back_fraction"], given,
             m["dram__bytes_write.sum"] / out))
 
