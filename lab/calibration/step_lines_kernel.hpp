@@ -16,6 +16,9 @@
 #ifndef SL_K
 #define SL_K 1  // consecutive elements a row a store request writes (32 / K rows)
 #endif
+#ifndef SL_NEXT
+#define SL_NEXT 0  // 1: a " next" run, the rest of a block's part lines from the blocks next in launch order
+#endif
 
 namespace calibration {
 using namespace memsim;
@@ -30,7 +33,9 @@ struct StepLines {
     KernelInfo k{"step_lines", "memsim-step-lines' stores: a fresh set of lines each step (calibration)",
                  "lab/calibration/step_lines.cu", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<StepLines>()};
-    k.blocks_translate = true;  // offsets: tile_origin's col0 and row0 times 1, W or H, plus the thread's part
+    // Offsets: tile_origin's col0 and row0 times 1, W or H, plus the thread's part; a " next" run's blocks take
+    // their tiles out of launch order, so each is replayed.
+    k.blocks_translate = !SL_NEXT;
     return k;
   }
   template <class Mem, class Shape, class Thread>
@@ -41,7 +46,20 @@ struct StepLines {
     const auto warp = thread / 32, lane = thread % 32;
     const auto rows = s.width, cols = s.height;
     // The tile is a block's rows (S x R) by its columns (warps x K): tile_origin's col0 is its first row.
-    const auto o = tile_origin(s, t.block_x, t.block_y);
+    // A " next" run (step_lines.cu's Next): where a block is narrower than a line, groups of E / (W K)
+    // consecutive blocks in launch order (block_x fastest, as blockIdx.x) take one block-column's worth of
+    // whole lines, then the next rows.
+    int bx = t.block_x, by = t.block_y;
+    if (SL_NEXT) {
+      const auto line_elements = decltype(s.tile_y)(128 / sizeof(T));
+      const auto parts = s.tile_y < line_elements ? line_elements / s.tile_y : 1;
+      const auto grid_x = s.width / s.tile_x;  // the row blocks
+      const auto linear = decltype(grid_x)(by) * grid_x + bx;
+      const auto group = linear / parts, member = linear % parts;
+      bx = int(group % grid_x);
+      by = int((group / grid_x) * parts + member);
+    }
+    const auto o = tile_origin(s, bx, by);
     const auto row0 = o.col0 + lane / K;
     const auto col = o.row0 + K * warp + lane % K;
     for (int step = 0; step < S; ++step) {

@@ -202,5 +202,33 @@ TEST(KernelFile, CalibrationKernelsSectorsOfLinesWholeInOneRound) {
   EXPECT_EQ(h["prediction"]["sectors_from_warps_in_one_round"], 0.0);
 }
 
+// memsim-step-lines' " next" runs (SL_NEXT=1): groups of E / (W K) consecutive blocks take the parts of the same
+// lines. A u32 block 8x16 (4 warps, 4 elements a row each: 16 of a line's 32) on a 1024^2 matrix, tile 8x16, one
+// step: 128 x 64 = 8,192 blocks, each warp one store request of 8 rows x 16 bytes, 8 half sectors: 8,192 x 4 =
+// 32,768 requests and 262,144 sectors, either numbering. The " next" one takes the tiles out of launch order, so
+// every block is replayed, not translated. Where the block writes whole lines (u32 32x32, 32 elements a row), the
+// numbering is the usual one and the prediction the same.
+TEST(KernelFile, StepLinesNextNumbersTheSameTiles) {
+  const std::string kernel = std::string(MEMSIM_SOURCE_DIR) + "/lab/calibration/step_lines_kernel.hpp";
+  for (const char* next : {"SL_NEXT=0", "SL_NEXT=1"}) {
+    auto r = report({"--kernel-file", kernel, "--define", "SL_S=1", "--define", "SL_K=4", "--define", next,
+                     "--matrix", "1024x1024", "--block", "8x16", "--tile", "8x16"});
+    EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 32768) << next;
+    EXPECT_EQ(metric(r, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 262144) << next;
+    if (std::string(next) == "SL_NEXT=1") {
+      EXPECT_EQ(r["config"]["replay"]["path"], "full");
+      EXPECT_EQ(r["config"]["replay"]["blocks_replayed"], 8192);
+    } else {
+      EXPECT_EQ(r["config"]["replay"]["path"], "block_classes");
+    }
+  }
+  std::vector<nlohmann::json> whole;
+  for (const char* next : {"SL_NEXT=0", "SL_NEXT=1"})
+    whole.push_back(report({"--kernel-file", kernel, "--define", "SL_S=4", "--define", "SL_K=1", "--define", next,
+                            "--matrix", "1024x1024", "--block", "32x32", "--tile", "128x32"}));
+  EXPECT_EQ(whole[0]["prediction"]["time_us"], whole[1]["prediction"]["time_us"]);
+  EXPECT_EQ(whole[0]["prediction"]["open_partial_lines"], whole[1]["prediction"]["open_partial_lines"]);
+}
+
 }  // namespace
 }  // namespace memsim::test
