@@ -142,7 +142,8 @@ def half_line_report(read_back, runs):
         # The weight this run's e asks for: the curve backwards, at the profile's steps open.
         slope = r["wf"] * read_back["per_log_lines"]
         base = d_of(r) * r["lines_touched"] * r["blocks_per_sm"] * r["sms"]
-        r["weight"] = read_back["from_lines"] * math.exp(r["e"] / slope) / base if 0.01 < r["e"] < 0.95 else float("nan")
+        readable = 0.01 < r["e"] < 0.95
+        r["weight"] = read_back["from_lines"] * math.exp(r["e"] / slope) / base if readable else float("nan")
         out.append("%-31s %6d %5.2f %3d %6.3f %7.3f %7.3f %7.3f %7.3f %8.3f" % (
             r["name"], r["blocks_per_sm"], r["line_share"], r["line_warps"], r["e"],
             *(e_with(r, w(r)) for _, w in HALF_LINE_WEIGHTS), r["weight"]))
@@ -169,7 +170,8 @@ def spread_runs(json_path, csv_path, read_back):
     and each line's from all 8 (its "one sector of 128 lines" runs): (blocks an SM, the sector factor, e)."""
     from fit_read_back import load_runs  # that program's JSON and ncu layout
     runs, _ = load_runs(json_path, csv_path)
-    return [(r["blocks_per_sm"], r["sms"] if "sms" in r else 132,
+    sms = json.load(open(json_path))["sms"]
+    return [(r["blocks_per_sm"], sms,
              sector_factor(read_back, {4: 8, 8: 4, 16: 2}[r["piece_bytes"]]), r["read_back"], r["name"])
             for r in runs]
 

@@ -115,8 +115,8 @@ const Config kConfigs[] = {
     // such a line by the warps that write it (G = W, as a share of 8) times the share of its sectors the block
     // writes (1/2): a quarter of a line at 4 warps, where naive f32 8x16 reads back as if each counted whole.
     // These runs weigh the half line apart from the steps (the whole-line runs above fit those): 16-byte pieces
-    // from 4 warps (naive f32 8x16's stores) and 2 (W K = E / 4, a quarter line: 8x8's), 8-byte pieces from 8 and 4, 4-byte
-    // pieces from 16 and 8.
+    // from 4 warps (naive f32 8x16's stores) and 2 (W K = E / 4, a quarter line: 8x8's), 8-byte pieces from 8
+    // and 4, 4-byte pieces from 16 and 8.
     MEMSIM_STEP_LINES_S(uint32_t, 4, 4),  MEMSIM_STEP_LINES_S(uint32_t, 2, 4),  MEMSIM_STEP_LINES_S(uint32_t, 8, 2),
     MEMSIM_STEP_LINES_S(uint32_t, 16, 1), MEMSIM_STEP_LINES_S(uint64_t, 4, 2),  MEMSIM_STEP_LINES_S(uint64_t, 8, 1),
     // The same part lines with the rest of each from the blocks next in launch order (" next", since 2026-12-06):

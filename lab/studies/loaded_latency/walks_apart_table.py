@@ -9,7 +9,8 @@ read-back), which leaves the error the read-back's count does not explain. Where
 more than one column of steps, they come back to lines the L2 has dropped beside the stores (the mode-0 run of
 f32 8x32 on 32x256 reads 283 MB, with the stores more), so their read-back cannot be told apart: "-".
 
-    walks_apart_table.py --memsim build/app/memsim [--run walks_apart|walks_grid] [--device h100]   (from the repository root)
+    walks_apart_table.py --memsim build/app/memsim [--run walks_apart|walks_grid] [--device h100]
+    (from the repository root)
 
 memsim replays the usual grid order only (blockIdx.x the tile column): a run with the grid numbered down the tile
 columns first (walks_grid's gy, "tile rows first") gets the same prediction as its twin.
@@ -61,9 +62,9 @@ def main():
             own = p["dram_bytes"]["read"] - p["dram_bytes"]["read_back"]  # memsim's loads' bytes
             g = memsim(a, r, m, ["--dram-read-bytes", "%d" % (own + max(0.0, e) * out)])
             measured, given = "%.3f" % e, "%+.1f%%" % (100 * (g["time_us"] / t - 1))
+        grid = "tile rows first" if r.get("grid") == "y" else "usual"
         print("| %s | %s / %s | %s | %s | %d | %.1f | %+.1f%% | %s / %.3f | %s | %.2f |" % (
-            r["dtype"], r["block"], r["tile"], r.get("walk", "xx"), "tile rows first" if r.get("grid") == "y" else "usual",
-            (tx // bx) * (ty // by), t,
+            r["dtype"], r["block"], r["tile"], r.get("walk", "xx"), grid, (tx // bx) * (ty // by), t,
             100 * (p["time_us"] / t - 1), measured, p["read_back_fraction"], given,
             m["dram__bytes_write.sum"] / out))
 
