@@ -72,9 +72,30 @@ def steps_open(spread, power, s):
     return min(float(s), 1.0 + spread * (s - 1) ** power)
 
 
+def e_at(read_back, wf, lines):
+    """The read-back's curve: e at `lines` open at once, for sectors of factor wf (0 at from_lines and below)."""
+    if lines <= read_back["from_lines"]:
+        return 0.0
+    return max(0.0, min(1.0, wf * read_back["per_log_lines"] * math.log(lines / read_back["from_lines"])))
+
+
 def curve(read_back, r, d):
-    lines = d * r["L_step"]
-    return max(0.0, min(1.0, r["wf"] * read_back["per_log_lines"] * math.log(lines / read_back["from_lines"])))
+    return e_at(read_back, r["wf"], d * r["L_step"])
+
+
+def part_line_e(read_back, r, weight):
+    """e for a run whose block writes part of each line, each such line counting `weight` of a line, at the
+    profile's steps open."""
+    lines = profile_steps_open(read_back, r) * r["lines_touched"] * weight * r["blocks_per_sm"] * r["sms"]
+    return e_at(read_back, r["wf"], lines)
+
+
+def profile_steps_open(read_back, r):
+    """D for run r as the profile has it (cost.read_back.steps_open, by the warps that write a sector; S where
+    the profile leaves it out)."""
+    spread, power = read_back["steps_open"]["spread"], read_back["steps_open"]["power"]
+    i = 0 if r["sector_warps"] <= 2 else 1 if r["sector_warps"] <= 5 else 2
+    return steps_open(spread[i], power[i], r["steps"]) if spread[i] >= 0 else float(r["steps"])
 
 
 def sse(read_back, runs, spread, power):
@@ -122,18 +143,6 @@ def half_line_report(read_back, runs):
     open at once as the profile has them (cost.read_back.steps_open, fitted on whole lines) and each weight of
     such a line; then the weight each run's e asks for (the curve run backwards), by the group of warps G that
     writes a block's part. Not fitted into steps_open: the weight is what these runs judge."""
-    spread, power = read_back["steps_open"]["spread"], read_back["steps_open"]["power"]
-
-    def d_of(r):
-        i = 0 if r["sector_warps"] <= 2 else 1 if r["sector_warps"] <= 5 else 2
-        return steps_open(spread[i], power[i], r["steps"]) if spread[i] >= 0 else float(r["steps"])
-
-    def e_with(r, weight):
-        lines = d_of(r) * r["lines_touched"] * weight * r["blocks_per_sm"] * r["sms"]
-        if lines <= read_back["from_lines"]:
-            return 0.0
-        return curve(read_back, r, d_of(r) * r["lines_touched"] * weight / r["lines_a_step"])
-
     out = ["", "Lines a block writes part of (%d runs): measured e beside the curve's, with the profile's steps "
            "open and each weight of such a line" % len(runs)]
     out.append("%-31s %6s %5s %3s %6s %7s %7s %7s %7s %8s" %
@@ -141,12 +150,12 @@ def half_line_report(read_back, runs):
     for r in runs:
         # The weight this run's e asks for: the curve backwards, at the profile's steps open.
         slope = r["wf"] * read_back["per_log_lines"]
-        base = d_of(r) * r["lines_touched"] * r["blocks_per_sm"] * r["sms"]
+        base = profile_steps_open(read_back, r) * r["lines_touched"] * r["blocks_per_sm"] * r["sms"]
         readable = 0.01 < r["e"] < 0.95
         r["weight"] = read_back["from_lines"] * math.exp(r["e"] / slope) / base if readable else float("nan")
         out.append("%-31s %6d %5.2f %3d %6.3f %7.3f %7.3f %7.3f %7.3f %8.3f" % (
             r["name"], r["blocks_per_sm"], r["line_share"], r["line_warps"], r["e"],
-            *(e_with(r, w(r)) for _, w in HALF_LINE_WEIGHTS), r["weight"]))
+            *(part_line_e(read_back, r, w(r)) for _, w in HALF_LINE_WEIGHTS), r["weight"]))
     # Apart by where the rest of each line comes from: the block a grid row on, or the blocks next in launch
     # order (memsim-step-lines' " next" runs).
     for rest, label in ((False, "the rest a grid row on"), (True, "the rest from the next blocks")):
@@ -155,7 +164,7 @@ def half_line_report(read_back, runs):
             continue
         out.append(" %s (%d runs), mean e %.3f:" % (label, len(mine), sum(r["e"] for r in mine) / len(mine)))
         for name, w in HALF_LINE_WEIGHTS:
-            sq = [(e_with(r, w(r)) - r["e"]) ** 2 for r in mine]
+            sq = [(part_line_e(read_back, r, w(r)) - r["e"]) ** 2 for r in mine]
             out.append("  %-38s rms error of e %.3f" % (name, math.sqrt(sum(sq) / len(sq))))
         for g in sorted({r["line_warps"] for r in mine}):
             ws = sorted(r["weight"] for r in mine if r["line_warps"] == g and r["weight"] == r["weight"])
@@ -180,21 +189,10 @@ def share_exponent_report(read_back, half, spread):
     """The exponent of the share in share_weight, fitted by least squares on e over the half- and quarter-line
     runs and the spread runs together (a grid from 0 to 1.5 by 0.01), and the rms error of each set under the
     weight memsim counts and under the fit."""
-    spread_steps, spread_power = read_back["steps_open"]["spread"], read_back["steps_open"]["power"]
-
-    def d_of(r):
-        i = 0 if r["sector_warps"] <= 2 else 1 if r["sector_warps"] <= 5 else 2
-        return steps_open(spread_steps[i], spread_power[i], r["steps"]) if spread_steps[i] >= 0 else float(r["steps"])
-
-    def e_of(wf, lines):
-        if lines <= read_back["from_lines"]:
-            return 0.0
-        return max(0.0, min(1.0, wf * read_back["per_log_lines"] * math.log(lines / read_back["from_lines"])))
-
     def errors(weight):  # weight(warps, share) -> (sum of squares over half, over spread)
-        a = sum((e_of(r["wf"], d_of(r) * r["lines_touched"] * weight(r["line_warps"], r["line_share"]) *
-                      r["blocks_per_sm"] * r["sms"]) - r["e"]) ** 2 for r in half)
-        b = sum((e_of(wf, 128 * weight(8, 0.25) * blocks * sms) - e) ** 2 for blocks, sms, wf, e, _ in spread)
+        a = sum((part_line_e(read_back, r, weight(r["line_warps"], r["line_share"])) - r["e"]) ** 2 for r in half)
+        b = sum((e_at(read_back, wf, 128 * weight(8, 0.25) * blocks * sms) - e) ** 2
+                for blocks, sms, wf, e, _ in spread)
         return a, b
 
     def rms(pair):
@@ -210,8 +208,8 @@ def share_exponent_report(read_back, half, spread):
                (old + fitted))
     for blocks, sms, wf, e, name in spread:
         out.append("  %-46s %d blk/SM: e %.3f, memsim's count %.3f, fitted %.3f" % (
-            name, blocks, e, e_of(wf, 128 * 0.25 * blocks * sms),
-            e_of(wf, 128 * share_weight(8, 0.25, best[1]) * blocks * sms)))
+            name, blocks, e, e_at(read_back, wf, 128 * 0.25 * blocks * sms),
+            e_at(read_back, wf, 128 * share_weight(8, 0.25, best[1]) * blocks * sms)))
     return out
 
 
@@ -246,7 +244,8 @@ def main():
             out.append("  sectors from %d warps, %d runs: D = min(S, 1 + %.4f x (S - 1)^%.2f); rms error of e %.3f"
                        % (warps, len(mine), s_, p_, math.sqrt(e_ / len(mine))))
         out.append("  apart, over the %d runs: rms error of e %.3f" % (len(fitted), math.sqrt(total / len(fitted))))
-        out.append('  cost.read_back.steps_open: {"spread": %s, "power": %s}' % (json.dumps(spreads), json.dumps(powers)))
+        out.append('  cost.read_back.steps_open: {"spread": %s, "power": %s}'
+                   % (json.dumps(spreads), json.dumps(powers)))
         for name, d in (("D = S (every step's lines open)", lambda r: r["steps"]), ("D = 1 (one step's)", lambda r: 1)):
             e2 = sum((curve(read_back, r, d(r)) - r["e"]) ** 2 for r in fitted)
             out.append("  against %s: rms error of e %.3f" % (name, math.sqrt(e2 / len(fitted))))

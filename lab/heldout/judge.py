@@ -51,16 +51,20 @@ def measured_metric(r, name):
     return r.get("metrics", {}).get(name, {}).get("measured")
 
 
+def read_back_pair(r, d):
+    """The read-back of record r as memsim models it (its dram_bytes d) and as Nsight Compute measured it, each
+    the bytes read beyond the loads' own (memsim's loads' bytes for both) over the output's bytes."""
+    loads = d["read"] - d["read_back"]
+    out_bytes = r["config"]["matrix_bytes"]
+    return d["read_back"] / out_bytes, max(0.0, measured_metric(r, "dram__bytes_read.sum") - loads) / out_bytes
+
+
 def dram_lines(rows, modelled, modelled_times, given, out):
     """memsim's DRAM bytes against Nsight Compute's (dram__bytes_read.sum, dram__bytes_write.sum) and the time
     again with the bytes read given. rows: (record, measured time); modelled: memsim's dram_bytes for each;
     given: (time, dram_bytes) predicted with --dram-read-bytes. The read-back as a share of the output: the
     bytes read beyond the loads' own (memsim's loads' bytes for both)."""
-    back = []
-    for (r, _), d in zip(rows, modelled):
-        loads = d["read"] - d["read_back"]
-        out_bytes = r["config"]["matrix_bytes"]
-        back.append((d["read_back"] / out_bytes, max(0.0, measured_metric(r, "dram__bytes_read.sum") - loads) / out_bytes, r))
+    back = [(*read_back_pair(r, d), r) for (r, _), d in zip(rows, modelled)]
     # Where either side reads back more than 2% of the output: the kernels whose stores leave lines part written.
     some = [t for t in back if max(t[0], t[1]) > 0.02]
     text = ("  DRAM bytes read beyond the loads' own (the read-back, x the output) against dram__bytes_read.sum: "

@@ -21,6 +21,7 @@ from collections import defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "validate"))
 import memsim_run  # noqa: E402  (validate/memsim_run.py: one place that spells memsim's command line)
+from judge import read_back_pair  # noqa: E402  (the same read-back judge.py's DRAM lines report)
 
 
 def records():
@@ -36,10 +37,7 @@ def records():
 def read_backs(memsim, card, r):
     """(memsim's read-back, the measured one), each over the output's bytes."""
     p = memsim_run.memsim_json_for_config(memsim, r["config"], ["--device", card, "--no-compile"])["prediction"]
-    d = p["dram_bytes"]
-    out = r["config"]["matrix_bytes"]
-    loads = d["read"] - d["read_back"]
-    return d["read_back"] / out, max(0.0, r["metrics"]["dram__bytes_read.sum"]["measured"] - loads) / out
+    return read_back_pair(r, p["dram_bytes"])
 
 
 def line(label, pairs):
