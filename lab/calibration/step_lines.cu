@@ -12,7 +12,8 @@
 //   W K blockcol + K w + l mod K: each store request writes K consecutive elements of R = 32 / K rows. A line
 //   (E = 128 / element bytes elements of a row) then takes its pieces from G = E / K warps of one step, and
 //   closes in it; the block writes W K / E lines of each of R rows a step, new rows each step.
-//   Consecutive blocks walk down the output rows, as consecutive blocks of a transpose do.
+//   Consecutive blocks walk down the output rows, as consecutive blocks of a transpose do. The index math is
+//   step_lines_map.hpp's, the one definition the memsim kernel file step_lines_kernel.hpp replays too.
 //
 // The kernel keeps no __restrict__: each step's load waits for the step before to have issued its store, as nvcc
 // compiles a direct transpose's body (one load in flight a warp between stores).
@@ -32,6 +33,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "lab/calibration/step_lines_map.hpp"
 #include "lab/calibration/transpose_bench.cuh"
 #include "validate/cuda_check.hpp"
 
@@ -49,16 +51,13 @@ __host__ __device__ constexpr int cols_of() { return int(kOutputBytes / sizeof(T
 // row on; where it writes whole lines, the same launch either way.
 template <class T, int W, int S, int K, bool Next = false>
 __global__ void step_lines(const T* in, T* out) {
-  constexpr int R = 32 / K, cols = cols_of<T>();
-  constexpr unsigned row_blocks = kRows / (S * R);
-  constexpr unsigned parts = Next && W * K * sizeof(T) < 128 ? 128 / (W * K * sizeof(T)) : 1;
-  const unsigned group = blockIdx.x / parts, member = blockIdx.x % parts;
+  constexpr int cols = cols_of<T>();
+  const step_lines::BlockOrigin o = step_lines::block_origin(int(sizeof(T)), W, S, K, Next, kRows, blockIdx.x);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const size_t row0 = size_t(group % row_blocks) * (S * R) + lane / K;
-  const size_t col = size_t((group / row_blocks) * parts + member) * (W * K) + K * warp + lane % K;
+  const size_t col = step_lines::column(o, warp, lane, K);
 #pragma unroll 1
   for (int s = 0; s < S; ++s) {
-    const size_t row = row0 + size_t(s) * R;
+    const size_t row = step_lines::row_in_step(o, lane, K, s);
     out[row * cols + col] = in[col * kRows + row];  // input: cols x rows
   }
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/calibration/step_lines_map.hpp"
 #include "tests/support/run_command.hpp"
 
 namespace memsim::test {
@@ -228,6 +229,32 @@ TEST(KernelFile, StepLinesNextNumbersTheSameTiles) {
                             "--matrix", "1024x1024", "--block", "32x32", "--tile", "128x32"}));
   EXPECT_EQ(whole[0]["prediction"]["time_us"], whole[1]["prediction"]["time_us"]);
   EXPECT_EQ(whole[0]["prediction"]["open_partial_lines"], whole[1]["prediction"]["open_partial_lines"]);
+}
+
+// step_lines_map.hpp, the index math memsim-step-lines runs on the GPU and its kernel file replays, worked by
+// hand on an 8192-row output of u32: W = 4 warps, S = 2 steps, K = 4 (R = 8 rows a request), so a block covers
+// 16 rows by 16 columns and 8192 / 16 = 512 row blocks. Block 513: row block 1, column block 1, origin (16, 16).
+// Thread 37 is warp 1, lane 5: row 16 + 5 / 4 = 17 (25 in step 1), column 16 + 4 x 1 + 5 mod 4 = 21. A " next"
+// run groups 128 / (4 x 4 x 4) = 2 blocks: block 513 is group 256's second, row block 256 (origin row 4096) and
+// column block 0 x 2 + 1 = 1, so it writes columns 16-31 of the rows whose columns 0-15 block 512 writes (one
+// 128-byte line between them). At W K x 4 bytes = 128 (W = 8) a block writes whole lines: no grouping.
+TEST(StepLinesMap, HandWorkedPositions) {
+  const step_lines::BlockOrigin o = step_lines::block_origin(4, 4, 2, 4, false, 8192, 513);
+  EXPECT_EQ(o.row, 16u);
+  EXPECT_EQ(o.col, 16u);
+  EXPECT_EQ(step_lines::row_in_step(o, 5, 4, 0), 17u);
+  EXPECT_EQ(step_lines::row_in_step(o, 5, 4, 1), 25u);
+  EXPECT_EQ(step_lines::column(o, 1, 5, 4), 21u);
+
+  const step_lines::BlockOrigin first = step_lines::block_origin(4, 4, 2, 4, true, 8192, 512);
+  const step_lines::BlockOrigin second = step_lines::block_origin(4, 4, 2, 4, true, 8192, 513);
+  EXPECT_EQ(first.row, 4096u);
+  EXPECT_EQ(second.row, 4096u);
+  EXPECT_EQ(first.col, 0u);
+  EXPECT_EQ(second.col, 16u);
+  EXPECT_EQ(step_lines::parts_of(4, 4, 4, true), 2u);
+  EXPECT_EQ(step_lines::parts_of(4, 8, 4, true), 1u);
+  EXPECT_EQ(step_lines::parts_of(4, 4, 4, false), 1u);
 }
 
 }  // namespace
