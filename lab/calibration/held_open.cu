@@ -12,7 +12,8 @@
 //   Q elements (one a line, each a coalesced row of the input) and then stores them, at column
 //   Q E blockcol + j E + r P + m (j = 0..Q-1). A line's E elements come from its group's P warps in E / P
 //   rounds: it stays open E / P - 1 rounds after the one it opens in. Consecutive blocks walk down the output
-//   rows, as consecutive blocks of a transpose do.
+//   rows, as consecutive blocks of a transpose do. The index math is held_open_map.hpp's, the one definition the
+//   memsim kernel file held_open_kernel.hpp replays too.
 //
 // A third, "R rows a request", has each store write K = 32 / R consecutive elements of R rows (16 or 8), as a
 // warp 16 or 8 threads wide writes a transpose's columns: a line then takes E / (P K) rounds.
@@ -46,6 +47,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "lab/calibration/held_open_map.hpp"
 #include "lab/calibration/transpose_bench.cuh"
 #include "validate/cuda_check.hpp"
 
@@ -70,26 +72,25 @@ __host__ __device__ constexpr int cols_of() { return int(kOutputBytes / sizeof(T
 // group owns R rows, and a line takes E / (P K) rounds.
 template <class T, int P, int Q, bool kSequential, bool kWide, int R = 32, bool kApart = false, bool kSteps = false>
 __global__ void held_open(const T* in, T* out) {
-  constexpr int K = 32 / R, E = line_elems<T>(), groups = 8 / P, rounds = E / (P * K);
+  constexpr int K = 32 / R, E = line_elems<T>(), rounds = E / (P * K);
   static_assert(!kSequential || R == 32, "the sequential runs write one element a row");
   static_assert(!(kSequential && (kApart || kSteps)), "rows apart and a step a line are variants of at once");
   constexpr int rows = rows_of<kWide>(), cols = cols_of<T, kWide>();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, q = warp / P, m = warp % P;
-  // A block's output rows by its columns: R x groups rows by Q lines, or rows apart Q times the rows by one line.
-  constexpr int block_rows = (kApart ? Q : 1) * R * groups, block_cols = (kApart ? 1 : Q) * E;
-  constexpr unsigned row_blocks = rows / block_rows;
-  const size_t row = size_t(blockIdx.x % row_blocks) * block_rows + R * q + lane / K;
-  const size_t col0 = size_t(blockIdx.x / row_blocks) * block_cols + lane % K;
+  constexpr int bytes = int(sizeof(T));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, m = warp % P;
+  const held_open::BlockOrigin o = held_open::block_origin(bytes, P, Q, R, kApart, rows, blockIdx.x);
+  const size_t row = held_open::thread_row(o, warp, lane, P, R);
+  const size_t col0 = held_open::thread_col(o, lane, R);
   if constexpr (kSequential) {
 #pragma unroll 1
     for (int r = 0; r < Q * rounds; ++r) {
-      const size_t col = col0 + (r / rounds) * E + (r % rounds) * P + m;
+      const size_t col = held_open::sequential_col(col0, r, m, bytes, P, R);
       out[row * cols + col] = in[col * rows + row];
     }
   } else {
     // Line j's piece in round r: side by side in the thread's row, or rows apart in the same columns.
-    const auto row_of = [&](int j) { return kApart ? row + size_t(j) * R * groups : row; };
-    const auto col_of = [&](int r, int j) { return col0 + (kApart ? 0 : j * E) + (r * P + m) * K; };
+    const auto row_of = [&](int j) { return held_open::line_row(row, j, kApart, P, R); };
+    const auto col_of = [&](int r, int j) { return held_open::line_col(col0, r, j, m, kApart, bytes, P, R); };
 #pragma unroll 1
     for (int r = 0; r < rounds; ++r) {
       if constexpr (kSteps) {

@@ -1,12 +1,14 @@
 // memsim-held-open's addresses as a memsim kernel file, for memsim --kernel-file: the replay of each of its runs,
 // whose predictions lab/calibration/fit_held_open_time.py sets beside the measured times. The index math is
-// held_open.cu's at_once and sequential variants (that file says what the benchmark does):
+// held_open_map.hpp's, the one the CUDA program held_open.cu runs, in its at_once and sequential variants (that
+// file says what the benchmark does):
 //   memsim --kernel-file lab/calibration/held_open_kernel.hpp --define HO_P=2 --define HO_Q=1 \
 //          --define HO_R=32 --dtype f32 --matrix 8192x8192 --block 32x8 --tile 128x32
 // The matrix is the output's rows x columns (W = rows, H = columns), the tile a block's rows (R x 8/P) x its
 // columns (Q lines of 128 bytes); the block 32x8 is held_open.cu's 256 threads, a warp a thread row.
 #pragma once
 #include "kernels/plugin.hpp"
+#include "held_open_map.hpp"
 
 #ifndef HO_P
 #define HO_P 2  // warps a line: groups of P warps
@@ -34,33 +36,37 @@ struct HeldOpen {
     KernelInfo k{"held_open", "memsim-held-open's stores: lines held open over rounds (calibration)",
                  "lab/calibration/held_open.cu", Footprint::Scalar, OutputKind::Transpose, kSites,
                  num_sites_of<HeldOpen>()};
-    k.blocks_translate = true;  // offsets: tile_origin's col0 and row0 times 1, W or H, plus the thread's part
+    // Block (x, y) is the program's block y grid_x + x: row block x and column block y, so its offsets are the
+    // tile's rows and columns times x and y, times 1, W or H.
+    k.blocks_translate = true;
     return k;
   }
   template <class Mem, class Shape, class Thread>
   MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
     constexpr int P = HO_P, Q = HO_Q, R = HO_R, K = 32 / R;
-    constexpr int E = 128 / int(sizeof(T)), rounds = E / (P * K);
-    const auto warp = t.thread_y;  // block 32x8: one warp a thread row
-    const auto lane = t.thread_x;
-    const auto q = warp / P, member = warp % P;
-    const auto rows = s.width, cols = s.height;
-    // The tile is a block's rows (R x 8/P) by its columns (Q lines): tile_origin's col0 is its first row.
-    const auto o = tile_origin(s, t.block_x, t.block_y);
-    const auto row = o.col0 + R * q + lane / K;
-    const auto col0 = o.row0 + lane % K;
+    constexpr int bytes = int(sizeof(T)), rounds = 128 / bytes / (P * K);
+    // The program's 1D launch: blocks numbered as blockIdx.x, the row blocks (block_x) fastest; block 32x8,
+    // one warp a thread row.
+    const auto block = uint32_t(t.block_y * s.grid_x + t.block_x);
+    const auto warp = t.thread_y, lane = t.thread_x;
+    const auto member = warp % P;
+    const auto rows = uint64_t(s.width), cols = uint64_t(s.height);
+    const held_open::BlockOrigin o = held_open::block_origin(bytes, P, Q, R, false, uint32_t(rows), block);
+    const auto row = held_open::thread_row(o, warp, lane, P, R);
+    const auto col0 = held_open::thread_col(o, lane, R);
     if (HO_SEQUENTIAL) {
       for (int r = 0; r < Q * rounds; ++r) {
-        const auto col = col0 + (r / rounds) * E + ((r % rounds) * P + member) * K;
+        const auto col = held_open::sequential_col(col0, r, member, bytes, P, R);
         const T v = load_global<T>(m, kLoadIn, true, col * rows + row);
         store_global<T>(m, kStoreOut, true, row * cols + col, v);
       }
     } else {
+      const auto col_of = [&](int r, int j) { return held_open::line_col(col0, r, j, member, false, bytes, P, R); };
       for (int r = 0; r < rounds; ++r) {
         T v{};
-        for (int j = 0; j < Q; ++j) v = load_global<T>(m, kLoadIn, true, (col0 + j * E + (r * P + member) * K) * rows + row);
-        for (int j = 0; j < Q; ++j) store_global<T>(m, kStoreOut, true, row * cols + col0 + j * E + (r * P + member) * K, v);
+        for (int j = 0; j < Q; ++j) v = load_global<T>(m, kLoadIn, true, col_of(r, j) * rows + row);
+        for (int j = 0; j < Q; ++j) store_global<T>(m, kStoreOut, true, row * cols + col_of(r, j), v);
       }
     }
   }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/calibration/held_open_map.hpp"
 #include "lab/calibration/step_lines_map.hpp"
 #include "tests/support/run_command.hpp"
 
@@ -255,6 +256,32 @@ TEST(StepLinesMap, HandWorkedPositions) {
   EXPECT_EQ(step_lines::parts_of(4, 4, 4, true), 2u);
   EXPECT_EQ(step_lines::parts_of(4, 8, 4, true), 1u);
   EXPECT_EQ(step_lines::parts_of(4, 4, 4, false), 1u);
+}
+
+// held_open_map.hpp, memsim-held-open's index math, worked by hand on an 8192-row output of u32 (E = 32 elements
+// a line): P = 2 (4 groups of 2 warps), Q = 2 lines a row, R = 16 rows a request (K = 2). A block covers 16 x 4 =
+// 64 rows by 2 x 32 = 64 columns, 8192 / 64 = 128 row blocks; block 130 is row block 2, column block 1: origin
+// (128, 64). Warp 3 (group 1, member 1), lane 5: row 128 + 16 x 1 + 5 / 2 = 146, first column 64 + 5 mod 2 = 65.
+// Line 1's piece in round 2: column 65 + 32 + (2 x 2 + 1) x 2 = 107. Rows apart, a block covers 2 x 64 = 128 rows
+// by one line: 64 row blocks, block 130 is row block 2, column block 2, origin (256, 64), and line 1 lies
+// 16 x 4 = 64 rows below line 0, in the same columns (65 + 10 = 75). Sequential (R = 32, K = 1: 16 rounds a line),
+// round 20 is line 1's round 4: column c0 + 32 + 4 x 2 + member.
+TEST(HeldOpenMap, HandWorkedPositions) {
+  const held_open::BlockOrigin o = held_open::block_origin(4, 2, 2, 16, false, 8192, 130);
+  EXPECT_EQ(o.row, 128u);
+  EXPECT_EQ(o.col, 64u);
+  EXPECT_EQ(held_open::thread_row(o, 3, 5, 2, 16), 146u);
+  EXPECT_EQ(held_open::thread_col(o, 5, 16), 65u);
+  EXPECT_EQ(held_open::line_col(uint64_t(65), 2, 1, 1, false, 4, 2, 16), 107u);
+  EXPECT_EQ(held_open::line_row(uint64_t(146), 1, false, 2, 16), 146u);
+
+  const held_open::BlockOrigin apart = held_open::block_origin(4, 2, 2, 16, true, 8192, 130);
+  EXPECT_EQ(apart.row, 256u);
+  EXPECT_EQ(apart.col, 64u);
+  EXPECT_EQ(held_open::line_row(uint64_t(274), 1, true, 2, 16), 338u);
+  EXPECT_EQ(held_open::line_col(uint64_t(65), 2, 1, 1, true, 4, 2, 16), 75u);
+
+  EXPECT_EQ(held_open::sequential_col(uint64_t(0), 20, 1, 4, 2, 32), 41u);
 }
 
 }  // namespace
