@@ -48,6 +48,7 @@ def step_lines_args(run):
     rows = 8192
     return ["--kernel-file", STEP_KERNEL, "--define", "SL_S=%d" % S, "--define", "SL_K=%d" % K,
             "--define", "SL_NEXT=%d" % bool(run.get("rest_from_next")),
+            *(["--define", "SL_STAGED=1"] if run.get("staged") else []),
             "--dtype", {4: "f32", 8: "f64"}[e], "--matrix", "%dx%d" % (rows, (256 << 20) // e // rows),
             "--block", "%dx%d" % (R, W * K), "--tile", "%dx%d" % (S * R, W * K),
             # 8 warps at 1 block an SM: any count from 255 (the most a thread has) gives 1.

@@ -213,6 +213,34 @@ def share_exponent_report(read_back, half, spread):
     return out
 
 
+def staged_report(runs):
+    """The " staged" runs (every load, a barrier, every store) beside the same addresses written step by step: the
+    read-back e and the time of each pair at the same blocks an SM, then their means by whole and part lines."""
+    direct = {(r["name"], r["blocks_per_sm"]): r for r in runs if not r.get("staged")}
+    pairs = []
+    for r in runs:
+        if r.get("staged") and r["name"].endswith(" staged"):
+            d = direct.get((r["name"][:-len(" staged")], r["blocks_per_sm"]))
+            if d:
+                pairs.append((d, r))
+    out = ["staged runs (every load, a barrier, every store) beside the same stores step by step, %d pairs:"
+           % len(pairs),
+           "%-28s %6s %8s %8s %10s %10s" % ("run", "blk/SM", "e step", "e staged", "us step", "us staged")]
+    for d, r in pairs:
+        out.append("%-28s %6d %8.3f %8.3f %10.1f %10.1f" % (d["name"], d["blocks_per_sm"], d["e"], r["e"],
+                                                            d["median_us"], r["median_us"]))
+    for label, keep in (("whole lines", lambda d: d["line_share"] == 1), ("part lines", lambda d: d["line_share"] < 1)):
+        mine = [(d, r) for d, r in pairs if keep(d)]
+        for steps in ("S = 1", "S > 1"):
+            some = [(d, r) for d, r in mine if (d["steps"] == 1) == (steps == "S = 1")]
+            if some:
+                n = len(some)
+                out.append("  %s, %s, %d pairs: mean e %.3f step by step, %.3f staged; time staged / step by step %.2f"
+                           % (label, steps, n, sum(d["e"] for d, _ in some) / n, sum(r["e"] for _, r in some) / n,
+                              sum(r["median_us"] / d["median_us"] for d, r in some) / n))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs")
@@ -223,7 +251,8 @@ def main():
                     help="memsim-partial-lines' one-sector-of-128-lines runs: fit the share's exponent with them")
     a = ap.parse_args()
     read_back = json.load(open(a.profile))["cost"]["read_back"]
-    doc, runs = load(a.runs, a.ncu, read_back)
+    doc, every_run = load(a.runs, a.ncu, read_back)
+    runs = [r for r in every_run if not r.get("staged")]  # the staged runs have a report of their own (below)
     out = ["memsim-step-lines on %s (%s), %d runs; the profile's curve: %s" %
            (doc["device"], doc["date"], len(runs), a.profile)]
     out.append("%-28s %6s %9s %6s %6s %7s" % ("run", "blk/SM", "L a step", "e", "wf", "D"))
@@ -259,6 +288,8 @@ def main():
         far = [r for r in half if not r.get("rest_from_next")]
         if a.spread and far:
             out += share_exponent_report(read_back, far, spread_runs(a.spread[0], a.spread[1], read_back))
+    if len(runs) < len(every_run):
+        out += staged_report(every_run)
     text = "\n".join(out) + "\n"
     print(text, end="")
     if a.report:

@@ -6,7 +6,8 @@
 // The matrix is the output's rows x columns (W = rows, H = columns), the tile a block's rows (S x R, R = 32 / K)
 // x its columns (warps x K), and the block R x (warps x K), what a block covers in a step: step_lines.cu's
 // 32 x warps threads in the same order (warp = thread / 32), so that a tile of one step (S x R = 16) is a whole
-// number of the block's steps.
+// number of the block's steps. SL_NEXT=1 replays a " next" run, SL_STAGED=1 a " staged" one (every step's load,
+// a barrier, every step's store).
 #pragma once
 #include "kernels/plugin.hpp"
 #include "step_lines_map.hpp"
@@ -19,6 +20,9 @@
 #endif
 #ifndef SL_NEXT
 #define SL_NEXT 0  // 1: a " next" run, the rest of a block's part lines from the blocks next in launch order
+#endif
+#ifndef SL_STAGED
+#define SL_STAGED 0  // 1: a " staged" run, every step's load, a barrier, every step's store
 #endif
 
 namespace calibration {
@@ -53,10 +57,19 @@ struct StepLines {
         step_lines::block_origin(int(sizeof(T)), warps, SL_S, SL_K, SL_NEXT != 0, uint32_t(rows), block);
     const auto warp = thread / 32, lane = thread % 32;
     const auto col = step_lines::column(o, warp, lane, SL_K);
-    for (int step = 0; step < SL_S; ++step) {
-      const auto row = step_lines::row_in_step(o, lane, SL_K, step);
-      const T v = load_global<T>(m, kLoadIn, true, col * rows + row);
-      store_global<T>(m, kStoreOut, true, row * cols + col, v);
+    if (SL_STAGED) {
+      T v{};
+      for (int step = 0; step < SL_S; ++step)
+        v = load_global<T>(m, kLoadIn, true, col * rows + step_lines::row_in_step(o, lane, SL_K, step));
+      sync_block(m);
+      for (int step = 0; step < SL_S; ++step)
+        store_global<T>(m, kStoreOut, true, step_lines::row_in_step(o, lane, SL_K, step) * cols + col, v);
+    } else {
+      for (int step = 0; step < SL_S; ++step) {
+        const auto row = step_lines::row_in_step(o, lane, SL_K, step);
+        const T v = load_global<T>(m, kLoadIn, true, col * rows + row);
+        store_global<T>(m, kStoreOut, true, row * cols + col, v);
+      }
     }
   }
 };

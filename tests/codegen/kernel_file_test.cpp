@@ -232,6 +232,22 @@ TEST(KernelFile, StepLinesNextNumbersTheSameTiles) {
   EXPECT_EQ(whole[0]["prediction"]["open_partial_lines"], whole[1]["prediction"]["open_partial_lines"]);
 }
 
+// memsim-step-lines' " staged" runs (SL_STAGED=1): the same stores, every load before a barrier. A u32 block 8x16
+// (4 warps, K = 4) walking S = 4 steps of a 1024^2 matrix, tile 32x16: 1024 / 32 x 1024 / 16 = 2,048 blocks, 4
+// warps x 4 steps a block, each store request 8 rows x 16 bytes: 32,768 requests and 262,144 sectors either way.
+// Step by step a warp's loads after a store start a round, so its lines close in 4 rounds; staged, all its stores
+// follow the barrier, so they are one round.
+TEST(KernelFile, StepLinesStagedStoresInOneRound) {
+  const std::string kernel = std::string(MEMSIM_SOURCE_DIR) + "/lab/calibration/step_lines_kernel.hpp";
+  for (const char* staged : {"SL_STAGED=0", "SL_STAGED=1"}) {
+    auto r = report({"--kernel-file", kernel, "--define", "SL_S=4", "--define", "SL_K=4", "--define", staged,
+                     "--matrix", "1024x1024", "--block", "8x16", "--tile", "32x16"});
+    EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 32768) << staged;
+    EXPECT_EQ(metric(r, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 262144) << staged;
+    EXPECT_EQ(r["prediction"]["closed_line_rounds"], std::string(staged) == "SL_STAGED=1" ? 1.0 : 4.0) << staged;
+  }
+}
+
 // step_lines_map.hpp, the index math memsim-step-lines runs on the GPU and its kernel file replays, worked by
 // hand on an 8192-row output of u32: W = 4 warps, S = 2 steps, K = 4 (R = 8 rows a request), so a block covers
 // 16 rows by 16 columns and 8192 / 16 = 512 row blocks. Block 513: row block 1, column block 1, origin (16, 16).
