@@ -266,6 +266,8 @@ def main():
         spreads, powers, total = [], [], 0.0
         for warps in (2, 4, 8):
             mine = [r for r in fitted if r["sector_warps"] == warps]
+            if not mine:  # a file with some of the runs (a subset run by --match) may lack a piece size
+                continue
             e_, s_, p_ = fit(read_back, mine)
             spreads.append(round(s_, 4))
             powers.append(p_)
