@@ -34,12 +34,24 @@ def fail(message):
     sys.exit(2)
 
 
-def main_guard(main):
-    """Runs main(), turning an Error into its line on stderr and exit 2."""
+def main_guard(main, also=()):
+    """Runs main(), turning an Error into its line on stderr and exit 2. `also`: more exception types (a missing or
+    malformed input a script reads without checking) shown the same way, prefixed with their type's name."""
     try:
         return main()
     except Error as e:
         fail(e)
+    except also as e:
+        fail("%s: %s" % (type(e).__name__, e))
+
+
+def emit_report(lines, path=None):
+    """A report's lines on stdout, and into `path` too where given (a script's --report FILE)."""
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if path:
+        with open(path, "w") as f:
+            f.write(text)
 
 
 def check_args(argv, doc, usage, low, high, free=()):

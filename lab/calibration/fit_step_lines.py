@@ -24,9 +24,12 @@ Microbenchmark runs only: nothing of the suite's kernels or of the held-out swee
 import argparse
 import json
 import math
+import os
 import sys
 
-from fit_held_open import ncu_by_id  # the same ncu --csv layout (one row a metric)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: the report's output, the error rule)
+from fit_held_open import ncu_by_id  # noqa: E402  (the same ncu --csv layout, one row a metric)
 
 
 def sector_factor(read_back, warps):
@@ -292,15 +295,8 @@ def main():
             out += share_exponent_report(read_back, far, spread_runs(a.spread[0], a.spread[1], read_back))
     if len(runs) < len(every_run):
         out += staged_report(every_run)
-    text = "\n".join(out) + "\n"
-    print(text, end="")
-    if a.report:
-        open(a.report, "w").write(text)
+    memsim_run.emit_report(out, a.report)
 
 
-if __name__ == "__main__":
-    try:
-        main()
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:  # a missing or malformed input: one line
-        print("fit_step_lines.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
-        sys.exit(2)
+if __name__ == "__main__":  # a missing or malformed input: one line, exit 2
+    memsim_run.main_guard(main, also=(OSError, ValueError, KeyError, IndexError, TypeError))

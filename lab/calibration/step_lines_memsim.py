@@ -16,11 +16,12 @@ import concurrent.futures
 import json
 import math
 import os
-import subprocess
 import sys
 
-from fit_held_open import ncu_by_id  # the same ncu --csv layout (one row a metric)
-from fit_held_open_time import step_lines_args  # the one command line that replays a run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: the report's output, the error rule)
+from fit_held_open import ncu_by_id  # noqa: E402  (the same ncu --csv layout, one row a metric)
+from fit_held_open_time import step_lines_args  # noqa: E402  (the one command line that replays a run)
 
 
 def kind(run):
@@ -28,11 +29,11 @@ def kind(run):
 
 
 def predict(memsim, device, run):
-    out = subprocess.run([memsim, *step_lines_args(run), "--device", device, "--no-compile"], capture_output=True,
-                         text=True)
-    if out.returncode != 0:
-        raise ValueError("memsim failed on %s: %s" % (run["name"], out.stderr.strip()))
-    return json.loads(out.stdout)["prediction"]
+    args = step_lines_args(run) + ["--device", device, "--no-compile"]
+    try:
+        return memsim_run.memsim_report(memsim, args)["prediction"]
+    except memsim_run.Error as e:
+        raise memsim_run.Error("%s: %s" % (run["name"], e)) from None
 
 
 def main():
@@ -72,15 +73,8 @@ def main():
             math.sqrt(sum((x - e) ** 2 for e, x, _ in g) / n), 100 * sum(t for _, _, t in g) / n,
             100 * sum(abs(t) for _, _, t in g) / n))
     lines.append("left out: %d runs where memsim's blocks an SM differ from the run's" % apart)
-    text = "\n".join(lines) + "\n"
-    print(text, end="")
-    if a.report:
-        open(a.report, "w").write(text)
+    memsim_run.emit_report(lines, a.report)
 
 
-if __name__ == "__main__":
-    try:
-        main()
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:  # a missing or malformed input: one line
-        print("step_lines_memsim.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
-        sys.exit(2)
+if __name__ == "__main__":  # a missing or malformed input: one line, exit 2
+    memsim_run.main_guard(main, also=(OSError, ValueError, KeyError, IndexError, TypeError))

@@ -72,15 +72,8 @@ def main():
     out.append("naive by dtype and block width:")
     for (card, dtype, width), pairs in sorted(by_naive.items()):
         out.append(line("%s %s, %s" % (card, dtype, width), pairs))
-    text = "\n".join(out) + "\n"
-    print(text, end="")
-    if a.report:
-        open(a.report, "w").write(text)
+    memsim_run.emit_report(out, a.report)
 
 
-if __name__ == "__main__":
-    try:
-        main()
-    except (OSError, ValueError, KeyError) as e:
-        print("read_back_by_kernel.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
-        sys.exit(2)
+if __name__ == "__main__":  # a missing or malformed input: one line, exit 2
+    memsim_run.main_guard(main, also=(OSError, ValueError, KeyError))

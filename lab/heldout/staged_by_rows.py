@@ -23,7 +23,7 @@ from collections import defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "validate"))
 import memsim_run  # noqa: E402  (validate/memsim_run.py: one place that spells memsim's command line)
-from judge import records  # noqa: E402  (the timed records judge.py reads)
+from judge import records, repredict  # noqa: E402  (the timed records judge.py reads, its prediction of one)
 
 STAGED = ("coalesced", "padded", "copy_shared")
 ELEMENT_BYTES = {"f16": 2, "f32": 4, "f64": 8}
@@ -52,10 +52,9 @@ def elements_a_thread(cfg):
 
 
 def predict(memsim, card, r):
-    p = memsim_run.memsim_json_for_config(memsim, r["config"], ["--device", card, "--no-compile"])["prediction"]
-    measured = r["measured"]["time_us"]
-    measured = measured["median"] if isinstance(measured, dict) else measured
-    return p["time_us"] / measured - 1, bool(p.get("caveats"))
+    """(the error, whether the prediction carries a caveat), predicted as judge.py's "predicted here" lines."""
+    time_us, _, _, caveats, _, _ = repredict(r, memsim, card, ["--no-compile"])
+    return time_us / r["measured"]["time_us"]["median"] - 1, bool(caveats)
 
 
 def main():
@@ -80,15 +79,8 @@ def main():
         errors = [e for e, _ in g]
         out.append("  %-5s %-4s %-8s %-12s %4d %+7.1f%% %+7.1f%% %8d" % (
             *key, len(g), 100 * statistics.mean(errors), 100 * statistics.median(errors), sum(1 for _, c in g if c)))
-    text = "\n".join(out) + "\n"
-    print(text, end="")
-    if a.report:
-        open(a.report, "w").write(text)
+    memsim_run.emit_report(out, a.report)
 
 
-if __name__ == "__main__":
-    try:
-        main()
-    except (OSError, ValueError, KeyError) as e:  # a missing or malformed input: one line
-        print("staged_by_rows.py: %s: %s" % (type(e).__name__, e), file=sys.stderr)
-        sys.exit(2)
+if __name__ == "__main__":  # a missing or malformed input: one line, exit 2
+    memsim_run.main_guard(main, also=(OSError, ValueError, KeyError))
