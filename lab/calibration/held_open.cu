@@ -72,7 +72,7 @@ __host__ __device__ constexpr int cols_of() { return int(kOutputBytes / sizeof(T
 // group owns R rows, and a line takes E / (P K) rounds.
 template <class T, int P, int Q, bool kSequential, bool kWide, int R = 32, bool kApart = false, bool kSteps = false>
 __global__ void held_open(const T* in, T* out) {
-  constexpr int K = 32 / R, E = line_elems<T>(), rounds = E / (P * K);
+  constexpr int rounds = held_open::rounds_of(int(sizeof(T)), P, R);
   static_assert(!kSequential || R == 32, "the sequential runs write one element a row");
   static_assert(!(kSequential && (kApart || kSteps)), "rows apart and a step a line are variants of at once");
   constexpr int rows = rows_of<kWide>(), cols = cols_of<T, kWide>();

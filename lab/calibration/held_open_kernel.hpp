@@ -44,8 +44,8 @@ struct HeldOpen {
   template <class Mem, class Shape, class Thread>
   MEMSIM_HD static void body(Mem& m, const Shape& s, const Thread& t) {
     using T = typename Mem::Elem;
-    constexpr int P = HO_P, Q = HO_Q, R = HO_R, K = 32 / R;
-    constexpr int bytes = int(sizeof(T)), rounds = 128 / bytes / (P * K);
+    constexpr int P = HO_P, Q = HO_Q, R = HO_R;
+    constexpr int bytes = int(sizeof(T)), rounds = held_open::rounds_of(bytes, P, R);
     // The program's 1D launch: blocks numbered as blockIdx.x, the row blocks (block_x) fastest; block 32x8,
     // one warp a thread row.
     const auto block = uint32_t(t.block_y * s.grid_x + t.block_x);

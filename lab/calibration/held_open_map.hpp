@@ -22,6 +22,9 @@ struct BlockOrigin {
   uint64_t row, col;  // the block's first output row and column
 };
 
+// The rounds a line takes: its E = 128 / element bytes elements from P warps, K = 32 / R of them a request.
+HELD_OPEN_HD constexpr int rounds_of(int element_bytes, int p, int r) { return 128 / element_bytes / (p * (32 / r)); }
+
 // Block `block` (launch order, as blockIdx.x) of a launch with `rows` output rows.
 HELD_OPEN_HD inline BlockOrigin block_origin(int element_bytes, int p, int q, int r, bool apart, uint32_t rows,
                                              uint32_t block) {
@@ -42,7 +45,8 @@ HELD_OPEN_HD inline auto thread_col(const BlockOrigin& o, const Lane& lane, int 
   return o.col + lane % (32 / r);
 }
 
-// Line j's row: the thread's own, or j R 8/P rows on where the lines lie rows apart.
+// Line j's row: the thread's own, or j R 8/P rows on where the lines lie rows apart (+ 0 gives both branches the
+// same type, Lanes<uint64_t> in the warp replay).
 template <class Row>
 HELD_OPEN_HD inline auto line_row(const Row& row, int j, bool apart, int p, int r) {
   return apart ? row + uint64_t(j) * uint64_t(r * (8 / p)) : row + uint64_t(0);
@@ -57,6 +61,8 @@ HELD_OPEN_HD inline auto line_col(const Col& col0, int round, int j, const Membe
 template <class Col, class Member>
 HELD_OPEN_HD inline auto sequential_col(const Col& col0, int round, const Member& m, int element_bytes, int p,
                                         int r) {
+  // rounds_of's rounds, spelled out: called here, nvcc compiles the sequential runs' loops into other (equivalent)
+  // code than the one their committed times were measured with.
   const int e = 128 / element_bytes, k = 32 / r, rounds = e / (p * k);
   return col0 + (round / rounds) * e + (round % rounds) * p * k + m * k;
 }
