@@ -9,6 +9,7 @@ with no spaces, as nlohmann's dump() writes it, so both writers break the same l
 differ: see in_layout). The text parses back to the same document: key order kept, floats written by repr (the
 shortest that round-trips).
 """
+import gzip
 import json
 import re
 import sys
@@ -57,9 +58,25 @@ def same_document(a, b):
     return a == b and json.dumps(a) == json.dumps(b)
 
 
+def _read(path):
+    if path.endswith(".gz"):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return f.read()
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _write(path, text):
+    """NAME.json.gz is written through gzip without a name or time in its header (as gzip -n writes it), so that
+    the same document compresses to the same bytes."""
+    data = text.encode("utf-8")
+    with open(path, "wb") as f:
+        f.write(gzip.compress(data, compresslevel=9, mtime=0) if path.endswith(".gz") else data)
+
+
 def main(argv):
-    """record_lines.py [--check] FILE...: rewrites each JSON file in this layout, after checking that the new text
-    parses to the same document; --check rewrites nothing and names the files not in the layout (exit 1)."""
+    """record_lines.py [--check] FILE...: rewrites each JSON file (NAME.json.gz through gzip) in this layout, after
+    checking that the new text parses to the same document; --check rewrites nothing and names the files not in the layout (exit 1)."""
     check = argv[:1] == ["--check"]
     paths = argv[1:] if check else argv
     if not paths:
@@ -67,8 +84,7 @@ def main(argv):
         return 2
     bad = 0
     for path in paths:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = _read(path)
         doc = json.loads(text)
         new = record_lines(doc)
         if not same_document(json.loads(new), doc):
@@ -80,8 +96,7 @@ def main(argv):
             print("%s: not one record per line (python3 validate/record_lines.py %s rewrites it)" % (path, path))
             bad += 1
         else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(new)
+            _write(path, new)
     return 1 if bad else 0
 
 

@@ -32,7 +32,7 @@ for dev in ("h100", "h200"):
     json.dump(profile, open(path, "w"), indent=1)
 PY
   for dev in h100 h200; do
-    MEMSIM_DEVICE_DIR=$devices python3 lab/heldout/judge.py lab/heldout/results/$dev/*.json \
+    MEMSIM_DEVICE_DIR=$devices python3 lab/heldout/judge.py lab/heldout/results/$dev/*.json.gz \
       --memsim "$build/app/memsim" --device $dev >"$out/${variant}_${dev}_heldout.txt"
     prefix=""; [ $dev = h200 ] && prefix=h200_
     MEMSIM_DEVICE_DIR=$devices "$build/lab/calibration/memsim-calibrate" --base $dev --holdout-validate \

@@ -33,8 +33,8 @@ for dev in h100 h200; do
   # Set a's runs in DEV/, every later set's in DEV_X/ (one letter: not DEV_X_ncu/), in the order of their letters.
   for dir in lab/heldout/results/$dev lab/heldout/results/${dev}_?; do
     set=${dir#lab/heldout/results/$dev}
-    ls "$dir"/*.json >/dev/null 2>&1 || continue
-    python3 lab/heldout/judge.py lab/heldout/results/$dev$set/*.json --memsim "$build/app/memsim" --device $dev \
+    ls "$dir"/*.json.gz >/dev/null 2>&1 || continue
+    python3 lab/heldout/judge.py lab/heldout/results/$dev$set/*.json.gz --memsim "$build/app/memsim" --device $dev \
       --no-compile \
       --report lab/heldout/results/$dev${set}_judged.txt >/dev/null
     echo "regenerated lab/heldout/results/$dev${set}_judged.txt"
@@ -45,12 +45,12 @@ done
 # estimate's lines again, after "(without cuobjdump, the estimate:)"; a set with ncu runs and no file gets one
 # with the estimate's lines alone.
 for ncu in lab/heldout/results/*_ncu; do
-  ls "$ncu"/*.json >/dev/null 2>&1 || continue
+  ls "$ncu"/*.json.gz >/dev/null 2>&1 || continue
   name=$(basename "$ncu" _ncu) dev=${name%%_*}
   file=lab/heldout/results/${name}_instructions.txt
   report=$(mktemp)
   # The same run writes the DRAM bytes against Nsight Compute's, and the time with the bytes read given.
-  python3 lab/heldout/judge.py "$ncu"/*.json --memsim "$build/app/memsim" --device "$dev" --no-compile \
+  python3 lab/heldout/judge.py "$ncu"/*.json.gz --memsim "$build/app/memsim" --device "$dev" --no-compile \
     --report "$report" --dram-report lab/heldout/results/${name}_dram.txt >/dev/null
   {
     if [ -f "$file" ] && grep -q '^(without cuobjdump' "$file"; then sed '/^(without cuobjdump/,$d' "$file"; fi
@@ -69,8 +69,8 @@ toolkit_cache=$(mktemp -d)
 if out=$(MEMSIM_CACHE_DIR=$toolkit_cache "$build/app/memsim" --kernel naive --dtype f32 --block 8x16 --tile 16x16 \
            --format json 2>/dev/null) && grep -q '"instructions_basis": "counted along the compiled SASS paths' <<<"$out"; then
   for dev in h100 h200; do
-    ls lab/heldout/results/$dev/*.json >/dev/null 2>&1 || continue
-    MEMSIM_CACHE_DIR=$toolkit_cache python3 lab/heldout/judge.py lab/heldout/results/$dev/*.json \
+    ls lab/heldout/results/$dev/*.json.gz >/dev/null 2>&1 || continue
+    MEMSIM_CACHE_DIR=$toolkit_cache python3 lab/heldout/judge.py lab/heldout/results/$dev/*.json.gz \
       --memsim "$build/app/memsim" --device $dev --report lab/heldout/results/${dev}_judged_toolkit.txt >/dev/null
     echo "regenerated lab/heldout/results/${dev}_judged_toolkit.txt"
   done

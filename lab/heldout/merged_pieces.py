@@ -15,7 +15,6 @@ configuration). Sorted by kernel, then by the share.
 Standard library only. Exit 2 with one line on stderr for a directory without runs or a memsim that fails.
 """
 import argparse
-import glob
 import os
 import sys
 
@@ -25,9 +24,9 @@ from memsim_run import Error  # noqa: E402
 
 
 def records(folder):
-    files = sorted(glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "runs", "*.json")))
+    files = memsim_run.run_files(folder) + memsim_run.run_files(os.path.join(folder, "runs"))
     if not files:
-        raise Error(f"{folder}: no run files (*.json or runs/*.json)")
+        raise Error(f"{folder}: no run files (*.json[.gz] or runs/*.json[.gz])")
     for path in files:
         yield from memsim_run.read_validation_run(path)["records"]
 

@@ -28,7 +28,7 @@ def naive_records(device, ncu):
         name = os.path.basename(folder)
         if not os.path.isdir(folder) or name.endswith("_ncu") != ncu or name.count("_") > (2 if ncu else 1):
             continue
-        for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        for path in memsim_run.run_files(folder):
             for r in memsim_run.read_validation_run(path)["records"]:
                 if r["config"]["kernel"] == "naive" and r.get("measured", {}).get("time_us"):
                     yield r

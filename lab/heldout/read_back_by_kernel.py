@@ -13,7 +13,6 @@ mid-line, and the rest of those lines comes from other blocks.
 import argparse
 import concurrent.futures
 import glob
-import json
 import os
 import sys
 from collections import defaultdict
@@ -28,8 +27,8 @@ def records():
     """(card, record) for every record of a *_ncu set with DRAM bytes read measured."""
     for d in sorted(glob.glob(os.path.join(ROOT, "lab", "heldout", "results", "*_ncu"))):
         card = os.path.basename(d).split("_")[0]
-        for path in sorted(glob.glob(os.path.join(d, "*.json"))):
-            for r in json.load(open(path))["records"]:
+        for path in memsim_run.run_files(d):
+            for r in memsim_run.read_validation_run(path)["records"]:
                 if r.get("metrics", {}).get("dram__bytes_read.sum", {}).get("measured") is not None:
                     yield card, r
 

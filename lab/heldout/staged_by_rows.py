@@ -36,7 +36,7 @@ def timed_sets():
         name = os.path.basename(d)
         if not os.path.isdir(d) or any(t in name for t in ("_ncu", "repeat", "rerun", "profiles", "occupancy")):
             continue
-        for r in records(sorted(glob.glob(os.path.join(d, "*.json")))):
+        for r in records(memsim_run.run_files(d)):
             if r["config"]["kernel"] in STAGED:
                 yield name.split("_")[0], r
 

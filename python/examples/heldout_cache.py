@@ -9,6 +9,7 @@ events, ms), "times" the minimum, median and maximum. Standard library only.
     python3 python/examples/heldout_cache.py [RESULTS_DIR] [OUT]
 """
 import glob
+import gzip
 import json
 import os
 import sys
@@ -19,8 +20,9 @@ KEYS = ["block_size_x", "block_size_y", "tile_size_x", "tile_size_y"]
 
 def main(results, out):
     entries, device = {}, None
-    for path in sorted(glob.glob(os.path.join(results, "*.json"))):
-        with open(path, encoding="utf-8") as f:
+    # The runs are committed gzipped (NAME.json.gz); a run just copied off a GPU may not be yet.
+    for path in sorted(glob.glob(os.path.join(results, "*.json")) + glob.glob(os.path.join(results, "*.json.gz"))):
+        with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")) as f:
             run = json.load(f)
         for r in run["records"]:
             c = r["config"]

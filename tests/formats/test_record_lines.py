@@ -5,6 +5,7 @@ record_lines_test.cpp checks that the C++ writer gives the same text (validate/r
     test_record_lines.py SOURCE_DIR
 """
 import glob
+import gzip
 import json
 import os
 import sys
@@ -15,7 +16,8 @@ sys.path.insert(0, os.path.join(SOURCE_DIR, "validate"))
 from record_lines import in_layout, record_lines, same_document  # noqa: E402
 
 # The committed run documents (not model/devices/ profiles, not fuzz/corpus/).
-RUN_DOCUMENTS = ("validate/results/**/*.json", "lab/calibration/results/**/*.json", "lab/heldout/results/**/*.json")
+RUN_DOCUMENTS = ("validate/results/**/*.json", "lab/calibration/results/**/*.json", "lab/heldout/results/**/*.json",
+                 "lab/heldout/results/**/*.json.gz")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -57,7 +59,8 @@ class RecordLines(unittest.TestCase):
                         for p in glob.glob(os.path.join(SOURCE_DIR, pattern), recursive=True)})
         self.assertGreater(len(paths), 50)
         for path in paths:
-            with open(path, encoding="utf-8") as f:
+            with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz")
+                  else open(path, encoding="utf-8")) as f:
                 text = f.read()
             with self.subTest(path=os.path.relpath(path, SOURCE_DIR)):
                 # in_layout: memsim-validate's floats may be spelt otherwise than repr spells them

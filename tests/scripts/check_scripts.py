@@ -16,6 +16,7 @@ ncu that would leave a marker if anything got as far as building or profiling.
 
   check_scripts.py VALIDATE_DIR WORK_DIR
 """
+import gzip
 import json
 import os
 import shutil
@@ -245,8 +246,14 @@ def check_python_scripts(c):
     judge = [py, os.path.join(LAB, "heldout", "judge.py")]
     c.expect_error("judge a run that is missing", judge + [missing], "no such file")
     c.expect_error("judge a run that is not JSON", judge + [text], "is not JSON")
+    # The held-out runs are committed gzipped: a .gz that is not gzip, or is cut short, is one line too.
+    c.expect_error("judge a .json.gz that is not gzip", judge + [c.write("plain.json.gz", "{}\n")],
+                   "is not a whole gzip file")
+    whole = gzip.compress(json.dumps({"records": []}).encode())
+    c.expect_error("judge a .json.gz cut short", judge + [c.write("cut.json.gz", whole[:len(whole) // 2])],
+                   "is not a whole gzip file")
     c.expect_error("judge memsim missing", judge + [os.path.join(LAB, "heldout", "results", "h100_c",
-                                                               "h100_heldoutc_24x4_t24x24.json"),
+                                                               "h100_heldoutc_24x4_t24x24.json.gz"),
                                               "--memsim", missing, "--device", "h100"], "no such file")
     by_piece = [py, os.path.join(LAB, "heldout", "naive_by_piece.py")]
     c.expect_error("naive_by_piece memsim missing", by_piece + ["--memsim", missing], "no such file")

@@ -77,7 +77,7 @@ def runs():
     for dev in ("h100", "h200"):
         for folder in [os.path.join(base, dev)] + sorted(glob.glob(os.path.join(base, dev + "_?"))):
             name = os.path.basename(folder)
-            for path in sorted(glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "runs", "*.json"))):
+            for path in memsim_run.run_files(folder) + memsim_run.run_files(os.path.join(folder, "runs")):
                 for r in memsim_run.read_validation_run(path)["records"]:
                     yield name, dev, r
 

@@ -21,8 +21,8 @@ import memsim_run  # noqa: E402  (validate/memsim_run.py: memsim's report, readi
 USAGE = "lab/studies/l1_wavefronts/recorded_runs.py MEMSIM_BINARY [--list]"
 METRIC = "l1tex__data_pipe_lsu_wavefronts_mem_lgds.sum"
 BAND = (0.99, 1.30)
-SETS = [("held-out set c (H100, after the rule)", ["lab/heldout/results/h100_c_ncu/*.json"]),
-        ("held-out sweeps a, b (H100)", ["lab/heldout/results/h100_ncu/*.json", "lab/heldout/results/h100_b_ncu/*.json"]),
+SETS = [("held-out set c (H100, after the rule)", ["lab/heldout/results/h100_c_ncu/*.json.gz"]),
+        ("held-out sweeps a, b (H100)", ["lab/heldout/results/h100_ncu/*.json.gz", "lab/heldout/results/h100_b_ncu/*.json.gz"]),
         ("ragged sizes (H100)", ["validate/results/odd_sizes.json"]),
         ("ragged sizes (H200)", ["validate/results/h200_odd_sizes.json"]),
         ("ragged sizes f16, f64 (H100, after the rule)", ["validate/results/odd_sizes_f16_f64.json"])]

@@ -26,7 +26,7 @@ def main():
     memsim_run.check_args(sys.argv, __doc__, USAGE, 0, 0)
     print("| kernel | dtype | block | tile | issued / whole | at L2 / whole | merged | memsim time error |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for f in sorted(glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_[bc]_ncu/*.json"))):
+    for f in sorted(glob.glob(os.path.join(ROOT, "lab/heldout/results/h100_[bc]_ncu/*.json.gz"))):
         for r in memsim_run.read_validation_run(f)["records"]:
             c, m = memsim_run.field(r, ("config",), f), memsim_run.field(r, ("metrics",), f)
             if c["kernel"] == "naive":
