@@ -58,7 +58,8 @@ def same_document(a, b):
     return a == b and json.dumps(a) == json.dumps(b)
 
 
-def _read(path):
+def read_text(path):
+    """A run document's text: NAME.json, or NAME.json.gz through gzip (the held-out sets' runs are committed so)."""
     if path.endswith(".gz"):
         with gzip.open(path, "rt", encoding="utf-8") as f:
             return f.read()
@@ -76,7 +77,8 @@ def _write(path, text):
 
 def main(argv):
     """record_lines.py [--check] FILE...: rewrites each JSON file (NAME.json.gz through gzip) in this layout, after
-    checking that the new text parses to the same document; --check rewrites nothing and names the files not in the layout (exit 1)."""
+    checking that the new text parses to the same document; --check rewrites nothing and names the files not in the
+    layout (exit 1)."""
     check = argv[:1] == ["--check"]
     paths = argv[1:] if check else argv
     if not paths:
@@ -84,7 +86,7 @@ def main(argv):
         return 2
     bad = 0
     for path in paths:
-        text = _read(path)
+        text = read_text(path)
         doc = json.loads(text)
         new = record_lines(doc)
         if not same_document(json.loads(new), doc):

@@ -5,7 +5,6 @@ record_lines_test.cpp checks that the C++ writer gives the same text (validate/r
     test_record_lines.py SOURCE_DIR
 """
 import glob
-import gzip
 import json
 import os
 import sys
@@ -13,7 +12,7 @@ import unittest
 
 SOURCE_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "validate"))
-from record_lines import in_layout, record_lines, same_document  # noqa: E402
+from record_lines import in_layout, read_text, record_lines, same_document  # noqa: E402
 
 # The committed run documents (not model/devices/ profiles, not fuzz/corpus/).
 RUN_DOCUMENTS = ("validate/results/**/*.json", "lab/calibration/results/**/*.json", "lab/heldout/results/**/*.json",
@@ -59,9 +58,7 @@ class RecordLines(unittest.TestCase):
                         for p in glob.glob(os.path.join(SOURCE_DIR, pattern), recursive=True)})
         self.assertGreater(len(paths), 50)
         for path in paths:
-            with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz")
-                  else open(path, encoding="utf-8")) as f:
-                text = f.read()
+            text = read_text(path)
             with self.subTest(path=os.path.relpath(path, SOURCE_DIR)):
                 # in_layout: memsim-validate's floats may be spelt otherwise than repr spells them
                 self.assertTrue(in_layout(text),
