@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set y           the second to twenty-fifth set (SHAPES_B .. SHAPES_Y below)
+    --set b .. --set z           the second to twenty-sixth set (SHAPES_B .. SHAPES_Z below)
 """
 import argparse
 import sys
@@ -196,6 +196,15 @@ MATRICES_X = ["12288x12288"]
 # that a count which moves them is seen. 8192x8192 only, as sets b to s.
 SHAPES_Y = [((8, 4), (64, 64)), ((16, 2), (64, 64)), ((32, 1), (64, 64)), ((8, 8), (128, 128)),
             ((16, 8), (128, 128)), ((32, 4), (128, 128)), ((64, 2), (128, 128)), ((128, 1), (128, 128))]
+# Set z (2026-12-06, 23:00 UTC), chosen and committed before any of it ran and before the microbenchmark whose cost
+# it may judge (memsim-held-open's whole-sector runs, lab/calibration/held_open.cu) had run: naive writing whole
+# 32-byte sectors over several steps into many output rows a block (f64 at 8-wide blocks, f32 at 4-wide), which
+# set y and validate/results/naive_rows found running up to twice memsim's DRAM-bound time; beside them blocks that
+# close each line in its step (4x32 and 8x32 on 96), half-sector and 8-byte pieces at 128 rows a block (16x4,
+# 32x2 on 128), and the staged kernels. Eight (block, tile) pairs no set, study and training sweep of the
+# compiled-code estimate has compiled, 1- to 8-warp blocks, at 8192x8192 only.
+SHAPES_Z = [((8, 16), (128, 128)), ((8, 8), (96, 96)), ((4, 16), (64, 64)), ((4, 32), (96, 96)),
+            ((8, 32), (96, 96)), ((16, 4), (128, 128)), ((8, 4), (48, 48)), ((32, 2), (128, 128))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -208,7 +217,8 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "r": (SHAPES_R, MATRICES_B, "heldoutr"), "s": (SHAPES_S, MATRICES_B, "heldouts"),
         "t": (SHAPES_T, MATRICES_T, "heldoutt"), "u": (SHAPES_T, MATRICES_U, "heldoutu"),
         "v": (SHAPES_V, MATRICES_V, "heldoutv"), "w": (SHAPES_W, MATRICES_B, "heldoutw"),
-        "x": (SHAPES_X, MATRICES_X, "heldoutx"), "y": (SHAPES_Y, MATRICES_B, "heldouty")}
+        "x": (SHAPES_X, MATRICES_X, "heldoutx"), "y": (SHAPES_Y, MATRICES_B, "heldouty"),
+        "z": (SHAPES_Z, MATRICES_B, "heldoutz")}
 
 
 def configs(shapes):
