@@ -185,6 +185,17 @@ const Config kConfigs[] = {
     MEMSIM_HELD_OPEN_STEPS(uint32_t, 4, 2, 8),  MEMSIM_HELD_OPEN_STEPS(uint32_t, 4, 4, 8),
     MEMSIM_HELD_OPEN_STEPS(uint64_t, 2, 2, 16), MEMSIM_HELD_OPEN_STEPS(uint64_t, 4, 4, 16),
     MEMSIM_HELD_OPEN_STEPS(uint32_t, 8, 2, 32), MEMSIM_HELD_OPEN_STEPS(uint32_t, 8, 4, 32),
+    // Whole sectors held open (2026-12-06): one warp a line (P = 1), each store a whole sector of each of its
+    // rows, so that a line's four sectors come one a round over 4 rounds (8 rows a request at u64, 4 at u32: a
+    // 32-byte sector a row, as naive f64 at 8-wide blocks and f32 at 4-wide ones write them); then the same
+    // lines in 64-byte pieces (two sectors) over 2 rounds (4 rows a request at u64, 2 at u32). Nothing is partly
+    // written in either: what differs is whether a line's 64-byte halves are whole when its round ends.
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 1, 8), MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 2, 8),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 4, 8), MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 1, 4),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 2, 4), MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 4, 4),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 1, 4), MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 2, 4),
+    MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 4, 4), MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 1, 2),
+    MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 2, 2), MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 4, 2),
 };
 
 }  // namespace
