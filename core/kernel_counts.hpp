@@ -105,6 +105,9 @@ struct KernelCounts {
   // of the block's partly written lines they are (the rest close in the round they open: partial_lines_per_block).
   std::array<double, 2> lines_open_at_once_per_block{};  // lines with a piece under 16 bytes; all 16 or more
   double held_line_share = 0;
+  // Lines a block writes in whole sectors alone over two rounds or more, as many as are open at once
+  // (sim/partial_lines.hpp, PartialPieces::whole_lines_open_at_once).
+  double whole_lines_open_at_once_per_block = 0;
   double global_store_instructions = 0;               // warp instructions
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).

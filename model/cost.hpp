@@ -142,6 +142,8 @@ struct Prediction {
   // Lines held open over rounds: how many are open at once (all blocks), their share of the partly written
   // lines, and the fraction read back for them (read_back_fraction mixes it in by that share).
   double lines_open_at_once = 0, held_line_share = 0, held_open_read_back = 0;
+  // Lines written in whole sectors alone over two rounds or more, as many as are open at once (all blocks).
+  double whole_lines_open_at_once = 0;
   // The DRAM bytes the DRAM term charges, as Nsight Compute names them: dram__bytes_read.sum (the loads' bytes
   // and the read-back, or the bytes given), the read-back's part of it, and dram__bytes_write.sum.
   double dram_read_bytes = 0, dram_read_back_bytes = 0, dram_write_bytes = 0;

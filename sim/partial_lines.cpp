@@ -45,8 +45,14 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   }
   const uint64_t full = full_sector();
   const uint64_t sectors_per_line = uint64_t(line_bytes_ / sector_bytes_);
-  for (int i = 0; i < n; ++i)
-    if (touched[i].bytes == full) whole_sectors_.push_back(touched[i].sector);
+  for (int i = 0; i < n; ++i) {
+    if (touched[i].bytes != full) continue;
+    whole_sectors_.push_back(touched[i].sector);
+    WholeLine& l = whole_lines_[touched[i].sector / sectors_per_line];
+    if (l.first_round < 0 || round < l.first_round) l.first_round = round;
+    l.last_round = std::max(l.last_round, round);
+    l.sectors |= uint32_t(1) << (touched[i].sector % sectors_per_line);
+  }
   // Half-sector pieces this store completes with the other half from the warp's previous store: both halves
   // count, each piece once. A store between the two breaks the pair (lab/studies/store_merge: 2 apart, 0-3%
   // merge).
@@ -114,6 +120,20 @@ std::array<double, 2> PartialPieces::lines_open_at_once() const {
   if (rounds_ > 0)
     for (double& r : rounds_open) r /= double(rounds_);
   return rounds_open;
+}
+
+double PartialPieces::whole_lines_open_at_once() const {
+  if (rounds_ <= 0) return 0;
+  const double sectors_per_line = double(line_bytes_ / sector_bytes_);
+  double rounds_open = 0;
+  for (const auto& [line, l] : whole_lines_) {
+    if (l.last_round <= l.first_round) continue;
+    bool partial = false;
+    for (const Line& p : lines_) partial = partial || p.line == line;
+    if (partial) continue;
+    rounds_open += (l.last_round - l.first_round + 1) * __builtin_popcount(l.sectors) / sectors_per_line;
+  }
+  return rounds_open / double(rounds_);
 }
 
 // Written in pieces by two or more warps and not held over rounds: the lines of sectors_by_writing_warps.
@@ -269,6 +289,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.mean_open_rounds = pieces.mean_open_rounds();
   p.lines_open_at_once = pieces.lines_open_at_once();
   p.lines_held_over_rounds = pieces.lines_held_over_rounds();
+  p.whole_lines_open_at_once = pieces.whole_lines_open_at_once();
   p.lines_closed_in_round = pieces.lines_closed_in_round();
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();

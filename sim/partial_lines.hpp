@@ -20,6 +20,7 @@
 // the same lines): the count keeps the sectors apart by how many warps write each, for the cost model to weigh.
 #include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "core/kernel_counts.hpp"
@@ -85,6 +86,13 @@ class PartialPieces {
   std::array<double, 2> lines_open_at_once() const;
   int64_t lines_held_over_rounds() const;
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
+  // Lines the block writes in whole sectors alone (no partial piece there), those sectors in two rounds or more:
+  // a line of naive f64's output at an 8-wide block (each warp store a whole sector of 8 rows, a line's four in
+  // four steps) while the block keeps its tile's width of rows open. Nothing of them is partly written, yet
+  // such blocks ran up to twice their DRAM-bound time (validate/results/naive_rows/). Counted as
+  // lines_open_at_once counts its lines: the share of the block's rounds each is open times the share of its
+  // sectors the block writes.
+  double whole_lines_open_at_once() const;
   // Sectors the block writes in pieces from two of its warps or more (held over rounds or not): each waits in
   // the L2 for its last piece from another warp, which memsim-held-open's runs price apart from the pieces
   // themselves (cost.sector_from_warps_ps). Pieces from one warp alone (a warp completing its own half sectors)
@@ -126,6 +134,13 @@ class PartialPieces {
   bool held_over_rounds(const Line& l) const;
   bool closes_in_round(const Line& l) const;
   std::vector<Line> lines_;  // few per block: a linear search is fine
+  // Lines with a whole sector from this block: the rounds of its first and last whole sector there, and which
+  // sectors (bit i: sector i of the line). Those also in lines_ hold a partial piece and are not counted.
+  struct WholeLine {
+    int first_round = -1, last_round = -1;
+    uint32_t sectors = 0;
+  };
+  std::unordered_map<uint64_t, WholeLine> whole_lines_;  // a staged tile's drain writes thousands
   // Per warp of the block: its round (global loads after a store start the next) and whether its last global
   // access was a store.
   int round_[kWarpSize] = {};
@@ -158,6 +173,7 @@ struct PartialLines {
   std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once
   int64_t lines_held_over_rounds = 0;   // PartialPieces::lines_held_over_rounds
   int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
+  double whole_lines_open_at_once = 0;  // PartialPieces::whole_lines_open_at_once
   int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
   double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
   int64_t sectors_from_warps = 0;         // PartialPieces::sectors_from_warps

@@ -283,6 +283,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.partial_line_open_rounds = partial.mean_open_rounds;
   result.lines_open_at_once_per_block = partial.lines_open_at_once;
   result.lines_held_over_rounds = partial.lines_held_over_rounds;
+  result.whole_lines_open_at_once_per_block = partial.whole_lines_open_at_once;
   result.lines_closed_in_round = partial.lines_closed_in_round;
   result.closed_line_rounds = partial.closed_line_rounds;
   result.next_store_half_pair_share = partial.next_store_half_pair_share;

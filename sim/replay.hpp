@@ -82,6 +82,9 @@ struct ReplayResult {
   // lines_open_at_once), and the count of such lines against those closed in the round they open.
   std::array<double, 2> lines_open_at_once_per_block{};  // pieces under 16 bytes, and 16 bytes or more
   int64_t lines_held_over_rounds = 0, lines_closed_in_round = 0;
+  // Lines the middle block writes in whole sectors over two rounds or more, as many as are open at once
+  // (PartialPieces::whole_lines_open_at_once).
+  double whole_lines_open_at_once_per_block = 0;
   int closed_line_rounds = 0;  // the rounds those closed in their round open in (PartialLines::closed_line_rounds)
   // The share of the middle block's partial pieces (bytes) that are half sectors their warp completes in its
   // next store instruction (PartialPieces::next_store_half_pair_share).

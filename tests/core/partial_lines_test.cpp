@@ -387,6 +387,63 @@ TEST(PartialPieces, SuiteLinesOpenAtOnce) {
   EXPECT_EQ(lines.sectors_left_partial.size(), 32u);
 }
 
+// Whole sectors over rounds: warp 0 writes sector r of 8 lines in round r (lanes 4i..4i+3: line i, 8 bytes each,
+// so 32 bytes a line, a whole sector), rounds 0..3: each line open all 4 of the block's 4 rounds with all 4 of
+// its sectors, 8 x 4/4 x 4/4 = 8. Warp 1 writes 4 more lines whole in one store (round 0: not held open), and
+// rounds 0 and 2 of warp 2 write sector 0 and then sector 2 of 8 others, open 3 of 4 rounds with half their
+// sectors: 8 x 3/4 x 2/4 = 3. A line with a partial piece as well (warp 3's 4 bytes into warp 0's first line
+// in round 0) leaves the count: 7 x 1 + 3 = 10. None of them is a partly written line held open.
+TEST(PartialPieces, WholeLinesOpenAtOnce) {
+  WarpAccess load = store(1 << 24, 4, 4);
+  load.op = Op::Load;
+  const auto sectors = [](uint64_t base, int sector) {
+    WarpAccess w = store(0, 0, 8);
+    for (int lane = 0; lane < 32; ++lane) w.addr[lane] = base + 128 * uint64_t(lane / 4) + 32 * sector + 8 * (lane % 4);
+    return w;
+  };
+  PartialPieces p;
+  for (int round = 0; round < 4; ++round) {
+    p.add(load, 0);
+    p.add(sectors(0, round), 0);
+  }
+  EXPECT_DOUBLE_EQ(p.whole_lines_open_at_once(), 8.0);
+  p.add(load, 1);
+  p.add(store(1 << 16, 16, 16), 1);  // 32 lanes x 16 bytes: 4 lines, whole, in one store
+  p.add(load, 2);
+  p.add(sectors(1 << 18, 0), 2);
+  p.add(load, 2);
+  p.add(store(1 << 22, 4, 4), 2);  // round 1: elsewhere (128 bytes, a line whole)
+  p.add(load, 2);
+  p.add(sectors(1 << 18, 2), 2);
+  EXPECT_DOUBLE_EQ(p.whole_lines_open_at_once(), 8.0 + 3.0);
+  p.add(load, 3);
+  WarpAccess piece = store(4, 128, 4);
+  piece.mask = 1;  // lane 0 alone: 4 bytes into sector 0 of line 0 (bytes written before: a partial piece)
+  p.add(piece, 3);
+  EXPECT_DOUBLE_EQ(p.whole_lines_open_at_once(), 7.0 + 3.0);
+  EXPECT_EQ(p.lines_open_at_once(), (std::array<double, 2>{0.0, 0.0}));
+}
+
+// naive f64 8x4 on a 16x16 tile: one warp (8 x by 4 y), whose store writes 4 y of 8 bytes, a whole sector, into
+// each of 8 output rows. The walk steps along x inside y (kernels/launch_shape.hpp: the column walk is the inner
+// loop): rounds (y step i, x step j) = 2i + j, 8 in all. Each of the 16 rows' 16 y is one line (128 bytes) that
+// gets a sector in rounds j, j + 2, j + 4, j + 6: open 7 of 8 rounds: 16 x 7/8 = 14. At 8x16 the block's 4 warps
+// write all 16 y of a row in one step: no line open over rounds.
+TEST(PartialPieces, SuiteWholeLinesOpenAtOnce) {
+  const auto whole = [](Size2 block) {
+    UserConfig u;
+    u.kernel = "naive";
+    u.dtype = Dtype::F64;
+    u.matrix = {1024, 1024};
+    u.block = block;
+    u.tile = Size2{16, 16};
+    const LaunchConfig cfg = resolve_launch(u);
+    return partial_lines_of_block(cfg, cfg.blocks() / 2).whole_lines_open_at_once;
+  };
+  EXPECT_DOUBLE_EQ(whole({8, 4}), 14.0);
+  EXPECT_DOUBLE_EQ(whole({8, 16}), 0.0);
+}
+
 // The partial pieces of the middle block of naive at 1024x1024 in this dtype, block and tile.
 PartialLines naive_middle_block(Dtype dtype, Size2 block, Size2 tile) {
   UserConfig u;
