@@ -108,6 +108,8 @@ struct KernelCounts {
   // Lines a block writes in whole sectors alone over two rounds or more, as many as are open at once
   // (sim/partial_lines.hpp, PartialPieces::whole_lines_open_at_once).
   double whole_lines_open_at_once_per_block = 0;
+  // Of those, counting the sectors written without their 64-byte partner in the same round alone.
+  double lone_sector_lines_open_at_once_per_block = 0;
   double global_store_instructions = 0;               // warp instructions
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).

@@ -250,8 +250,9 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
       (c.lines_open_at_once_per_block[0] + k.read_back_held_open_half_sector_factor * c.lines_open_at_once_per_block[1]) *
       std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
   pr.held_line_share = c.held_line_share;
-  pr.whole_lines_open_at_once =
-      c.whole_lines_open_at_once_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  const double resident_blocks = std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  pr.whole_lines_open_at_once = c.whole_lines_open_at_once_per_block * resident_blocks;
+  pr.lone_sector_lines_open_at_once = c.lone_sector_lines_open_at_once_per_block * resident_blocks;
   const bool held_open_costed = k.read_back_held_open_lines > 0;
   if (pr.held_line_share > 0 && held_open_costed) {
     pr.held_open_read_back = 1 - std::exp(-std::pow(pr.lines_open_at_once / k.read_back_held_open_lines,
@@ -577,6 +578,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["held_line_share"] = p.held_line_share;
   j["held_open_read_back"] = p.held_open_read_back;
   j["whole_lines_open_at_once"] = p.whole_lines_open_at_once;
+  j["lone_sector_lines_open_at_once"] = p.lone_sector_lines_open_at_once;
   j["dram_bytes"] = {{"read", p.dram_read_bytes},
                      {"read_back", p.dram_read_back_bytes},
                      {"written", p.dram_write_bytes},

@@ -22,6 +22,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   c.partial_line_open_rounds = r.partial_line_open_rounds;
   c.lines_open_at_once_per_block = r.lines_open_at_once_per_block;
   c.whole_lines_open_at_once_per_block = r.whole_lines_open_at_once_per_block;
+  c.lone_sector_lines_open_at_once_per_block = r.lone_sector_lines_open_at_once_per_block;
   const double lines = double(r.lines_held_over_rounds + r.lines_closed_in_round);
   c.held_line_share = lines > 0 ? double(r.lines_held_over_rounds) / lines : 0.0;
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());

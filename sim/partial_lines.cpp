@@ -52,6 +52,8 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     if (l.first_round < 0 || round < l.first_round) l.first_round = round;
     l.last_round = std::max(l.last_round, round);
     l.sectors |= uint32_t(1) << (touched[i].sector % sectors_per_line);
+    if (l.sector_round.empty()) l.sector_round.assign(sectors_per_line, -1);
+    l.sector_round[touched[i].sector % sectors_per_line] = round;
   }
   // Half-sector pieces this store completes with the other half from the warp's previous store: both halves
   // count, each piece once. A store between the two breaks the pair (lab/studies/store_merge: 2 apart, 0-3%
@@ -122,7 +124,7 @@ std::array<double, 2> PartialPieces::lines_open_at_once() const {
   return rounds_open;
 }
 
-double PartialPieces::whole_lines_open_at_once() const {
+double PartialPieces::whole_lines_open(bool lone_sectors_only) const {
   if (rounds_ <= 0) return 0;
   const double sectors_per_line = double(line_bytes_ / sector_bytes_);
   double rounds_open = 0;
@@ -131,10 +133,20 @@ double PartialPieces::whole_lines_open_at_once() const {
     bool partial = false;
     for (const Line& p : lines_) partial = partial || p.line == line;
     if (partial) continue;
-    rounds_open += (l.last_round - l.first_round + 1) * __builtin_popcount(l.sectors) / sectors_per_line;
+    int sectors = 0;
+    for (size_t s = 0; s < l.sector_round.size(); ++s) {
+      if (l.sector_round[s] < 0) continue;
+      const size_t partner = s ^ 1;
+      const bool paired = partner < l.sector_round.size() && l.sector_round[partner] == l.sector_round[s];
+      sectors += !lone_sectors_only || !paired;
+    }
+    rounds_open += (l.last_round - l.first_round + 1) * sectors / sectors_per_line;
   }
   return rounds_open / double(rounds_);
 }
+
+double PartialPieces::whole_lines_open_at_once() const { return whole_lines_open(false); }
+double PartialPieces::lone_sector_lines_open_at_once() const { return whole_lines_open(true); }
 
 // Written in pieces by two or more warps and not held over rounds: the lines of sectors_by_writing_warps.
 bool PartialPieces::closes_in_round(const Line& l) const { return warps_if_held_open(l) > 0 && !held_over_rounds(l); }
@@ -290,6 +302,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.lines_open_at_once = pieces.lines_open_at_once();
   p.lines_held_over_rounds = pieces.lines_held_over_rounds();
   p.whole_lines_open_at_once = pieces.whole_lines_open_at_once();
+  p.lone_sector_lines_open_at_once = pieces.lone_sector_lines_open_at_once();
   p.lines_closed_in_round = pieces.lines_closed_in_round();
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();

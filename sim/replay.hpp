@@ -85,6 +85,7 @@ struct ReplayResult {
   // Lines the middle block writes in whole sectors over two rounds or more, as many as are open at once
   // (PartialPieces::whole_lines_open_at_once).
   double whole_lines_open_at_once_per_block = 0;
+  double lone_sector_lines_open_at_once_per_block = 0;  // PartialPieces::lone_sector_lines_open_at_once
   int closed_line_rounds = 0;  // the rounds those closed in their round open in (PartialLines::closed_line_rounds)
   // The share of the middle block's partial pieces (bytes) that are half sectors their warp completes in its
   // next store instruction (PartialPieces::next_store_half_pair_share).

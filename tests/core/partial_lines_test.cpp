@@ -422,12 +422,29 @@ TEST(PartialPieces, WholeLinesOpenAtOnce) {
   p.add(piece, 3);
   EXPECT_DOUBLE_EQ(p.whole_lines_open_at_once(), 7.0 + 3.0);
   EXPECT_EQ(p.lines_open_at_once(), (std::array<double, 2>{0.0, 0.0}));
+  // Every sector so far is written without its 64-byte partner in the same round (warp 0's one a round; warp
+  // 2's sectors 0 and 2, partners 1 and 3 never written): all lone. Warp 4 writes 4 lines in 64-byte pieces
+  // (lanes 8i..8i+7: line i), sectors 0 and 1 in round 0, 2 and 3 in round 1: each line open 2 of the block's
+  // 4 rounds, 4 x 2/4 = 2 whole, none lone.
+  EXPECT_DOUBLE_EQ(p.lone_sector_lines_open_at_once(), 7.0 + 3.0);
+  const auto halves = [](uint64_t base, int half) {
+    WarpAccess w = store(0, 0, 8);
+    for (int lane = 0; lane < 32; ++lane) w.addr[lane] = base + 128 * uint64_t(lane / 8) + 64 * half + 8 * (lane % 8);
+    return w;
+  };
+  for (int half = 0; half < 2; ++half) {
+    p.add(load, 4);
+    p.add(halves(1 << 21, half), 4);
+  }
+  EXPECT_DOUBLE_EQ(p.whole_lines_open_at_once(), 7.0 + 3.0 + 2.0);
+  EXPECT_DOUBLE_EQ(p.lone_sector_lines_open_at_once(), 7.0 + 3.0);
 }
 
 // naive f64 8x4 on a 16x16 tile: one warp (8 x by 4 y), whose store writes 4 y of 8 bytes, a whole sector, into
 // each of 8 output rows. The walk steps along x inside y (kernels/launch_shape.hpp: the column walk is the inner
 // loop): rounds (y step i, x step j) = 2i + j, 8 in all. Each of the 16 rows' 16 y is one line (128 bytes) that
-// gets a sector in rounds j, j + 2, j + 4, j + 6: open 7 of 8 rounds: 16 x 7/8 = 14. At 8x16 the block's 4 warps
+// gets a sector in rounds j, j + 2, j + 4, j + 6: open 7 of 8 rounds: 16 x 7/8 = 14, each sector apart from its
+// 64-byte partner (lone: 14 too). At 8x16 the block's 4 warps
 // write all 16 y of a row in one step: no line open over rounds.
 TEST(PartialPieces, SuiteWholeLinesOpenAtOnce) {
   const auto whole = [](Size2 block) {
@@ -442,6 +459,15 @@ TEST(PartialPieces, SuiteWholeLinesOpenAtOnce) {
   };
   EXPECT_DOUBLE_EQ(whole({8, 4}), 14.0);
   EXPECT_DOUBLE_EQ(whole({8, 16}), 0.0);
+  // Each of the 8x4 block's sectors comes in a step of its own, its partner in another: all lone.
+  UserConfig u;
+  u.kernel = "naive";
+  u.dtype = Dtype::F64;
+  u.matrix = {1024, 1024};
+  u.block = {8, 4};
+  u.tile = Size2{16, 16};
+  const LaunchConfig cfg = resolve_launch(u);
+  EXPECT_DOUBLE_EQ(partial_lines_of_block(cfg, cfg.blocks() / 2).lone_sector_lines_open_at_once, 14.0);
 }
 
 // The partial pieces of the middle block of naive at 1024x1024 in this dtype, block and tile.
