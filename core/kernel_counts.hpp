@@ -110,6 +110,8 @@ struct KernelCounts {
   double whole_lines_open_at_once_per_block = 0;
   // Of those, counting the sectors written without their 64-byte partner in the same round alone.
   double lone_sector_lines_open_at_once_per_block = 0;
+  // The sectors of those lines, each once, summed over the blocks (the middle block's, times the blocks).
+  double whole_sectors_held_over_rounds = 0, lone_sectors_held_over_rounds = 0;
   double global_store_instructions = 0;               // warp instructions
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).

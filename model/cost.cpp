@@ -253,6 +253,8 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   const double resident_blocks = std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
   pr.whole_lines_open_at_once = c.whole_lines_open_at_once_per_block * resident_blocks;
   pr.lone_sector_lines_open_at_once = c.lone_sector_lines_open_at_once_per_block * resident_blocks;
+  pr.whole_sectors_held_over_rounds = c.whole_sectors_held_over_rounds;
+  pr.lone_sectors_held_over_rounds = c.lone_sectors_held_over_rounds;
   const bool held_open_costed = k.read_back_held_open_lines > 0;
   if (pr.held_line_share > 0 && held_open_costed) {
     pr.held_open_read_back = 1 - std::exp(-std::pow(pr.lines_open_at_once / k.read_back_held_open_lines,
@@ -579,6 +581,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["held_open_read_back"] = p.held_open_read_back;
   j["whole_lines_open_at_once"] = p.whole_lines_open_at_once;
   j["lone_sector_lines_open_at_once"] = p.lone_sector_lines_open_at_once;
+  j["whole_sectors_held_over_rounds"] = p.whole_sectors_held_over_rounds;
+  j["lone_sectors_held_over_rounds"] = p.lone_sectors_held_over_rounds;
   j["dram_bytes"] = {{"read", p.dram_read_bytes},
                      {"read_back", p.dram_read_back_bytes},
                      {"written", p.dram_write_bytes},

@@ -124,10 +124,10 @@ std::array<double, 2> PartialPieces::lines_open_at_once() const {
   return rounds_open;
 }
 
-double PartialPieces::whole_lines_open(bool lone_sectors_only) const {
-  if (rounds_ <= 0) return 0;
+PartialPieces::WholeLinesOpen PartialPieces::whole_lines_open(bool lone_sectors_only) const {
+  WholeLinesOpen open;
+  if (rounds_ <= 0) return open;
   const double sectors_per_line = double(line_bytes_ / sector_bytes_);
-  double rounds_open = 0;
   for (const auto& [line, l] : whole_lines_) {
     if (l.last_round <= l.first_round) continue;
     bool partial = false;
@@ -140,13 +140,17 @@ double PartialPieces::whole_lines_open(bool lone_sectors_only) const {
       const bool paired = partner < l.sector_round.size() && l.sector_round[partner] == l.sector_round[s];
       sectors += !lone_sectors_only || !paired;
     }
-    rounds_open += (l.last_round - l.first_round + 1) * sectors / sectors_per_line;
+    open.at_once += (l.last_round - l.first_round + 1) * sectors / sectors_per_line;
+    open.sectors += sectors;
   }
-  return rounds_open / double(rounds_);
+  open.at_once /= double(rounds_);
+  return open;
 }
 
-double PartialPieces::whole_lines_open_at_once() const { return whole_lines_open(false); }
-double PartialPieces::lone_sector_lines_open_at_once() const { return whole_lines_open(true); }
+double PartialPieces::whole_lines_open_at_once() const { return whole_lines_open(false).at_once; }
+double PartialPieces::lone_sector_lines_open_at_once() const { return whole_lines_open(true).at_once; }
+int64_t PartialPieces::whole_sectors_held_over_rounds() const { return whole_lines_open(false).sectors; }
+int64_t PartialPieces::lone_sectors_held_over_rounds() const { return whole_lines_open(true).sectors; }
 
 // Written in pieces by two or more warps and not held over rounds: the lines of sectors_by_writing_warps.
 bool PartialPieces::closes_in_round(const Line& l) const { return warps_if_held_open(l) > 0 && !held_over_rounds(l); }
@@ -303,6 +307,8 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.lines_held_over_rounds = pieces.lines_held_over_rounds();
   p.whole_lines_open_at_once = pieces.whole_lines_open_at_once();
   p.lone_sector_lines_open_at_once = pieces.lone_sector_lines_open_at_once();
+  p.whole_sectors_held_over_rounds = pieces.whole_sectors_held_over_rounds();
+  p.lone_sectors_held_over_rounds = pieces.lone_sectors_held_over_rounds();
   p.lines_closed_in_round = pieces.lines_closed_in_round();
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();

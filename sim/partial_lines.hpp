@@ -97,6 +97,10 @@ class PartialPieces {
   // pair) the block does not write whole in the same round. The L2 moves 64 bytes to and from DRAM at a time;
   // memsim-held-open's whole-sector runs write a line's sectors one a round, or two (a 64-byte piece) a round.
   double lone_sector_lines_open_at_once() const;
+  // The sectors those counts weigh, each once: the block's whole sectors in lines it holds open over rounds, and
+  // of them the lone ones.
+  int64_t whole_sectors_held_over_rounds() const;
+  int64_t lone_sectors_held_over_rounds() const;
   // Sectors the block writes in pieces from two of its warps or more (held over rounds or not): each waits in
   // the L2 for its last piece from another warp, which memsim-held-open's runs price apart from the pieces
   // themselves (cost.sector_from_warps_ps). Pieces from one warp alone (a warp completing its own half sectors)
@@ -145,7 +149,13 @@ class PartialPieces {
     uint32_t sectors = 0;
     std::vector<int> sector_round;  // per sector of the line, the round it was written whole in (-1: not)
   };
-  double whole_lines_open(bool lone_sectors_only) const;
+  // The lines open at once (the share of the block's rounds each is open, times the share of its sectors
+  // counted) and the sectors counted.
+  struct WholeLinesOpen {
+    double at_once = 0;
+    int64_t sectors = 0;
+  };
+  WholeLinesOpen whole_lines_open(bool lone_sectors_only) const;
   std::unordered_map<uint64_t, WholeLine> whole_lines_;  // a staged tile's drain writes thousands
   // Per warp of the block: its round (global loads after a store start the next) and whether its last global
   // access was a store.
@@ -181,6 +191,8 @@ struct PartialLines {
   int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
   double whole_lines_open_at_once = 0;  // PartialPieces::whole_lines_open_at_once
   double lone_sector_lines_open_at_once = 0;  // PartialPieces::lone_sector_lines_open_at_once
+  int64_t whole_sectors_held_over_rounds = 0;  // PartialPieces::whole_sectors_held_over_rounds
+  int64_t lone_sectors_held_over_rounds = 0;   // PartialPieces::lone_sectors_held_over_rounds
   int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
   double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
   int64_t sectors_from_warps = 0;         // PartialPieces::sectors_from_warps

@@ -438,6 +438,9 @@ TEST(PartialPieces, WholeLinesOpenAtOnce) {
   }
   EXPECT_DOUBLE_EQ(p.whole_lines_open_at_once(), 7.0 + 3.0 + 2.0);
   EXPECT_DOUBLE_EQ(p.lone_sector_lines_open_at_once(), 7.0 + 3.0);
+  // The sectors, each once: warp 0's 7 lines x 4, warp 2's 8 x 2 (lone), warp 4's 4 x 4 (pairs).
+  EXPECT_EQ(p.whole_sectors_held_over_rounds(), 28 + 16 + 16);
+  EXPECT_EQ(p.lone_sectors_held_over_rounds(), 28 + 16);
 }
 
 // naive f64 8x4 on a 16x16 tile: one warp (8 x by 4 y), whose store writes 4 y of 8 bytes, a whole sector, into
