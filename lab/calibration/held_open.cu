@@ -196,6 +196,11 @@ const Config kConfigs[] = {
     MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 1, 4), MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 2, 4),
     MEMSIM_HELD_OPEN_ROWS(uint64_t, 1, 4, 4), MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 1, 2),
     MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 2, 2), MEMSIM_HELD_OPEN_ROWS(uint32_t, 1, 4, 2),
+    // The same u64 lines a step a line, Q rows apart (naive's order: a line's next sector Q steps after its
+    // last), in 32-byte sectors one a round and in 64-byte pieces.
+    MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 2, 8), MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 4, 8),
+    MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 8, 8), MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 2, 4),
+    MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 4, 4), MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 8, 4),
 };
 
 }  // namespace

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Fit the cost of lines written in whole sectors over rounds on memsim-held-open's whole-sector runs alone.
+
+    fit_whole_lines.py MEMSIM PROFILE RUNS [--ncu CSV] [--report FILE] [--write]
+
+RUNS is memsim-held-open's JSON of the whole-sector runs (held_open.cu, "Whole sectors held open": one warp a
+line, a line's four sectors one a round, or two a round; and the u64 runs of two warps a line at 8 rows a
+request). Each run is replayed by memsim itself (its addresses as a kernel file, held_open_kernel.hpp, as
+fit_held_open_time.py does), with PROFILE's constants, which charge such lines nothing. The replay counts U, the
+lines open at once, two ways (sim/partial_lines.hpp): by every whole sector a line holds over rounds
+("whole_lines_open_at_once") or by the sectors written without their 64-byte partner in the same round alone
+("lone_sector_lines_open_at_once"). For each count, the fit finds the law
+
+    extra DRAM time = e x (the counted sectors' bytes) x ps_per_byte,   e = 1 - exp(-(U / lines)^exponent)
+
+that minimises the squared log error of the runs' times, the extra time joining the DRAM term before the terms
+combine (model/cost.cpp). The count whose fit leaves the smaller error is the one kept: a choice made on these
+runs alone. --ncu adds Nsight Compute's DRAM bytes (read beyond the input, written, x the output) to the report.
+--write puts the kept law into PROFILE's cost.whole_lines.
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_held_open_time import REGS_FOR, combined, golden  # noqa: E402
+
+import subprocess  # noqa: E402
+
+KERNEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "held_open_kernel.hpp")
+
+COUNTS = {"whole": ("whole_lines_open_at_once", "whole_sectors_held_over_rounds"),
+          "lone": ("lone_sector_lines_open_at_once", "lone_sectors_held_over_rounds")}
+
+
+def memsim_args(run):
+    """memsim's command line for a memsim-held-open run: at once, sequential, rows apart, a step a line."""
+    e = run["element_bytes"]
+    rows = 4096 if run["row_bytes"] == 65536 else 8192
+    cols = (256 << 20) // e // rows
+    R = run.get("rows_per_request", 32)
+    P, Q = run["warps_a_line"], run["lines_a_row"]
+    apart = bool(run.get("rows_apart"))
+    steps = "a step a line" in run["name"]
+    tile = "%dx%d" % (Q * R * (8 // P), 128 // e) if apart else "%dx%d" % (R * (8 // P), Q * 128 // e)
+    return ["--kernel-file", KERNEL, "--define", "HO_P=%d" % P, "--define", "HO_Q=%d" % Q, "--define",
+            "HO_R=%d" % R, "--define", "HO_SEQUENTIAL=%d" % int(run["sequential"]),
+            "--define", "HO_APART=%d" % int(apart), "--define", "HO_STEPS=%d" % int(steps),
+            "--dtype", {4: "f32", 8: "f64"}[e], "--matrix", "%dx%d" % (rows, cols), "--block", "32x8",
+            "--tile", tile, "--regs", str(REGS_FOR[run["blocks_per_sm"]]), "--format", "json"]
+
+
+def predict(memsim, profile, run):
+    out = subprocess.run([memsim, *memsim_args(run), "--device", profile], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("fit_whole_lines.py: memsim failed on %s: %s" % (run["name"], out.stderr.strip()))
+    q = json.loads(out.stdout)["prediction"]
+    if q["occupancy"]["blocks_per_sm"] != run["blocks_per_sm"]:
+        raise SystemExit("fit_whole_lines.py: memsim puts %d blocks an SM where %s ran %d" % (
+            q["occupancy"]["blocks_per_sm"], run["name"], run["blocks_per_sm"]))
+    return q
+
+
+def ncu_bytes(path):
+    """Per kernel launch in --once order: (dram bytes read, written)."""
+    rows = {}
+    order = []
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            key = row["ID"]
+            if key not in rows:
+                rows[key] = {}
+                order.append(key)
+            rows[key][row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    return [rows[k] for k in order]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("memsim")
+    ap.add_argument("profile")
+    ap.add_argument("runs")
+    ap.add_argument("--ncu")
+    ap.add_argument("--report")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    base = json.load(open(a.profile))
+    doc = json.load(open(a.runs))
+    # memsim's block is 32 x 8 with a warp a thread row: a block's rows (R x 8/P) must fill it.
+    runs = [r for r in doc["runs"]
+            if r.get("rows_per_request", 32) * (8 // r["warps_a_line"]) * (r["lines_a_row"] if r.get("rows_apart") else 1)
+            % 32 == 0]
+    left_out = [r["name"] for r in doc["runs"] if r not in runs]
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
+    preds = list(pool.map(lambda r: predict(a.memsim, a.profile, r), runs))
+    p = base["cost"]["overlap_p"]
+    out_bytes = 256 << 20
+    sector = 32
+
+    def times(count, lines, exponent, ps):
+        at_once, sectors = COUNTS[count]
+        ts = []
+        for q in preds:
+            u = q[at_once]
+            e = 1 - math.exp(-((u / lines) ** exponent)) if u > 0 else 0.0
+            terms = dict(q["terms_us"])
+            terms["DRAM bandwidth"] += e * q[sectors] * sector * ps * 1e-6
+            ts.append(combined_p(q, terms, p))
+        return ts
+
+    def combined_p(q, terms, p):
+        return combined(terms, p, max(0.0, q["terms_us"].get("L2 partial-sector stores", 0.0)))
+
+    plain = [combined_p(q, dict(q["terms_us"]), p) for q in preds]
+    worst = max(abs(t / q["time_us"] - 1) for t, q in zip(plain, preds))
+    if worst > 1e-6:
+        raise SystemExit("fit_whole_lines.py: the terms combined here differ from memsim's time by %.2g" % worst)
+
+    def loss(count, x):
+        return sum(math.log(t / r["median_us"]) ** 2 for t, r in zip(times(count, *x), runs))
+
+    fits = {}
+    for count in COUNTS:
+        x = [150000.0, 2.0, 4.0]
+        bounds = [(10000.0, 1000000.0), (0.3, 8.0), (0.0, 40.0)]
+        for _ in range(60):
+            before = list(x)
+            for i in range(3):
+                lo, hi = bounds[i]
+                if i == 0:  # the scale in log space
+                    v = math.exp(golden(lambda lv: loss(count, x[:0] + [math.exp(lv)] + x[1:]), math.log(lo), math.log(hi)))
+                else:
+                    v = golden(lambda vv: loss(count, x[:i] + [vv] + x[i + 1:]), lo, hi)
+                x[i] = v
+            if max(abs(u - v) / max(abs(v), 1e-9) for u, v in zip(x, before)) < 1e-4:
+                break
+        rms = math.sqrt(loss(count, x) / len(runs))
+        fits[count] = (x, rms)
+    rms0 = math.sqrt(sum(math.log(t / r["median_us"]) ** 2 for t, r in zip(plain, runs)) / len(runs))
+    kept = min(fits, key=lambda c: fits[c][1])
+    ncu = ncu_bytes(a.ncu) if a.ncu else None
+
+    lines = ["memsim-held-open's whole-sector runs, %s (%s), %d runs (left out, memsim's block cannot hold their rows: %s)"
+             % (doc["device"], a.runs, len(runs), ", ".join(sorted(set(left_out))) or "none"),
+             "without a cost: rms log error %.3f" % rms0]
+    for count, (x, rms) in fits.items():
+        lines.append("count %-5s: lines %.0f, exponent %.2f, ps_per_byte %.3f: rms log error %.3f%s"
+                     % (count, x[0], x[1], x[2], rms, "  (kept)" if count == kept else ""))
+    x = fits[kept][0]
+    after = times(kept, *x)
+    lines.append("")
+    lines.append("| run | blocks an SM | µs | memsim before | after (%s) | whole lines at once | lone | e |%s"
+                 % (kept, " read back / written, x the output (ncu) |" if ncu else ""))
+    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |%s" % (" --- |" if ncu else ""))
+    # ncu's --once order: every run at the first occupancy, then the next (held_open.cu's loop), as the timed runs.
+    for i, (r, q, t) in enumerate(zip(runs, preds, after)):
+        u = q[COUNTS[kept][0]]
+        e = 1 - math.exp(-((u / x[0]) ** x[1])) if u > 0 else 0.0
+        extra = ""
+        if ncu:
+            j = doc["runs"].index(r)
+            if j < len(ncu):
+                m = ncu[j]
+                extra = " %.3f / %.2f |" % (m["dram__bytes_read.sum"] / out_bytes - 1, m["dram__bytes_write.sum"] / out_bytes)
+        lines.append("| %s | %d | %.1f | %.1f (%+.1f%%) | %.1f (%+.1f%%) | %.0f | %.0f | %.2f |%s" % (
+            r["name"], r["blocks_per_sm"], r["median_us"], q["time_us"], 100 * (q["time_us"] / r["median_us"] - 1),
+            t, 100 * (t / r["median_us"] - 1), q["whole_lines_open_at_once"], q["lone_sector_lines_open_at_once"], e,
+            extra))
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if a.report:
+        open(a.report, "w").write(text)
+    if a.write:
+        base["cost"]["whole_lines"] = {
+            "count": kept, "lines": round(x[0]), "exponent": round(x[1], 3), "ps_per_byte": round(x[2], 3),
+            "note": "fitted by lab/calibration/fit_whole_lines.py on memsim-held-open's whole-sector runs alone (%s)"
+                    % os.path.basename(a.runs)}
+        with open(a.profile, "w") as f:
+            json.dump(base, f, indent=2)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
