@@ -255,6 +255,16 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   pr.lone_sector_lines_open_at_once = c.lone_sector_lines_open_at_once_per_block * resident_blocks;
   pr.whole_sectors_held_over_rounds = c.whole_sectors_held_over_rounds;
   pr.lone_sectors_held_over_rounds = c.lone_sectors_held_over_rounds;
+  // Lines of whole sectors held open over rounds: the L2 evicts e of the counted sectors before their line is
+  // whole, and writing them back costs DRAM time beyond their bytes (memsim-held-open's whole-sector runs).
+  if (k.whole_lines_lines > 0 && k.whole_lines_ps_per_byte > 0) {
+    const double u = k.whole_lines_lone_only ? pr.lone_sector_lines_open_at_once : pr.whole_lines_open_at_once;
+    const double sectors = k.whole_lines_lone_only ? c.lone_sectors_held_over_rounds : c.whole_sectors_held_over_rounds;
+    if (u > 0) {
+      pr.whole_lines_evicted = 1 - std::exp(-std::pow(u / k.whole_lines_lines, k.whole_lines_exponent));
+      pr.whole_lines_us = pr.whole_lines_evicted * sectors * p.sector_bytes * k.whole_lines_ps_per_byte * 1e-6;
+    }
+  }
   const bool held_open_costed = k.read_back_held_open_lines > 0;
   if (pr.held_line_share > 0 && held_open_costed) {
     pr.held_open_read_back = 1 - std::exp(-std::pow(pr.lines_open_at_once / k.read_back_held_open_lines,
@@ -327,7 +337,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   pr.dram_read_basis = read_given ? kDramReadGiven : kDramReadModelled;
   const double dram = (pr.dram_read_bytes + pr.dram_write_bytes) / (k.dram_gbs * 1e3) *
                           std::max(1.0, o.partition_imbalance) +
-                      pr.dram_order_us;
+                      pr.dram_order_us + pr.whole_lines_us;
   const double l2 = (c.l2_load_sectors + c.l2_store_sectors) * k.l2_sector_ps * 1e-6;
   pr.l2_read_requests = c.l2_read_requests, pr.l2_load_sectors = c.l2_load_sectors;
   pr.l2_hit_load_share = c.l2_hit_load_share;
@@ -583,6 +593,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["lone_sector_lines_open_at_once"] = p.lone_sector_lines_open_at_once;
   j["whole_sectors_held_over_rounds"] = p.whole_sectors_held_over_rounds;
   j["lone_sectors_held_over_rounds"] = p.lone_sectors_held_over_rounds;
+  j["whole_lines_evicted"] = p.whole_lines_evicted;
+  j["whole_lines_us"] = p.whole_lines_us;
   j["dram_bytes"] = {{"read", p.dram_read_bytes},
                      {"read_back", p.dram_read_back_bytes},
                      {"written", p.dram_write_bytes},

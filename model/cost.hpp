@@ -146,6 +146,9 @@ struct Prediction {
   double whole_lines_open_at_once = 0;
   double lone_sector_lines_open_at_once = 0;  // of those, by their sectors written without their 64-byte partner
   double whole_sectors_held_over_rounds = 0, lone_sectors_held_over_rounds = 0;  // KernelCounts
+  // Where the profile prices such lines (cost.whole_lines): the share of the counted sectors evicted before their
+  // line is whole, and its DRAM time (part of the DRAM term).
+  double whole_lines_evicted = 0, whole_lines_us = 0;
   // The DRAM bytes the DRAM term charges, as Nsight Compute names them: dram__bytes_read.sum (the loads' bytes
   // and the read-back, or the bytes given), the read-back's part of it, and dram__bytes_write.sum.
   double dram_read_bytes = 0, dram_read_back_bytes = 0, dram_write_bytes = 0;

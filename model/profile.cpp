@@ -96,7 +96,8 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "l2_hit_latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
         "half_sector_wait", "split_lines", "narrow_lane_pieces", "small_l1", "next_store_merge", "drain_merges", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
-        "instructions_per_source_op", "read_back", "instructions_per_division", "launch_us", "overlap_p"}},
+        "instructions_per_source_op", "read_back", "whole_lines", "instructions_per_division", "launch_us",
+        "overlap_p"}},
       {"cost.long_wait", {"from_lines", "evidence"}},
       {"cost.store_bursts", {"from_stores", "evidence"}},
       {"cost.half_sector_wait", {"from_lines", "evidence"}},
@@ -110,6 +111,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
         "steps_open"}},
       {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "note"}},
       {"cost.read_back.steps_open", {"spread", "power", "note"}},
+      {"cost.whole_lines", {"count", "lines", "exponent", "ps_per_byte", "note"}},
       {"cost_basis", {"kind", "summary"}},
       {"calibration",
        {"measurements", "base", "date", "device", "driver_version", "runtime_version", "method", "runs",
@@ -288,6 +290,16 @@ CostConstants read_cost(const JsonFields& r) {
   // Absent in profiles without an instruction estimate: memory instructions x the ratio above.
   c.instructions_per_warp = r.number_in_or("cost.instructions_per_warp", kInstructionsPerWarp, 0);
   c.instructions_per_source_op = r.number_in_or("cost.instructions_per_source_op", kInstructionsPerOp, 0);
+  if (r.find("cost.whole_lines")) {  // absent in profiles without memsim-held-open's whole-sector runs
+    const std::string count = r.text("cost.whole_lines.count");
+    if (count != "lone" && count != "whole")
+      r.fail("cost.whole_lines.count", "must be \"lone\" (the sectors written without their 64-byte partner in the "
+                                       "same round) or \"whole\" (every whole sector), not \"" + echo_text(count) + "\"");
+    c.whole_lines_lone_only = count == "lone";
+    c.whole_lines_lines = r.number_in("cost.whole_lines.lines", kOpenLines);
+    c.whole_lines_exponent = r.number_in("cost.whole_lines.exponent", kHeldOpenExponent);
+    c.whole_lines_ps_per_byte = r.number_in("cost.whole_lines.ps_per_byte", kPicosecondsOrNone);
+  }
   if (r.find("cost.read_back")) {
     c.read_back_from_lines = r.number_in("cost.read_back.from_lines", kOpenLines);
     c.read_back_per_log_lines = r.number_in("cost.read_back.per_log_lines", kPerLogLines);

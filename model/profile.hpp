@@ -160,6 +160,15 @@ struct CostConstants {
   double read_back_held_open_lines = 0;
   double read_back_held_open_exponent = 1;
   double read_back_held_open_half_sector_factor = 1;
+  // Lines written in whole sectors alone over two rounds or more (sim/partial_lines.hpp): with U of them open at
+  // once, counted by every whole sector they hold or (whole_lines_lone_only) by the sectors written without
+  // their 64-byte partner in the same round, e = 1 - exp(-(U / whole_lines_lines)^whole_lines_exponent) of the
+  // counted sectors' bytes cost whole_lines_ps_per_byte of DRAM time more (lab/calibration/fit_whole_lines.py
+  // on memsim-held-open's whole-sector runs). 0: not measured, nothing charged.
+  bool whole_lines_lone_only = true;
+  double whole_lines_lines = 0;
+  double whole_lines_exponent = 1;
+  double whole_lines_ps_per_byte = 0;
   // Lines closed in the round that opens them, written over R rounds a block (naive: a step of its tile each,
   // a fresh set of lines a step): the block's warps drift apart, so D = min(R, 1 + spread x (R - 1)^power) of
   // its rounds' lines are open at once (lab/calibration/fit_step_lines.py on memsim-step-lines), apart for the

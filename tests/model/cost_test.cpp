@@ -466,6 +466,41 @@ TEST(Cost, LinesHeldOpenOverRounds) {
   EXPECT_NE(pr.caveats[0].find("4e+05 lines are held open over rounds at once"), std::string::npos) << pr.caveats[0];
 }
 
+// Lines of whole sectors held open over rounds (cost.whole_lines): e = 1 - exp(-(U / lines)^exponent) of the
+// counted sectors' bytes cost ps_per_byte of DRAM time more. toy() resides all 200 blocks: lone U = 400 x 200 =
+// 80,000 lines; with lines 100,000 and exponent 2, e = 1 - exp(-0.64); 1e6 lone sectors x 32 bytes x 2 ps =
+// 64 µs x e. By every whole sector (U = 600 x 200 = 120,000, 3e6 sectors): e = 1 - exp(-1.44), 192 µs x e.
+TEST(Cost, WholeLinesHeldOpenOverRounds) {
+  KernelCounts k = base_counts();
+  k.whole_lines_open_at_once_per_block = 600;
+  k.lone_sector_lines_open_at_once_per_block = 400;
+  k.whole_sectors_held_over_rounds = 3e6;
+  k.lone_sectors_held_over_rounds = 1e6;
+  DeviceProfile p = toy();
+  const Prediction none = predict(k, p);  // no constants: counted, not charged
+  EXPECT_NEAR(none.lone_sector_lines_open_at_once, 80000.0, 1e-9);
+  EXPECT_NEAR(none.whole_lines_open_at_once, 120000.0, 1e-9);
+  EXPECT_EQ(none.whole_lines_us, 0.0);
+  p.cost.whole_lines_lines = 100000;
+  p.cost.whole_lines_exponent = 2;
+  p.cost.whole_lines_ps_per_byte = 2;
+  Prediction pr = predict(k, p);
+  const double e = 1 - std::exp(-0.64);
+  EXPECT_NEAR(pr.whole_lines_evicted, e, 1e-12);
+  EXPECT_NEAR(pr.whole_lines_us, 64 * e, 1e-9);
+  const auto dram = [](const Prediction& q) {
+    for (const auto& [name, us] : q.terms_us)
+      if (name == kTermDram) return us;
+    return -1.0;
+  };
+  EXPECT_NEAR(dram(pr) - dram(none), 64 * e, 1e-9);
+  EXPECT_EQ(to_json(pr)["whole_lines_us"], pr.whole_lines_us);
+  p.cost.whole_lines_lone_only = false;
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.whole_lines_evicted, 1 - std::exp(-1.44), 1e-12);
+  EXPECT_NEAR(pr.whole_lines_us, 192 * (1 - std::exp(-1.44)), 1e-9);
+}
+
 // The read-back grows with the warps writing a sector in pieces: 1 up to 2 warps, the profile's factors at 4
 // and 8, geometric between (3 warps: 1.5^log2(1.5) with 1.5 at 4), 8's beyond. The lines of the test above
 // (25600 at once, e = 0.1 ln 2.56 at factor 1): all at 8 warps, e x 2; half at 2 and half at 4 warps, the mean

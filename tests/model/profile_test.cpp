@@ -405,6 +405,41 @@ TEST_F(ScratchDir, StepsOpenConstants) {
   EXPECT_THROW(load_profile("half"), ProfileError);
 }
 
+// The cost of lines written whole over rounds (cost.whole_lines) is optional (absent: nothing charged); its
+// count is "lone" or "whole", its scale, exponent and cost in range.
+TEST_F(ScratchDir, WholeLinesConstants) {
+  nlohmann::json j = shipped_h100();
+  j["cost"].erase("whole_lines");
+  write("without", j.dump());
+  EXPECT_EQ(load_profile("without").cost.whole_lines_lines, 0);
+  j["cost"]["whole_lines"] = {{"count", "whole"}, {"lines", 150000}, {"exponent", 2.5}, {"ps_per_byte", 4.5},
+                              {"note", "x"}};
+  write("with", j.dump());
+  const DeviceProfile p = load_profile("with");
+  EXPECT_FALSE(p.cost.whole_lines_lone_only);
+  EXPECT_EQ(p.cost.whole_lines_lines, 150000);
+  EXPECT_EQ(p.cost.whole_lines_exponent, 2.5);
+  EXPECT_EQ(p.cost.whole_lines_ps_per_byte, 4.5);
+  j["cost"]["whole_lines"]["count"] = "lone";
+  write("lone", j.dump());
+  EXPECT_TRUE(load_profile("lone").cost.whole_lines_lone_only);
+  j["cost"]["whole_lines"]["count"] = "half";
+  write("half", j.dump());
+  try {
+    load_profile("half");
+    ADD_FAILURE() << "count half accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("'cost.whole_lines.count'"), std::string::npos) << e.what();
+  }
+  j["cost"]["whole_lines"]["count"] = "lone";
+  j["cost"]["whole_lines"]["exponent"] = 50;
+  write("steep", j.dump());
+  EXPECT_THROW(load_profile("steep"), ProfileError);
+  j["cost"]["whole_lines"].erase("exponent");
+  write("short", j.dump());
+  EXPECT_THROW(load_profile("short"), ProfileError);
+}
+
 // Each caveat is optional (absent: none), else a positive threshold and the evidence behind it: the long wait
 // (lines a request), the store bursts (stores a warp), the half-sector wait (lines a request) and the split lines
 // (a share of sectors); so is the
