@@ -112,6 +112,7 @@ struct KernelCounts {
   double lone_sector_lines_open_at_once_per_block = 0;
   // The sectors of those lines, each once, summed over the blocks (the middle block's, times the blocks).
   double whole_sectors_held_over_rounds = 0, lone_sectors_held_over_rounds = 0;
+  double whole_line_rounds_apart = 0;  // the most rounds between a line's pieces (sim/partial_lines.hpp)
   double global_store_instructions = 0;               // warp instructions
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).

@@ -255,6 +255,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   pr.lone_sector_lines_open_at_once = c.lone_sector_lines_open_at_once_per_block * resident_blocks;
   pr.whole_sectors_held_over_rounds = c.whole_sectors_held_over_rounds;
   pr.lone_sectors_held_over_rounds = c.lone_sectors_held_over_rounds;
+  pr.whole_line_rounds_apart = c.whole_line_rounds_apart;
   // Lines of whole sectors held open over rounds: the L2 evicts e of the counted sectors before their line is
   // whole, and writing them back costs DRAM time beyond their bytes (memsim-held-open's whole-sector runs).
   if (k.whole_lines_lines > 0 && k.whole_lines_ps_per_byte > 0) {
@@ -593,6 +594,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["lone_sector_lines_open_at_once"] = p.lone_sector_lines_open_at_once;
   j["whole_sectors_held_over_rounds"] = p.whole_sectors_held_over_rounds;
   j["lone_sectors_held_over_rounds"] = p.lone_sectors_held_over_rounds;
+  j["whole_line_rounds_apart"] = p.whole_line_rounds_apart;
   j["whole_lines_evicted"] = p.whole_lines_evicted;
   j["whole_lines_us"] = p.whole_lines_us;
   j["dram_bytes"] = {{"read", p.dram_read_bytes},

@@ -146,6 +146,7 @@ struct Prediction {
   double whole_lines_open_at_once = 0;
   double lone_sector_lines_open_at_once = 0;  // of those, by their sectors written without their 64-byte partner
   double whole_sectors_held_over_rounds = 0, lone_sectors_held_over_rounds = 0;  // KernelCounts
+  double whole_line_rounds_apart = 0;                                            // KernelCounts
   // Where the profile prices such lines (cost.whole_lines): the share of the counted sectors evicted before their
   // line is whole, and its DRAM time (part of the DRAM term).
   double whole_lines_evicted = 0, whole_lines_us = 0;

@@ -25,6 +25,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   c.lone_sector_lines_open_at_once_per_block = r.lone_sector_lines_open_at_once_per_block;
   c.whole_sectors_held_over_rounds = double(r.whole_sectors_held_over_rounds_per_block) * double(r.config.blocks());
   c.lone_sectors_held_over_rounds = double(r.lone_sectors_held_over_rounds_per_block) * double(r.config.blocks());
+  c.whole_line_rounds_apart = r.whole_line_rounds_apart;
   const double lines = double(r.lines_held_over_rounds + r.lines_closed_in_round);
   c.held_line_share = lines > 0 ? double(r.lines_held_over_rounds) / lines : 0.0;
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());

@@ -142,6 +142,13 @@ PartialPieces::WholeLinesOpen PartialPieces::whole_lines_open(bool lone_sectors_
     }
     open.at_once += (l.last_round - l.first_round + 1) * sectors / sectors_per_line;
     open.sectors += sectors;
+    std::vector<int> rounds;
+    for (int r : l.sector_round)
+      if (r >= 0) rounds.push_back(r);
+    std::sort(rounds.begin(), rounds.end());
+    int apart = 0;
+    for (size_t i = 1; i < rounds.size(); ++i) apart = std::max(apart, rounds[i] - rounds[i - 1]);
+    open.rounds_apart += double(apart) * sectors;
   }
   open.at_once /= double(rounds_);
   return open;
@@ -151,6 +158,10 @@ double PartialPieces::whole_lines_open_at_once() const { return whole_lines_open
 double PartialPieces::lone_sector_lines_open_at_once() const { return whole_lines_open(true).at_once; }
 int64_t PartialPieces::whole_sectors_held_over_rounds() const { return whole_lines_open(false).sectors; }
 int64_t PartialPieces::lone_sectors_held_over_rounds() const { return whole_lines_open(true).sectors; }
+double PartialPieces::whole_line_rounds_apart() const {
+  const WholeLinesOpen open = whole_lines_open(false);
+  return open.sectors > 0 ? open.rounds_apart / double(open.sectors) : 0.0;
+}
 
 // Written in pieces by two or more warps and not held over rounds: the lines of sectors_by_writing_warps.
 bool PartialPieces::closes_in_round(const Line& l) const { return warps_if_held_open(l) > 0 && !held_over_rounds(l); }
@@ -309,6 +320,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.lone_sector_lines_open_at_once = pieces.lone_sector_lines_open_at_once();
   p.whole_sectors_held_over_rounds = pieces.whole_sectors_held_over_rounds();
   p.lone_sectors_held_over_rounds = pieces.lone_sectors_held_over_rounds();
+  p.whole_line_rounds_apart = pieces.whole_line_rounds_apart();
   p.lines_closed_in_round = pieces.lines_closed_in_round();
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();

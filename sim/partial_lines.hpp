@@ -101,6 +101,10 @@ class PartialPieces {
   // of them the lone ones.
   int64_t whole_sectors_held_over_rounds() const;
   int64_t lone_sectors_held_over_rounds() const;
+  // How long such a line waits between its pieces: the most rounds between two consecutive rounds it gets a whole
+  // sector in, averaged over the lines by their sectors (naive f64 8x4 on a 64x64 tile: 8, a row of the tile's
+  // steps; memsim-held-open's at-once runs: 1). 0 where there are none.
+  double whole_line_rounds_apart() const;
   // Sectors the block writes in pieces from two of its warps or more (held over rounds or not): each waits in
   // the L2 for its last piece from another warp, which memsim-held-open's runs price apart from the pieces
   // themselves (cost.sector_from_warps_ps). Pieces from one warp alone (a warp completing its own half sectors)
@@ -154,6 +158,7 @@ class PartialPieces {
   struct WholeLinesOpen {
     double at_once = 0;
     int64_t sectors = 0;
+    double rounds_apart = 0;  // summed over the lines by their sectors counted
   };
   WholeLinesOpen whole_lines_open(bool lone_sectors_only) const;
   std::unordered_map<uint64_t, WholeLine> whole_lines_;  // a staged tile's drain writes thousands
@@ -193,6 +198,7 @@ struct PartialLines {
   double lone_sector_lines_open_at_once = 0;  // PartialPieces::lone_sector_lines_open_at_once
   int64_t whole_sectors_held_over_rounds = 0;  // PartialPieces::whole_sectors_held_over_rounds
   int64_t lone_sectors_held_over_rounds = 0;   // PartialPieces::lone_sectors_held_over_rounds
+  double whole_line_rounds_apart = 0;          // PartialPieces::whole_line_rounds_apart
   int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
   double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
   int64_t sectors_from_warps = 0;         // PartialPieces::sectors_from_warps

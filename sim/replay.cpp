@@ -287,6 +287,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lone_sector_lines_open_at_once_per_block = partial.lone_sector_lines_open_at_once;
   result.whole_sectors_held_over_rounds_per_block = partial.whole_sectors_held_over_rounds;
   result.lone_sectors_held_over_rounds_per_block = partial.lone_sectors_held_over_rounds;
+  result.whole_line_rounds_apart = partial.whole_line_rounds_apart;
   result.lines_closed_in_round = partial.lines_closed_in_round;
   result.closed_line_rounds = partial.closed_line_rounds;
   result.next_store_half_pair_share = partial.next_store_half_pair_share;

@@ -87,6 +87,7 @@ struct ReplayResult {
   double whole_lines_open_at_once_per_block = 0;
   double lone_sector_lines_open_at_once_per_block = 0;  // PartialPieces::lone_sector_lines_open_at_once
   int64_t whole_sectors_held_over_rounds_per_block = 0, lone_sectors_held_over_rounds_per_block = 0;
+  double whole_line_rounds_apart = 0;  // PartialPieces::whole_line_rounds_apart
   int closed_line_rounds = 0;  // the rounds those closed in their round open in (PartialLines::closed_line_rounds)
   // The share of the middle block's partial pieces (bytes) that are half sectors their warp completes in its
   // next store instruction (PartialPieces::next_store_half_pair_share).

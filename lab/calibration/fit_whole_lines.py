@@ -14,7 +14,8 @@ lines open at once, two ways (sim/partial_lines.hpp): by every whole sector a li
     extra DRAM time = e x (the counted sectors' bytes) x ps_per_byte,   e = 1 - exp(-(U / lines)^exponent)
 
 that minimises the squared log error of the runs' times, the extra time joining the DRAM term before the terms
-combine (model/cost.cpp). The count whose fit leaves the smaller error is the one kept: a choice made on these
+combine (model/cost.cpp). The report gives each run's rounds between a line's pieces too
+(whole_line_rounds_apart), which `naive` stretches to a row of its tile's steps. The count whose fit leaves the smaller error is the one kept: a choice made on these
 runs alone. --ncu adds Nsight Compute's DRAM bytes (read beyond the input, written, x the output) to the report.
 --write puts the kept law into PROFILE's cost.whole_lines.
 """
@@ -153,9 +154,9 @@ def main():
     x = fits[kept][0]
     after = times(kept, *x)
     lines.append("")
-    lines.append("| run | blocks an SM | µs | memsim before | after (%s) | whole lines at once | lone | e |%s"
+    lines.append("| run | blocks an SM | µs | memsim before | after (%s) | whole lines at once | lone | rounds apart | e |%s"
                  % (kept, " read back / written, x the output (ncu) |" if ncu else ""))
-    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |%s" % (" --- |" if ncu else ""))
+    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |%s" % (" --- |" if ncu else ""))
     # ncu's --once order: every run at the first occupancy, then the next (held_open.cu's loop), as the timed runs.
     for i, (r, q, t) in enumerate(zip(runs, preds, after)):
         u = q[COUNTS[kept][0]]
@@ -166,10 +167,10 @@ def main():
             if j < len(ncu):
                 m = ncu[j]
                 extra = " %.3f / %.2f |" % (m["dram__bytes_read.sum"] / out_bytes - 1, m["dram__bytes_write.sum"] / out_bytes)
-        lines.append("| %s | %d | %.1f | %.1f (%+.1f%%) | %.1f (%+.1f%%) | %.0f | %.0f | %.2f |%s" % (
+        lines.append("| %s | %d | %.1f | %.1f (%+.1f%%) | %.1f (%+.1f%%) | %.0f | %.0f | %.1f | %.2f |%s" % (
             r["name"], r["blocks_per_sm"], r["median_us"], q["time_us"], 100 * (q["time_us"] / r["median_us"] - 1),
-            t, 100 * (t / r["median_us"] - 1), q["whole_lines_open_at_once"], q["lone_sector_lines_open_at_once"], e,
-            extra))
+            t, 100 * (t / r["median_us"] - 1), q["whole_lines_open_at_once"], q["lone_sector_lines_open_at_once"],
+            q["whole_line_rounds_apart"], e, extra))
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if a.report:

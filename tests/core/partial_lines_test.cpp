@@ -441,6 +441,9 @@ TEST(PartialPieces, WholeLinesOpenAtOnce) {
   // The sectors, each once: warp 0's 7 lines x 4, warp 2's 8 x 2 (lone), warp 4's 4 x 4 (pairs).
   EXPECT_EQ(p.whole_sectors_held_over_rounds(), 28 + 16 + 16);
   EXPECT_EQ(p.lone_sectors_held_over_rounds(), 28 + 16);
+  // The most rounds between a line's pieces, by its sectors: warp 0's lines 1 (28 sectors), warp 2's 2 (16),
+  // warp 4's 1 (16).
+  EXPECT_DOUBLE_EQ(p.whole_line_rounds_apart(), (28 * 1 + 16 * 2 + 16 * 1) / 60.0);
 }
 
 // naive f64 8x4 on a 16x16 tile: one warp (8 x by 4 y), whose store writes 4 y of 8 bytes, a whole sector, into
@@ -470,7 +473,9 @@ TEST(PartialPieces, SuiteWholeLinesOpenAtOnce) {
   u.block = {8, 4};
   u.tile = Size2{16, 16};
   const LaunchConfig cfg = resolve_launch(u);
-  EXPECT_DOUBLE_EQ(partial_lines_of_block(cfg, cfg.blocks() / 2).lone_sector_lines_open_at_once, 14.0);
+  const PartialLines lines = partial_lines_of_block(cfg, cfg.blocks() / 2);
+  EXPECT_DOUBLE_EQ(lines.lone_sector_lines_open_at_once, 14.0);
+  EXPECT_DOUBLE_EQ(lines.whole_line_rounds_apart, 2.0);  // a sector every 2 rounds (the tile's 2 x steps)
 }
 
 // The partial pieces of the middle block of naive at 1024x1024 in this dtype, block and tile.
