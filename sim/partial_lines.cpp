@@ -51,7 +51,6 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     WholeLine& l = whole_lines_[touched[i].sector / sectors_per_line];
     if (l.first_round < 0 || round < l.first_round) l.first_round = round;
     l.last_round = std::max(l.last_round, round);
-    l.sectors |= uint32_t(1) << (touched[i].sector % sectors_per_line);
     if (l.sector_round.empty()) l.sector_round.assign(sectors_per_line, -1);
     l.sector_round[touched[i].sector % sectors_per_line] = round;
   }

@@ -146,12 +146,11 @@ class PartialPieces {
   bool held_over_rounds(const Line& l) const;
   bool closes_in_round(const Line& l) const;
   std::vector<Line> lines_;  // few per block: a linear search is fine
-  // Lines with a whole sector from this block: the rounds of its first and last whole sector there, and which
-  // sectors (bit i: sector i of the line). Those also in lines_ hold a partial piece and are not counted.
+  // Lines with a whole sector from this block: the rounds of its first and last whole sector there, and each
+  // sector's. Those also in lines_ hold a partial piece and are not counted.
   struct WholeLine {
     int first_round = -1, last_round = -1;
-    uint32_t sectors = 0;
-    std::vector<int> sector_round;  // per sector of the line, the round it was written whole in (-1: not)
+    std::vector<int> sector_round;  // per sector of the line, the round it was (last) written whole in; -1: not
   };
   // The lines open at once (the share of the block's rounds each is open, times the share of its sectors
   // counted) and the sectors counted.
