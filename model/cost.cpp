@@ -226,6 +226,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   // factor multiplies it.
   // A block writing such lines over several rounds holds rounds_open_at_once of its rounds' lines at a time,
   // by the warps that write their sectors.
+  const double resident_blocks = std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
   const double lines_per_block = total_lines(c.partial_lines_per_block);
   const double rounds = std::max(1.0, c.partial_line_rounds);
   double open_per_block = 0;
@@ -233,7 +234,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
     open_per_block += c.partial_lines_per_block[w] * rounds_open_at_once(k, rounds, w) / rounds;
   pr.closed_line_rounds = rounds;
   pr.closed_line_rounds_open = lines_per_block > 0 ? open_per_block / lines_per_block * rounds : 1.0;
-  pr.open_partial_lines = open_per_block * std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+  pr.open_partial_lines = open_per_block * resident_blocks;
   if (lines_per_block > 0) {
     double weighted = 0;
     for (int w = 1; w <= kWarpSize; ++w)
@@ -248,9 +249,8 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   // Lines in half-sector pieces count for read_back_held_open_half_sector_factor of a line.
   pr.lines_open_at_once =
       (c.lines_open_at_once_per_block[0] + k.read_back_held_open_half_sector_factor * c.lines_open_at_once_per_block[1]) *
-      std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
+      resident_blocks;
   pr.held_line_share = c.held_line_share;
-  const double resident_blocks = std::min(double(c.blocks), sms * double(pr.occupancy.blocks_per_sm));
   pr.whole_lines_open_at_once = c.whole_lines_open_at_once_per_block * resident_blocks;
   pr.lone_sector_lines_open_at_once = c.lone_sector_lines_open_at_once_per_block * resident_blocks;
   pr.whole_sectors_held_over_rounds = c.whole_sectors_held_over_rounds;

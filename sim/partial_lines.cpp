@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <utility>
 #include <vector>
 
 #include "sim/replay.hpp"
@@ -10,7 +11,11 @@
 namespace memsim {
 
 PartialPieces::Line* PartialPieces::find(uint64_t line) {
-  for (Line& l : lines_)
+  return const_cast<Line*>(std::as_const(*this).find(line));
+}
+
+const PartialPieces::Line* PartialPieces::find(uint64_t line) const {
+  for (const Line& l : lines_)
     if (l.line == line) return &l;
   return nullptr;
 }
@@ -123,44 +128,43 @@ std::array<double, 2> PartialPieces::lines_open_at_once() const {
   return rounds_open;
 }
 
-PartialPieces::WholeLinesOpen PartialPieces::whole_lines_open(bool lone_sectors_only) const {
+PartialPieces::WholeLinesOpen PartialPieces::whole_lines_open() const {
   WholeLinesOpen open;
   if (rounds_ <= 0) return open;
   const double sectors_per_line = double(line_bytes_ / sector_bytes_);
+  double rounds_apart = 0;  // summed over the lines by their sectors
   for (const auto& [line, l] : whole_lines_) {
-    if (l.last_round <= l.first_round) continue;
-    bool partial = false;
-    for (const Line& p : lines_) partial = partial || p.line == line;
-    if (partial) continue;
-    int sectors = 0;
+    if (l.last_round <= l.first_round || find(line)) continue;
+    std::array<int, 2> sectors{};
     for (size_t s = 0; s < l.sector_round.size(); ++s) {
       if (l.sector_round[s] < 0) continue;
       const size_t partner = s ^ 1;
       const bool paired = partner < l.sector_round.size() && l.sector_round[partner] == l.sector_round[s];
-      sectors += !lone_sectors_only || !paired;
+      ++sectors[0];
+      sectors[1] += !paired;
     }
-    open.at_once += (l.last_round - l.first_round + 1) * sectors / sectors_per_line;
-    open.sectors += sectors;
+    for (int c = 0; c < 2; ++c) {
+      open.at_once[c] += (l.last_round - l.first_round + 1) * sectors[c] / sectors_per_line;
+      open.sectors[c] += sectors[c];
+    }
     std::vector<int> rounds;
     for (int r : l.sector_round)
       if (r >= 0) rounds.push_back(r);
     std::sort(rounds.begin(), rounds.end());
     int apart = 0;
     for (size_t i = 1; i < rounds.size(); ++i) apart = std::max(apart, rounds[i] - rounds[i - 1]);
-    open.rounds_apart += double(apart) * sectors;
+    rounds_apart += double(apart) * sectors[0];
   }
-  open.at_once /= double(rounds_);
+  for (double& a : open.at_once) a /= double(rounds_);
+  open.rounds_apart = open.sectors[0] > 0 ? rounds_apart / double(open.sectors[0]) : 0.0;
   return open;
 }
 
-double PartialPieces::whole_lines_open_at_once() const { return whole_lines_open(false).at_once; }
-double PartialPieces::lone_sector_lines_open_at_once() const { return whole_lines_open(true).at_once; }
-int64_t PartialPieces::whole_sectors_held_over_rounds() const { return whole_lines_open(false).sectors; }
-int64_t PartialPieces::lone_sectors_held_over_rounds() const { return whole_lines_open(true).sectors; }
-double PartialPieces::whole_line_rounds_apart() const {
-  const WholeLinesOpen open = whole_lines_open(false);
-  return open.sectors > 0 ? open.rounds_apart / double(open.sectors) : 0.0;
-}
+double PartialPieces::whole_lines_open_at_once() const { return whole_lines_open().at_once[0]; }
+double PartialPieces::lone_sector_lines_open_at_once() const { return whole_lines_open().at_once[1]; }
+int64_t PartialPieces::whole_sectors_held_over_rounds() const { return whole_lines_open().sectors[0]; }
+int64_t PartialPieces::lone_sectors_held_over_rounds() const { return whole_lines_open().sectors[1]; }
+double PartialPieces::whole_line_rounds_apart() const { return whole_lines_open().rounds_apart; }
 
 // Written in pieces by two or more warps and not held over rounds: the lines of sectors_by_writing_warps.
 bool PartialPieces::closes_in_round(const Line& l) const { return warps_if_held_open(l) > 0 && !held_over_rounds(l); }
@@ -315,11 +319,12 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.mean_open_rounds = pieces.mean_open_rounds();
   p.lines_open_at_once = pieces.lines_open_at_once();
   p.lines_held_over_rounds = pieces.lines_held_over_rounds();
-  p.whole_lines_open_at_once = pieces.whole_lines_open_at_once();
-  p.lone_sector_lines_open_at_once = pieces.lone_sector_lines_open_at_once();
-  p.whole_sectors_held_over_rounds = pieces.whole_sectors_held_over_rounds();
-  p.lone_sectors_held_over_rounds = pieces.lone_sectors_held_over_rounds();
-  p.whole_line_rounds_apart = pieces.whole_line_rounds_apart();
+  const PartialPieces::WholeLinesOpen whole = pieces.whole_lines_open();
+  p.whole_lines_open_at_once = whole.at_once[0];
+  p.lone_sector_lines_open_at_once = whole.at_once[1];
+  p.whole_sectors_held_over_rounds = whole.sectors[0];
+  p.lone_sectors_held_over_rounds = whole.sectors[1];
+  p.whole_line_rounds_apart = whole.rounds_apart;
   p.lines_closed_in_round = pieces.lines_closed_in_round();
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
   p.next_store_half_pair_share = pieces.next_store_half_pair_share();

@@ -105,6 +105,15 @@ class PartialPieces {
   // sector in, averaged over the lines by their sectors (naive f64 8x4 on a 64x64 tile: 8, a row of the tile's
   // steps; memsim-held-open's at-once runs: 1). 0 where there are none.
   double whole_line_rounds_apart() const;
+  // The five above in one walk of the lines: the lines open at once (the share of the block's rounds each
+  // is open, times the share of its sectors counted) and the sectors counted, by every whole sector ([0]) and by
+  // the lone ones ([1]), and the rounds apart averaged by every sector.
+  struct WholeLinesOpen {
+    std::array<double, 2> at_once{};
+    std::array<int64_t, 2> sectors{};
+    double rounds_apart = 0;
+  };
+  WholeLinesOpen whole_lines_open() const;
   // Sectors the block writes in pieces from two of its warps or more (held over rounds or not): each waits in
   // the L2 for its last piece from another warp, which memsim-held-open's runs price apart from the pieces
   // themselves (cost.sector_from_warps_ps). Pieces from one warp alone (a warp completing its own half sectors)
@@ -142,6 +151,7 @@ class PartialPieces {
   };
   uint64_t full_sector() const;
   Line* find(uint64_t line);
+  const Line* find(uint64_t line) const;
   static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
   bool held_over_rounds(const Line& l) const;
   bool closes_in_round(const Line& l) const;
@@ -152,14 +162,6 @@ class PartialPieces {
     int first_round = -1, last_round = -1;
     std::vector<int> sector_round;  // per sector of the line, the round it was (last) written whole in; -1: not
   };
-  // The lines open at once (the share of the block's rounds each is open, times the share of its sectors
-  // counted) and the sectors counted.
-  struct WholeLinesOpen {
-    double at_once = 0;
-    int64_t sectors = 0;
-    double rounds_apart = 0;  // summed over the lines by their sectors counted
-  };
-  WholeLinesOpen whole_lines_open(bool lone_sectors_only) const;
   std::unordered_map<uint64_t, WholeLine> whole_lines_;  // a staged tile's drain writes thousands
   // Per warp of the block: its round (global loads after a store start the next) and whether its last global
   // access was a store.

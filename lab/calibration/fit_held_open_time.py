@@ -56,16 +56,20 @@ def step_lines_args(run):
 
 
 def memsim_args(run):
+    """memsim's command line for a memsim-held-open run: at once, sequential, or rows apart (a step a line or not),
+    whose block covers Q times the rows by one line."""
     e = run["element_bytes"]
     rows = 4096 if run["row_bytes"] == 65536 else 8192
     cols = (256 << 20) // e // rows
     R = run.get("rows_per_request", 32)
     P, Q = run["warps_a_line"], run["lines_a_row"]
+    apart = ["--define", "HO_APART=1", "--define", "HO_STEPS=%d" % int("a step a line" in run["name"])] \
+        if run.get("rows_apart") else []
+    tile = "%dx%d" % (Q * R * (8 // P), 128 // e) if apart else "%dx%d" % (R * (8 // P), Q * 128 // e)
     return ["--kernel-file", KERNEL, "--define", "HO_P=%d" % P, "--define", "HO_Q=%d" % Q, "--define",
-            "HO_R=%d" % R, "--define", "HO_SEQUENTIAL=%d" % int(run["sequential"]),
+            "HO_R=%d" % R, "--define", "HO_SEQUENTIAL=%d" % int(run["sequential"]), *apart,
             "--dtype", {4: "f32", 8: "f64"}[e], "--matrix", "%dx%d" % (rows, cols), "--block", "32x8",
-            "--tile", "%dx%d" % (R * (8 // P), Q * 128 // e), "--regs", str(REGS_FOR[run["blocks_per_sm"]]),
-            "--format", "json"]
+            "--tile", tile, "--regs", str(REGS_FOR[run["blocks_per_sm"]]), "--format", "json"]
 
 
 def predict(memsim, profile_path, run):

@@ -5,8 +5,8 @@
 
 RUNS is memsim-held-open's JSON of the whole-sector runs (held_open.cu, "Whole sectors held open": one warp a
 line, a line's four sectors one a round, or two a round; and the u64 runs of two warps a line at 8 rows a
-request). Each run is replayed by memsim itself (its addresses as a kernel file, held_open_kernel.hpp, as
-fit_held_open_time.py does), with PROFILE's constants, which charge such lines nothing. The replay counts U, the
+request). Each run is replayed by memsim itself (its addresses as a kernel file, held_open_kernel.hpp, through
+fit_held_open_time.py's predict), with PROFILE's constants, which charge such lines nothing. The replay counts U, the
 lines open at once, two ways (sim/partial_lines.hpp): by every whole sector a line holds over rounds
 ("whole_lines_open_at_once") or by the sectors written without their 64-byte partner in the same round alone
 ("lone_sector_lines_open_at_once"). For each count, the fit finds the law
@@ -28,42 +28,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_held_open_time import REGS_FOR, combined, golden  # noqa: E402
-
-import subprocess  # noqa: E402
-
-KERNEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "held_open_kernel.hpp")
+from fit_held_open_time import combined, golden, predict  # noqa: E402
 
 COUNTS = {"whole": ("whole_lines_open_at_once", "whole_sectors_held_over_rounds"),
           "lone": ("lone_sector_lines_open_at_once", "lone_sectors_held_over_rounds")}
-
-
-def memsim_args(run):
-    """memsim's command line for a memsim-held-open run: at once, sequential, rows apart, a step a line."""
-    e = run["element_bytes"]
-    rows = 4096 if run["row_bytes"] == 65536 else 8192
-    cols = (256 << 20) // e // rows
-    R = run.get("rows_per_request", 32)
-    P, Q = run["warps_a_line"], run["lines_a_row"]
-    apart = bool(run.get("rows_apart"))
-    steps = "a step a line" in run["name"]
-    tile = "%dx%d" % (Q * R * (8 // P), 128 // e) if apart else "%dx%d" % (R * (8 // P), Q * 128 // e)
-    return ["--kernel-file", KERNEL, "--define", "HO_P=%d" % P, "--define", "HO_Q=%d" % Q, "--define",
-            "HO_R=%d" % R, "--define", "HO_SEQUENTIAL=%d" % int(run["sequential"]),
-            "--define", "HO_APART=%d" % int(apart), "--define", "HO_STEPS=%d" % int(steps),
-            "--dtype", {4: "f32", 8: "f64"}[e], "--matrix", "%dx%d" % (rows, cols), "--block", "32x8",
-            "--tile", tile, "--regs", str(REGS_FOR[run["blocks_per_sm"]]), "--format", "json"]
-
-
-def predict(memsim, profile, run):
-    out = subprocess.run([memsim, *memsim_args(run), "--device", profile], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit("fit_whole_lines.py: memsim failed on %s: %s" % (run["name"], out.stderr.strip()))
-    q = json.loads(out.stdout)["prediction"]
-    if q["occupancy"]["blocks_per_sm"] != run["blocks_per_sm"]:
-        raise SystemExit("fit_whole_lines.py: memsim puts %d blocks an SM where %s ran %d" % (
-            q["occupancy"]["blocks_per_sm"], run["name"], run["blocks_per_sm"]))
-    return q
 
 
 def ncu_bytes(path):
@@ -102,21 +70,21 @@ def main():
     out_bytes = 256 << 20
     sector = 32
 
+    def time(q, extra_dram_us):
+        terms = dict(q["terms_us"])
+        terms["DRAM bandwidth"] += extra_dram_us
+        return combined(terms, p, terms["L2 partial-sector stores"])
+
     def times(count, lines, exponent, ps):
         at_once, sectors = COUNTS[count]
         ts = []
         for q in preds:
             u = q[at_once]
             e = 1 - math.exp(-((u / lines) ** exponent)) if u > 0 else 0.0
-            terms = dict(q["terms_us"])
-            terms["DRAM bandwidth"] += e * q[sectors] * sector * ps * 1e-6
-            ts.append(combined_p(q, terms, p))
+            ts.append(time(q, e * q[sectors] * sector * ps * 1e-6))
         return ts
 
-    def combined_p(q, terms, p):
-        return combined(terms, p, max(0.0, q["terms_us"].get("L2 partial-sector stores", 0.0)))
-
-    plain = [combined_p(q, dict(q["terms_us"]), p) for q in preds]
+    plain = [time(q, 0.0) for q in preds]
     worst = max(abs(t / q["time_us"] - 1) for t, q in zip(plain, preds))
     if worst > 1e-6:
         raise SystemExit("fit_whole_lines.py: the terms combined here differ from memsim's time by %.2g" % worst)
