@@ -72,6 +72,24 @@ void BM_WindowOrderPadded8192(benchmark::State& state) {
 }
 BENCHMARK(BM_WindowOrderPadded8192)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Column stores with many steps a block: naive f16 32x2 on a 128x128 tile at 16384x16384, whose window of
+// 4224 resident blocks (132 SMs x 32) touches 69 million store lines, 1.1 million of them distinct.
+void BM_WindowOrderNaiveF16Tile128(benchmark::State& state) {
+  UserConfig u;
+  u.kernel = "naive";
+  u.matrix = {16384, 16384};
+  u.dtype = Dtype::F16;
+  u.block = {32, 2};
+  u.tile = Size2{128, 128};
+  const LaunchConfig cfg = resolve_launch(u);
+  for (auto _ : state) {
+    const WindowOrder o = window_order(cfg, 132 * 32, 1);
+    benchmark::DoNotOptimize(o.bytes[1]);
+  }
+  state.SetLabel("naive 16384x16384 f16 block 32x2 tile 128x128, 1 window of 4224 blocks");
+}
+BENCHMARK(BM_WindowOrderNaiveF16Tile128)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The search for the blocks that complete a block's split sectors (sim/partial_lines.hpp), which replay()
 // adds for a launch that has them: vec4 f16 32x8 at 16384x16384, whose other halves are a grid row (128
 // blocks) away, so 256 blocks are replayed.
