@@ -137,5 +137,25 @@ TEST(DramOrder, PaddedHasOneSideInOrderAndOneScattered) {
   EXPECT_DOUBLE_EQ(c.streams(1), 1.0);
 }
 
+// naive, block 32x8, tile 32x32, f32, 1024 x 1024: a grid of 32 x 32 tiles. 64 blocks a window are two tile
+// rows: they read input rows 64k to 64k + 63 whole (256 KiB, one run) and write, lane by lane down a column, the
+// 256 bytes of columns 64k to 64k + 63 in each of the 1024 output rows of 4 KiB: 1024 runs of 2 lines, so
+// streams = 2048^2 / (1024 x 2^2) = 1024. Each line is touched by 32 lanes of 32 store instructions, which the
+// count takes once.
+TEST(DramOrder, NaiveColumnStoresAreARunARow) {
+  UserConfig u;
+  u.kernel = "naive";
+  u.matrix = {1024, 1024};
+  u.block = {32, 8};
+  u.tile = Size2{32, 32};
+  const WindowOrder o = window_order(resolve_launch(u), 64, 3);
+  EXPECT_EQ(o.windows_sampled, 3);
+  EXPECT_DOUBLE_EQ(o.bytes[0], 3 * 256.0 * kKiB);
+  EXPECT_DOUBLE_EQ(o.streams(0), 1.0);
+  EXPECT_DOUBLE_EQ(o.bytes[1], 3 * 256.0 * kKiB);
+  EXPECT_DOUBLE_EQ(o.streams(1), 1024.0);
+  EXPECT_DOUBLE_EQ(o.scattered(1), 1.0);
+}
+
 }  // namespace
 }  // namespace memsim
