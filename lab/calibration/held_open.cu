@@ -204,6 +204,13 @@ const Config kConfigs[] = {
     // 16 steps apart (2026-12-07): the H100's runs above grew with the steps a line waits beyond what the lines
     // open at once give (-18% and -23% after the fit at 4 and 8); naive f64 8x4 and 8x8 on 128 wait 16.
     MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 16, 8), MEMSIM_HELD_OPEN_STEPS(uint64_t, 1, 16, 4),
+    // Lines held open 32 to 64 steps (2026-12-07, b): naive at 128 rows a block (32x2 on 128: 128 lines a block
+    // of two warps, 32 blocks an SM) holds 4,096 lines an SM open, each collecting a warp's 4-byte piece every
+    // 4 steps over 64 (f32) or 32 (f64) steps: set z read back 1.7 times the output there, memsim 0.72. These
+    // hold as many lines an SM (4 groups of 32 rows x Q lines, 8 blocks), a piece of each every Q steps.
+    MEMSIM_HELD_OPEN_STEPS(uint32_t, 2, 2, 32), MEMSIM_HELD_OPEN_STEPS(uint32_t, 2, 4, 32),
+    MEMSIM_HELD_OPEN_STEPS(uint64_t, 2, 2, 32), MEMSIM_HELD_OPEN_STEPS(uint64_t, 2, 4, 32),
+    MEMSIM_HELD_OPEN_STEPS(uint32_t, 4, 4, 32),
 };
 
 }  // namespace
