@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 KERNEL = os.path.join(ROOT, "lab", "calibration", "held_open_kernel.hpp")
 STEP_KERNEL = os.path.join(ROOT, "lab", "calibration", "step_lines_kernel.hpp")
-REGS_FOR = {8: 32, 4: 64, 2: 128}  # 256 threads a block: 65,536 registers an SM / (256 x regs) blocks
+REGS_FOR = {8: 32, 6: 40, 5: 48, 4: 64, 3: 80, 2: 128}  # 256 threads a block: 65,536 registers an SM / (256 x regs)
 
 
 def step_lines_args(run):

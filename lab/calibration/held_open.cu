@@ -33,7 +33,9 @@
 // as nvcc compiles the suite's direct bodies (one load in flight a warp between stores).
 //
 // Every configuration runs with as many blocks an SM as fit (8), then 4 and 2, held back by dynamic shared
-// memory the kernel does not use: the lines open at once scale with the resident blocks.
+// memory the kernel does not use: the lines open at once scale with the resident blocks. --blocks-per-sm 6,5,3
+// takes other counts (0: as many as fit), to place the lines open at once between those (the L2's lines: past
+// them the read-back passes the output).
 //
 // Timing (docs/validation.md): CUDA events around each launch, outputs rotated over 4 buffers, 2 warm-up
 // launches, median of 15 with min and max. The first launch's output is checked against the transpose of the
@@ -225,7 +227,8 @@ int main(int argc, char** argv) {
     MEMSIM_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
     bench::print_header("memsim-held-open", p);
     bool all_ok = true, first = true;
-    for (int limit : {0, 4, 2}) {
+    const std::vector<int> limits = opt.blocks_per_sm.empty() ? std::vector<int>{0, 4, 2} : opt.blocks_per_sm;
+    for (int limit : limits) {
       const int smem = limit ? int(p.sharedMemPerMultiprocessor / limit - p.reservedSharedMemPerBlock) : 0;
       for (const Config& c : kConfigs) {
         if (!bench::name_matches(c.name, opt.match)) continue;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -38,6 +39,9 @@ int64_t count_wrong(const std::vector<unsigned char>& bytes, size_t rows, size_t
 struct Options {
   bool once = false;            // --once: each configuration launched once, untimed, for Nsight Compute
   const char* match = nullptr;  // --match TEXT: only the runs whose name holds TEXT, or one of its |-parts
+  // --blocks-per-sm N[,N...]: the blocks an SM to hold each run at (0: as many as fit), where the program takes
+  // it; empty: the program's own list.
+  std::vector<int> blocks_per_sm;
 };
 // Whether a run's name is selected by --match (every name is, without it): TEXT is one or more parts apart by
 // '|' ("W=4 S|K=2"), and a name holding any of them is selected.
@@ -52,14 +56,33 @@ inline bool name_matches(const char* name, const char* match) {
   }
 }
 // False, after the usage line on stderr, for anything but --once and --match TEXT (each at most once).
+// "7,6,5": counts from 0 to 32, apart by commas, into out; false (out cleared) on anything else.
+inline bool parse_counts(const char* text, std::vector<int>& out) {
+  out.clear();
+  for (const char* p = text;;) {
+    char* end = nullptr;
+    const long n = std::strtol(p, &end, 10);
+    if (end == p || n < 0 || n > 32 || (*end != ',' && *end != '\0')) {
+      out.clear();
+      return false;
+    }
+    out.push_back(int(n));
+    if (*end == '\0') return true;
+    p = end + 1;
+  }
+}
+
 inline bool parse_options(int argc, char** argv, const char* program, Options& o) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--once") == 0 && !o.once) {
       o.once = true;
     } else if (std::strcmp(argv[i], "--match") == 0 && !o.match && i + 1 < argc && argv[i + 1][0] != '\0') {
       o.match = argv[++i];
+    } else if (std::strcmp(argv[i], "--blocks-per-sm") == 0 && o.blocks_per_sm.empty() && i + 1 < argc &&
+               parse_counts(argv[i + 1], o.blocks_per_sm)) {
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: %s [--once] [--match TEXT[|TEXT...]]\n", program);
+      std::fprintf(stderr, "usage: %s [--once] [--match TEXT[|TEXT...]] [--blocks-per-sm N[,N...]]\n", program);
       return false;
     }
   }
