@@ -105,6 +105,8 @@ struct KernelCounts {
   // of the block's partly written lines they are (the rest close in the round they open: partial_lines_per_block).
   std::array<double, 2> lines_open_at_once_per_block{};  // lines with a piece under 16 bytes; all 16 or more
   double held_line_share = 0;
+  // The requests writing part of a sector of those lines, per such sector (PartialPieces::pieces_per_held_sector).
+  double pieces_per_held_sector = 0;
   // Lines a block writes in whole sectors alone over two rounds or more, as many as are open at once
   // (sim/partial_lines.hpp, PartialPieces::whole_lines_open_at_once).
   double whole_lines_open_at_once_per_block = 0;

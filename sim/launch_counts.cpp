@@ -21,6 +21,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   c.next_store_half_pair_share = r.next_store_half_pair_share;
   c.partial_line_open_rounds = r.partial_line_open_rounds;
   c.lines_open_at_once_per_block = r.lines_open_at_once_per_block;
+  c.pieces_per_held_sector = r.pieces_per_held_sector;
   c.whole_lines_open_at_once_per_block = r.whole_lines_open_at_once_per_block;
   c.lone_sector_lines_open_at_once_per_block = r.lone_sector_lines_open_at_once_per_block;
   c.whole_sectors_held_over_rounds = double(r.whole_sectors_held_over_rounds_per_block) * double(r.config.blocks());

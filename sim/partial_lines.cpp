@@ -90,7 +90,8 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
   }
   for (uint64_t line : partial_lines)
     if (!find(line))
-      lines_.push_back({line, std::vector<uint64_t>(sectors_per_line, 0), std::vector<uint32_t>(sectors_per_line, 0)});
+      lines_.push_back({line, std::vector<uint64_t>(sectors_per_line, 0), std::vector<uint32_t>(sectors_per_line, 0),
+                        std::vector<int>(sectors_per_line, 0)});
   // The bytes this request writes into the tracked lines, whole sectors included (they may complete a line),
   // and the warp of each partial piece (so a line's warps are its sectors').
   const uint32_t bit = uint32_t(1) << (warp & 31);
@@ -100,6 +101,7 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
       l->written[s] |= touched[i].bytes;
       if (touched[i].bytes != full) {
         l->sector_warps[s] |= bit;
+        ++l->sector_pieces[s];
         l->smallest_piece = std::min(l->smallest_piece, __builtin_popcountll(touched[i].bytes));
         l->smallest_lane = std::min(l->smallest_lane, int(w.width));
         if (l->first_round < 0 || round < l->first_round) l->first_round = round;
@@ -126,6 +128,15 @@ std::array<double, 2> PartialPieces::lines_open_at_once() const {
   if (rounds_ > 0)
     for (double& r : rounds_open) r /= double(rounds_);
   return rounds_open;
+}
+
+double PartialPieces::pieces_per_held_sector() const {
+  int64_t pieces = 0, sectors = 0;
+  for (const Line& l : lines_)
+    if (held_over_rounds(l))
+      for (int n : l.sector_pieces)
+        if (n > 0) pieces += n, ++sectors;
+  return sectors > 0 ? double(pieces) / double(sectors) : 0.0;
 }
 
 PartialPieces::WholeLinesOpen PartialPieces::whole_lines_open() const {
@@ -318,6 +329,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.split_lane_bytes = pieces.split_lane_bytes();
   p.mean_open_rounds = pieces.mean_open_rounds();
   p.lines_open_at_once = pieces.lines_open_at_once();
+  p.pieces_per_held_sector = pieces.pieces_per_held_sector();
   p.lines_held_over_rounds = pieces.lines_held_over_rounds();
   const PartialPieces::WholeLinesOpen whole = pieces.whole_lines_open();
   p.whole_lines_open_at_once = whole.at_once[0];

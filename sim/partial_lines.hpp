@@ -84,6 +84,11 @@ class PartialPieces {
   // and 0.47 on the H100 (by its smallest, 0.44). They are left out of sectors_by_writing_warps, whose lines
   // close in the round they open.
   std::array<double, 2> lines_open_at_once() const;
+  // The store requests that write part of a sector in those lines, per sector they write in pieces, on average
+  // (memsim-held-open's 4-byte pieces from 32 rows a request: 8; naive f32 32x2's: 8, one a row). Once more
+  // lines are open at once than the L2 holds, each piece after a sector's first may find its line evicted, and
+  // the L2 reads the sector back again (model/cost.cpp). 0 where no line is held open.
+  double pieces_per_held_sector() const;
   int64_t lines_held_over_rounds() const;
   int64_t lines_closed_in_round() const;  // the lines of sectors_by_writing_warps
   // Lines the block writes in whole sectors alone (no partial piece there), those sectors in two rounds or more:
@@ -142,6 +147,7 @@ class PartialPieces {
     uint64_t line;
     std::vector<uint64_t> written;  // per sector of the line, the bytes written since (bit i: byte i)
     std::vector<uint32_t> sector_warps;  // per sector of the line, the warps writing partial pieces of it
+    std::vector<int> sector_pieces;      // per sector of the line, the requests writing part of it
     int first_round = -1, last_round = -1;  // the rounds of its first and last partial piece
     int smallest_piece = 64;                // the fewest bytes one request wrote into a partly written sector
     int smallest_lane = 64;                 // the narrowest lane of a request writing a partial piece here
@@ -193,6 +199,7 @@ struct PartialLines {
   int split_lane_bytes = 0;                    // PartialPieces::split_lane_bytes
   double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds
   std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once
+  double pieces_per_held_sector = 0;           // PartialPieces::pieces_per_held_sector
   int64_t lines_held_over_rounds = 0;   // PartialPieces::lines_held_over_rounds
   int64_t lines_closed_in_round = 0;    // PartialPieces::lines_closed_in_round
   double whole_lines_open_at_once = 0;  // PartialPieces::whole_lines_open_at_once

@@ -282,6 +282,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.lines_completed_by_one_warp_per_block = partial.completed_by_one_warp;
   result.partial_line_open_rounds = partial.mean_open_rounds;
   result.lines_open_at_once_per_block = partial.lines_open_at_once;
+  result.pieces_per_held_sector = partial.pieces_per_held_sector;
   result.lines_held_over_rounds = partial.lines_held_over_rounds;
   result.whole_lines_open_at_once_per_block = partial.whole_lines_open_at_once;
   result.lone_sector_lines_open_at_once_per_block = partial.lone_sector_lines_open_at_once;

@@ -81,6 +81,7 @@ struct ReplayResult {
   // Lines the middle block holds open over rounds, as many as are open at once (PartialPieces::
   // lines_open_at_once), and the count of such lines against those closed in the round they open.
   std::array<double, 2> lines_open_at_once_per_block{};  // pieces under 16 bytes, and 16 bytes or more
+  double pieces_per_held_sector = 0;  // PartialPieces::pieces_per_held_sector
   int64_t lines_held_over_rounds = 0, lines_closed_in_round = 0;
   // Lines the middle block writes in whole sectors over two rounds or more, as many as are open at once
   // (PartialPieces::whole_lines_open_at_once).

@@ -320,6 +320,48 @@ TEST(PartialPieces, LinesOpenAtOnce) {
   EXPECT_EQ(total_lines(p.sectors_by_writing_warps()), 0.0);
 }
 
+// Pieces a sector of a held-open line: warps 0 and 1 write 4 bytes of each of 32 lines a round, warp 0 the even
+// words and warp 1 the odd, rounds 0..15: a sector (8 words) gets 8 requests, each line held over 16 rounds. A
+// warp writing 8-byte pieces of 32 other lines over rounds 0..3 (one sector each, 4 pieces): (32 x 4 x 8 + 32 x 4)
+// pieces over 32 x 4 + 32 sectors = 1152 / 160 = 7.2. A line a store writes in one round, not held, adds nothing.
+TEST(PartialPieces, PiecesPerHeldSector) {
+  PartialPieces p;
+  EXPECT_EQ(p.pieces_per_held_sector(), 0.0);
+  WarpAccess load = store(1 << 24, 4, 4);
+  load.op = Op::Load;
+  for (int round = 0; round < 16; ++round)
+    for (int warp : {0, 1}) {
+      p.add(load, warp);
+      p.add(store(4 * (2 * round + warp), 128, 4), warp);
+    }
+  EXPECT_DOUBLE_EQ(p.pieces_per_held_sector(), 8.0);
+  for (int round = 0; round < 4; ++round) {
+    p.add(load, 2);
+    p.add(store((1 << 16) + 8 * round, 128, 8), 2);
+  }
+  p.add(load, 3);
+  p.add(store(1 << 20, 128, 4), 3);
+  EXPECT_DOUBLE_EQ(p.pieces_per_held_sector(), (32 * 4 * 8 + 32 * 4) / 160.0);
+}
+
+// naive at 128 rows a block (f32 32x2 on a 128x128 tile): a sector of a row (8 y) gets one 4-byte piece a y, from
+// the block's two warps in turn: 8. f64 32x2: 4 y a sector, 8-byte pieces: 4. f16 32x2: 16.
+TEST(PartialPieces, SuitePiecesPerHeldSector) {
+  auto pieces = [](const char* dtype) {
+    UserConfig u;
+    u.kernel = "naive";
+    u.matrix = {1024, 1024};
+    u.block = {32, 2};
+    u.tile = Size2{128, 128};
+    u.dtype = parse_dtype(dtype);
+    const LaunchConfig cfg = resolve_launch(u);
+    return partial_lines_of_block(cfg, cfg.blocks() / 2).pieces_per_held_sector;
+  };
+  EXPECT_DOUBLE_EQ(pieces("f32"), 8.0);
+  EXPECT_DOUBLE_EQ(pieces("f64"), 4.0);
+  EXPECT_DOUBLE_EQ(pieces("f16"), 16.0);
+}
+
 // A line counts with the half sectors ([1]) only if every piece is 16 bytes or more: sector 0 of 32 lines (a
 // quarter of each) written in 16-byte halves over rounds 0 and 1 is 32 x 2/2 x 1/4 = 8 at once in [1]; a 16-byte
 // half and then two 8-byte quarters over rounds 0..2 is 8 in [0] (a line mixing pieces holds the small ones open).
