@@ -270,6 +270,20 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   if (pr.held_line_share > 0 && held_open_costed) {
     pr.held_open_read_back = 1 - std::exp(-std::pow(pr.lines_open_at_once / k.read_back_held_open_lines,
                                                     k.read_back_held_open_exponent));
+    // Past the L2's lines: once the lines held open at once outgrow the share of the L2's lines that holds them
+    // (each counted whole, whatever its pieces), a piece after a sector's first finds its line evicted with the
+    // chance that a line is not held, 1 - those lines / lines open (replacement as if at random), and the L2
+    // reads the sector back once more: (pieces a sector - 1) x that chance, on top of the once above. The share
+    // is fitted on memsim-held-open's runs past the L2 (lab/calibration/fit_past_l2.py), where the fit above
+    // stops: they read back up to 3.5 times the output.
+    pr.l2_lines = p.l2_bytes > 0 ? k.read_back_held_open_past_l2_share * double(p.l2_bytes) / double(p.line_bytes) : 0.0;
+    pr.held_lines_open = (c.lines_open_at_once_per_block[0] + c.lines_open_at_once_per_block[1]) * resident_blocks;
+    pr.pieces_per_held_sector = c.pieces_per_held_sector;
+    if (pr.l2_lines > 0 && pr.held_lines_open > pr.l2_lines && c.pieces_per_held_sector > 1) {
+      pr.past_l2_evicted = 1 - pr.l2_lines / pr.held_lines_open;
+      pr.past_l2_read_back = (c.pieces_per_held_sector - 1) * pr.past_l2_evicted;
+      pr.held_open_read_back += pr.past_l2_read_back;
+    }
     pr.read_back_fraction =
         (1 - pr.held_line_share) * pr.read_back_fraction + pr.held_line_share * pr.held_open_read_back;
   }
@@ -317,6 +331,13 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
     pr.caveats.push_back("this kernel holds partly written lines open over rounds (a round: a warp's loads, then "
                          "its stores), and this profile has no read-back for such lines: the time above leaves it "
                          "out, and may be low");
+  } else if (!read_given && pr.past_l2_read_back > 0) {
+    pr.caveats.push_back(caveat_words(
+        "about %.3g lines are held open over rounds at once, more than the %.3g of the L2's that hold them: memsim "
+        "counts a piece after a sector's first as finding its line evicted %.0f%% of the time and the sector read "
+        "back again (%.2f times the held lines' bytes in all), fitted on memsim-held-open's runs past the L2, whose "
+        "read-back it gives within about 30%% (docs/model.md)",
+        pr.held_lines_open, pr.l2_lines, 100 * pr.past_l2_evicted, pr.held_open_read_back));
   } else if (!read_given && pr.held_line_share > 0 && held_open_costed && pr.lines_open_at_once > kHeldOpenFittedLines) {
     pr.caveats.push_back(
         caveat_words("about %.3g lines are held open over rounds at once, past the %.3g the read-back of such "
@@ -590,6 +611,11 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["lines_open_at_once"] = p.lines_open_at_once;
   j["held_line_share"] = p.held_line_share;
   j["held_open_read_back"] = p.held_open_read_back;
+  j["held_lines_open"] = p.held_lines_open;
+  j["l2_lines"] = p.l2_lines;
+  j["past_l2_evicted"] = p.past_l2_evicted;
+  j["past_l2_read_back"] = p.past_l2_read_back;
+  j["pieces_per_held_sector"] = p.pieces_per_held_sector;
   j["whole_lines_open_at_once"] = p.whole_lines_open_at_once;
   j["lone_sector_lines_open_at_once"] = p.lone_sector_lines_open_at_once;
   j["whole_sectors_held_over_rounds"] = p.whole_sectors_held_over_rounds;

@@ -142,6 +142,10 @@ struct Prediction {
   // Lines held open over rounds: how many are open at once (all blocks), their share of the partly written
   // lines, and the fraction read back for them (read_back_fraction mixes it in by that share).
   double lines_open_at_once = 0, held_line_share = 0, held_open_read_back = 0;
+  // Past the L2's lines (model/cost.cpp): the lines held open at once, counted whole whatever their pieces, the
+  // L2's lines, the chance a piece finds its line evicted, and the read-back that adds (in held_open_read_back).
+  double held_lines_open = 0, l2_lines = 0, past_l2_evicted = 0, past_l2_read_back = 0;
+  double pieces_per_held_sector = 0;  // KernelCounts
   // Lines written in whole sectors alone over two rounds or more, as many as are open at once (all blocks).
   double whole_lines_open_at_once = 0;
   double lone_sector_lines_open_at_once = 0;  // of those, by their sectors written without their 64-byte partner

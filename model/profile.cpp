@@ -50,6 +50,7 @@ constexpr NumberRange kOpenLines{1, 1e12, false, "lines"};
 constexpr NumberRange kPerLogLines{0, 100, true, ""};
 constexpr NumberRange kHeldOpenExponent{0.1, 10, false, ""};
 constexpr NumberRange kHalfSectorFactor{0, 10, false, ""};
+constexpr NumberRange kL2Share{0.05, 2, false, "of the L2's lines"};
 constexpr NumberRange kStepsOpenSpread{0, 100, false, ""};
 constexpr NumberRange kStepsOpenPower{0, 2, false, ""};
 // Read-back of sectors written by 4 or 8 warps over 2 warps' (measured 1.7 and 1.9): interpolated
@@ -109,7 +110,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost.read_back",
        {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open",
         "steps_open"}},
-      {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "note"}},
+      {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "past_l2_share", "past_l2_note", "note"}},
       {"cost.read_back.steps_open", {"spread", "power", "note"}},
       {"cost.whole_lines", {"count", "lines", "exponent", "ps_per_byte", "note"}},
       {"cost_basis", {"kind", "summary"}},
@@ -314,6 +315,9 @@ CostConstants read_cost(const JsonFields& r) {
       c.read_back_held_open_exponent = r.number_in("cost.read_back.held_open.exponent", kHeldOpenExponent);
       c.read_back_held_open_half_sector_factor =
           r.number_in("cost.read_back.held_open.half_sector_factor", kHalfSectorFactor);
+      // Absent in profiles from before it: no read-back past the L2's lines.
+      c.read_back_held_open_past_l2_share =
+          r.number_in_or("cost.read_back.held_open.past_l2_share", kL2Share, 0);
     }
     if (r.find("cost.read_back.steps_open")) {  // absent in profiles without memsim-step-lines' runs
       r.numbers_in("cost.read_back.steps_open.spread", 3, "sectors from 2, 4 and 8 warps", kStepsOpenSpread,

@@ -160,6 +160,10 @@ struct CostConstants {
   double read_back_held_open_lines = 0;
   double read_back_held_open_exponent = 1;
   double read_back_held_open_half_sector_factor = 1;
+  // The share of the L2's lines that hold lines open: past it, a piece after a sector's first finds its line
+  // evicted with the chance 1 - share x L2 lines / lines open, and the L2 reads the sector back once more
+  // (model/cost.cpp). 0: not priced (profiles without memsim-held-open's runs past the L2).
+  double read_back_held_open_past_l2_share = 0;
   // Lines written in whole sectors alone over two rounds or more (sim/partial_lines.hpp): with U of them open at
   // once, counted by every whole sector they hold or (whole_lines_lone_only) by the sectors written without
   // their 64-byte partner in the same round, e = 1 - exp(-(U / whole_lines_lines)^whole_lines_exponent) of the

@@ -466,6 +466,50 @@ TEST(Cost, LinesHeldOpenOverRounds) {
   EXPECT_NE(pr.caveats[0].find("4e+05 lines are held open over rounds at once"), std::string::npos) << pr.caveats[0];
 }
 
+// Past the L2's lines: with the L2 holding 500,000 lines (64 MB), half of them for lines held open
+// (past_l2_share 0.5), and U = (1500 + 500) x 200 blocks = 400,000 open (counted whole, the half-sector factor
+// aside), a piece finds its line evicted 1 - 250/400 = 0.375 of the time; 8 pieces a sector read back 7 x 0.375 = 2.625 more of the held lines' bytes than the fit's e, where
+// U' = (1500 + 0.5 x 500) x 200 = 350,000 gives e = 1 - exp(-3.5^2). At one piece a sector, or under the L2's
+// lines, nothing more.
+TEST(Cost, LinesHeldOpenPastTheL2) {
+  KernelCounts k = base_counts();
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  k.lines_open_at_once_per_block = {1500, 500};
+  k.held_line_share = 1;
+  k.pieces_per_held_sector = 8;
+  DeviceProfile p = toy();
+  p.l2_bytes = 500000 * 128;
+  p.line_bytes = 128;
+  p.cost.read_back_held_open_past_l2_share = 0.5;
+  p.cost.read_back_ps_per_byte[kLanes4] = 5;
+  p.cost.read_back_held_open_lines = 100000;
+  p.cost.read_back_held_open_exponent = 2;
+  p.cost.read_back_held_open_half_sector_factor = 0.5;
+  Prediction pr = predict(k, p);
+  const double e = 1 - std::exp(-3.5 * 3.5);
+  EXPECT_NEAR(pr.held_lines_open, 400000.0, 1e-6);
+  EXPECT_NEAR(pr.l2_lines, 250000.0, 1e-9);
+  EXPECT_NEAR(pr.past_l2_evicted, 0.375, 1e-12);
+  EXPECT_NEAR(pr.past_l2_read_back, 2.625, 1e-12);
+  EXPECT_NEAR(pr.held_open_read_back, e + 2.625, 1e-12);
+  EXPECT_NEAR(pr.read_back_fraction, e + 2.625, 1e-12);
+  EXPECT_NEAR(pr.read_back_us, (e + 2.625) * 1e8 * 5e-6, 1e-9);
+  EXPECT_NEAR(pr.dram_read_back_bytes, (e + 2.625) * 1e8, 1e-3);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("more than the 2.5e+05 of the L2's"), std::string::npos) << pr.caveats[0];
+  EXPECT_EQ(to_json(pr)["past_l2_evicted"], 0.375);
+  k.pieces_per_held_sector = 1;
+  pr = predict(k, p);
+  EXPECT_EQ(pr.past_l2_read_back, 0.0);
+  EXPECT_NEAR(pr.held_open_read_back, e, 1e-12);
+  k.pieces_per_held_sector = 8;
+  p.cost.read_back_held_open_past_l2_share = 0.8;  // 400,000 lines hold them: none past
+  EXPECT_EQ(predict(k, p).past_l2_read_back, 0.0);
+  p.cost.read_back_held_open_past_l2_share = 0;  // not priced
+  EXPECT_EQ(predict(k, p).past_l2_read_back, 0.0);
+}
+
 // Lines of whole sectors held open over rounds (cost.whole_lines): e = 1 - exp(-(U / lines)^exponent) of the
 // counted sectors' bytes cost ps_per_byte of DRAM time more. toy() resides all 200 blocks: lone U = 400 x 200 =
 // 80,000 lines; with lines 100,000 and exponent 2, e = 1 - exp(-0.64); 1e6 lone sectors x 32 bytes x 2 ps =
