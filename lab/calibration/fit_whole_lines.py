@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fit the cost of lines written in whole sectors over rounds on memsim-held-open's whole-sector runs alone.
 
-    fit_whole_lines.py MEMSIM PROFILE RUNS [--ncu CSV] [--report FILE] [--write]
+    fit_whole_lines.py MEMSIM PROFILE RUNS [--also RUNS ...] [--ncu CSV] [--report FILE] [--write]
 
 RUNS is memsim-held-open's JSON of the whole-sector runs (held_open.cu, "Whole sectors held open": one warp a
 line, a line's four sectors one a round, or two a round; and the u64 runs of two warps a line at 8 rows a
@@ -17,7 +17,10 @@ that minimises the squared log error of the runs' times, the extra time joining 
 combine (model/cost.cpp). The report gives each run's rounds between a line's pieces too
 (whole_line_rounds_apart), which `naive` stretches to a row of its tile's steps. The count whose fit leaves the smaller error is the one kept: a choice made on these
 runs alone. --ncu adds Nsight Compute's DRAM bytes (read beyond the input, written, x the output) to the report.
---write puts the kept law into PROFILE's cost.whole_lines.
+--also adds the whole-sector runs (one warp a line, "P=1") of another memsim-held-open JSON of the same GPU (the
+16-steps-apart runs of 2026-12-07, for one). Each run is predicted with PROFILE less any cost.whole_lines it
+carries, so the fit starts from no cost whatever PROFILE holds. --write puts the kept law into PROFILE's
+cost.whole_lines (the rest of the file as it was).
 """
 import argparse
 import concurrent.futures
@@ -25,7 +28,9 @@ import csv
 import json
 import math
 import os
+import re
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit_held_open_time import combined, golden, predict  # noqa: E402
@@ -53,19 +58,35 @@ def main():
     ap.add_argument("memsim")
     ap.add_argument("profile")
     ap.add_argument("runs")
+    ap.add_argument("--also", action="append", default=[], help="another RUNS JSON: its P=1 runs join the fit")
     ap.add_argument("--ncu")
     ap.add_argument("--report")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     base = json.load(open(a.profile))
     doc = json.load(open(a.runs))
+    every = list(doc["runs"])
+    for path in a.also:
+        other = json.load(open(path))
+        if other["device"] != doc["device"]:
+            raise SystemExit("fit_whole_lines.py: %s ran on an %s, %s on an %s" % (path, other["device"], a.runs,
+                                                                                 doc["device"]))
+        every += [r for r in other["runs"] if " P=1 " in r["name"]]
     # memsim's block is 32 x 8 with a warp a thread row: a block's rows (R x 8/P) must fill it.
-    runs = [r for r in doc["runs"]
+    runs = [r for r in every
             if r.get("rows_per_request", 32) * (8 // r["warps_a_line"]) * (r["lines_a_row"] if r.get("rows_apart") else 1)
             % 32 == 0]
-    left_out = [r["name"] for r in doc["runs"] if r not in runs]
+    left_out = [r["name"] for r in every if r not in runs]
+    bare = json.loads(json.dumps(base))
+    bare["cost"].pop("whole_lines", None)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(bare, f)
+        bare_path = f.name
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
-    preds = list(pool.map(lambda r: predict(a.memsim, a.profile, r), runs))
+    try:
+        preds = list(pool.map(lambda r: predict(a.memsim, bare_path, r), runs))
+    finally:
+        os.unlink(bare_path)
     p = base["cost"]["overlap_p"]
     out_bytes = 256 << 20
     sector = 32
@@ -114,7 +135,7 @@ def main():
     ncu = ncu_bytes(a.ncu) if a.ncu else None
 
     lines = ["memsim-held-open's whole-sector runs, %s (%s), %d runs (left out, memsim's block cannot hold their rows: %s)"
-             % (doc["device"], a.runs, len(runs), ", ".join(sorted(set(left_out))) or "none"),
+             % (doc["device"], " ".join([a.runs] + a.also), len(runs), ", ".join(sorted(set(left_out))) or "none"),
              "without a cost: rms log error %.3f" % rms0]
     for count, (x, rms) in fits.items():
         lines.append("count %-5s: lines %.0f, exponent %.2f, ps_per_byte %.3f: rms log error %.3f%s"
@@ -130,8 +151,8 @@ def main():
         u = q[COUNTS[kept][0]]
         e = 1 - math.exp(-((u / x[0]) ** x[1])) if u > 0 else 0.0
         extra = ""
-        if ncu:
-            j = doc["runs"].index(r)
+        if ncu and any(r is d for d in doc["runs"]):
+            j = next(k for k, d in enumerate(doc["runs"]) if d is r)
             if j < len(ncu):
                 m = ncu[j]
                 extra = " %.3f / %.2f |" % (m["dram__bytes_read.sum"] / out_bytes - 1, m["dram__bytes_write.sum"] / out_bytes)
@@ -144,13 +165,21 @@ def main():
     if a.report:
         open(a.report, "w").write(text)
     if a.write:
-        base["cost"]["whole_lines"] = {
-            "count": kept, "lines": round(x[0]), "exponent": round(x[1], 3), "ps_per_byte": round(x[2], 3),
-            "note": "fitted by lab/calibration/fit_whole_lines.py on memsim-held-open's whole-sector runs alone (%s)"
-                    % os.path.basename(a.runs)}
-        with open(a.profile, "w") as f:
-            json.dump(base, f, indent=2)
-            f.write("\n")
+        law = {"count": kept, "lines": round(x[0]), "exponent": round(x[1], 3), "ps_per_byte": round(x[2], 3),
+               "note": "fitted by lab/calibration/fit_whole_lines.py on memsim-held-open's whole-sector runs alone (%s)"
+                       % ", ".join(os.path.basename(f) for f in [a.runs] + a.also)}
+        src = open(a.profile).read()
+        block = re.search(r'\n( *)"whole_lines": \{.*?\n\1\}', src, re.S)
+        indent = block.group(1) if block else "    "
+        text = json.dumps(law, indent=2).replace("\n", "\n" + indent)
+        if block:  # the law replaced where it stands, the rest of the file as it was
+            src = src[:block.start()] + "\n%s\"whole_lines\": %s" % (indent, text) + src[block.end():]
+        else:
+            cost = re.search(r'\n( *)"cost": \{\n', src)
+            indent = cost.group(1) + "  "
+            text = json.dumps(law, indent=2).replace("\n", "\n" + indent)
+            src = src[:cost.end()] + "%s\"whole_lines\": %s,\n" % (indent, text) + src[cost.end():]
+        open(a.profile, "w").write(src)
     return 0
 
 
