@@ -30,8 +30,9 @@ cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 export MEMSIM_CACHE_DIR=$cache
 for dev in h100 h200; do
-  # Set a's runs in DEV/, every later set's in DEV_X/ (one letter: not DEV_X_ncu/), in the order of their letters.
-  for dir in lab/heldout/results/$dev lab/heldout/results/${dev}_?; do
+  # Set a's runs in DEV/, every later set's in DEV_X/ or DEV_XY/ (one or two letters: not DEV_X_ncu/), in the order
+  # of their letters.
+  for dir in lab/heldout/results/$dev lab/heldout/results/${dev}_? lab/heldout/results/${dev}_??; do
     set=${dir#lab/heldout/results/$dev}
     ls "$dir"/*.json.gz >/dev/null 2>&1 || continue
     python3 lab/heldout/judge.py lab/heldout/results/$dev$set/*.json.gz --memsim "$build/app/memsim" --device $dev \
