@@ -295,15 +295,27 @@ TEST(PartialPieces, RoundsALineStaysOpen) {
 // sector part written, for another block to complete (a split sector). The block's rounds: 16. At once: the first
 // 32 lines all 16 rounds (32), warp 2's for 8 of 16 (16, in half sectors), warp 3's for 2 of 16, each a quarter
 // of its line (one sector of four): 32 x 2/16 x 1/4 = 1. Held over rounds: 96 lines; none closes in its round.
-TEST(PartialPieces, LinesOpenAtOnce) {
-  PartialPieces p;
+// A global load (32 lanes, 4 bytes each), which starts a warp's next round after its stores.
+WarpAccess round_load() {
   WarpAccess load = store(1 << 24, 4, 4);
   load.op = Op::Load;
+  return load;
+}
+
+// Warps 0 and 1 write 4 bytes of each of 32 lines (a 128-byte stride) a round, warp 0 the even words and warp 1
+// the odd, over rounds 0..15: the 32 lines of bytes 0..4095, each held open over all 16 rounds.
+void add_two_warps_over_16_rounds(PartialPieces& p) {
   for (int round = 0; round < 16; ++round)
     for (int warp : {0, 1}) {
-      p.add(load, warp);
+      p.add(round_load(), warp);
       p.add(store(4 * (2 * round + warp), 128, 4), warp);
     }
+}
+
+TEST(PartialPieces, LinesOpenAtOnce) {
+  PartialPieces p;
+  const WarpAccess load = round_load();
+  add_two_warps_over_16_rounds(p);
   for (int round = 0; round < 8; ++round) {
     p.add(load, 2);
     WarpAccess wide = store((1 << 16) + 16 * round, 128, 16);
@@ -327,13 +339,8 @@ TEST(PartialPieces, LinesOpenAtOnce) {
 TEST(PartialPieces, PiecesPerHeldSector) {
   PartialPieces p;
   EXPECT_EQ(p.pieces_per_held_sector(), 0.0);
-  WarpAccess load = store(1 << 24, 4, 4);
-  load.op = Op::Load;
-  for (int round = 0; round < 16; ++round)
-    for (int warp : {0, 1}) {
-      p.add(load, warp);
-      p.add(store(4 * (2 * round + warp), 128, 4), warp);
-    }
+  const WarpAccess load = round_load();
+  add_two_warps_over_16_rounds(p);
   EXPECT_DOUBLE_EQ(p.pieces_per_held_sector(), 8.0);
   for (int round = 0; round < 4; ++round) {
     p.add(load, 2);

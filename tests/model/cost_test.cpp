@@ -425,15 +425,22 @@ TEST(Cost, RoundsOfLinesClosedInTheirRoundOpenAtOnce) {
   EXPECT_NEAR(pr.closed_line_rounds_open, 5.0, 1e-12);
 }
 
+// Counts whose partly written lines are all held open over rounds, `open` of them a block at once (pieces under
+// 16 bytes, and 16 bytes or more): 1e6 partial store requests of 4-byte lanes, 1e8 bytes.
+KernelCounts held_open_counts(std::array<double, 2> open) {
+  KernelCounts k = base_counts();
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  k.lines_open_at_once_per_block = open;
+  k.held_line_share = 1;
+  return k;
+}
+
 // Lines held open over rounds read back 1 - exp(-(U / lines)^exponent) of their share of the partial bytes, U
 // the lines open at once (a block's, times the blocks resident: toy() holds 200 blocks, all resident), half-
 // sector lines counting for half_sector_factor of a line; the lines that close in their round keep the L model.
 TEST(Cost, LinesHeldOpenOverRounds) {
-  KernelCounts k = base_counts();
-  k.partial_store_requests[kLanes4] = 1e6;
-  k.partial_store_bytes[kLanes4] = 1e8;
-  k.lines_open_at_once_per_block = {300, 200};
-  k.held_line_share = 1;
+  KernelCounts k = held_open_counts({300, 200});
   DeviceProfile p = toy();
   p.cost.read_back_ps_per_byte[kLanes4] = 5;
   // No held-open constants: nothing charged, and a caveat says so (with a read-back model in the profile).
@@ -468,15 +475,12 @@ TEST(Cost, LinesHeldOpenOverRounds) {
 
 // Past the L2's lines: with the L2 holding 500,000 lines (64 MB), half of them for lines held open
 // (past_l2_share 0.5), and U = (1500 + 500) x 200 blocks = 400,000 open (counted whole, the half-sector factor
-// aside), a piece finds its line evicted 1 - 250/400 = 0.375 of the time; 8 pieces a sector read back 7 x 0.375 = 2.625 more of the held lines' bytes than the fit's e, where
-// U' = (1500 + 0.5 x 500) x 200 = 350,000 gives e = 1 - exp(-3.5^2). At one piece a sector, or under the L2's
+// aside), a piece finds its line evicted 1 - 250/400 = 0.375 of the time; 8 pieces a sector read back
+// 7 x 0.375 = 2.625 more of the held lines' bytes than the fit's e, where U' = (1500 + 0.5 x 500) x 200 = 350,000
+// gives e = 1 - exp(-3.5^2). At one piece a sector, or under the L2's
 // lines, nothing more.
 TEST(Cost, LinesHeldOpenPastTheL2) {
-  KernelCounts k = base_counts();
-  k.partial_store_requests[kLanes4] = 1e6;
-  k.partial_store_bytes[kLanes4] = 1e8;
-  k.lines_open_at_once_per_block = {1500, 500};
-  k.held_line_share = 1;
+  KernelCounts k = held_open_counts({1500, 500});
   k.pieces_per_held_sector = 8;
   DeviceProfile p = toy();
   p.l2_bytes = 500000 * 128;
