@@ -1,10 +1,12 @@
 #include "report/launch_prediction.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "codegen/code_estimate.hpp"
 #include "codegen/launch_instructions.hpp"
 #include "sim/partitions.hpp"
 
@@ -49,13 +51,32 @@ Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictO
                            " was not prepared for " + p.name + " (prepare_replay)");
   KernelCounts c = r.counts;
   const std::string arch = sass_arch(p.compute_capability);
+  std::optional<CompiledCode> code;
   if (cached && !o.runtime_shape && r.config.kernel && !arch.empty()) {
     CodegenOptions co;
     co.compile = o.compile;
     co.arch = arch;
-    add_compiled_code(c, r, compiled_code(r.config, co, r.first_block));
+    code = compiled_code(r.config, co, r.first_block);
+    add_compiled_code(c, r, *code);
   }
-  return predict(c, p, o);
+  Prediction pr = predict(c, p, o);
+  if (code && o.instructions <= 0) add_long_walk_caveat(pr, *code, c);
+  return pr;
+}
+
+// Where the estimated code's loads in flight carry the time (the latency term at least half of it) and the walk
+// is one whose compiled loads in flight the estimate often falls short of (code_estimate.hpp).
+void add_long_walk_caveat(Prediction& pr, const CompiledCode& code, const KernelCounts& c) {
+  if (code.basis != CodeBasis::Estimated || code.estimate_bytes_before_store < kEstimateLongWalkBytes) return;
+  if (pr.term(kTermLatency) < 0.5 * pr.time_us) return;
+  char words[400];
+  std::snprintf(words, sizeof words,
+                "the compiled code is estimated: a lane loads %.0f bytes before its first store, and the estimate "
+                "keeps %.3g of its loads in flight; ptxas often keeps more in walks this long, so the latency term "
+                "may be long and the time above high (with the CUDA Toolkit memsim reads them off the compiled code)",
+                code.estimate_bytes_before_store, c.loads_in_flight_per_warp);
+  pr.caveats.push_back(std::string(words) + " (" + kEstimateLongWalkEvidence + ")");
+  ++pr.caveats_time_high;
 }
 
 }  // namespace memsim

@@ -39,6 +39,11 @@ void prepare_replay(ReplayOptions& ro, const DeviceProfile& p, const LaunchConfi
 // loads between two waits for a loaded register at once; codegen/sass_paths.hpp).
 void add_compiled_code(KernelCounts& c, const ReplayResult& r, const CompiledCode& code);
 
+// A caveat (time likely high) where the code is estimated, its lanes load kEstimateLongWalkBytes or more before
+// their first global store (codegen/code_estimate.hpp: the estimate's loads in flight are often short of the
+// compiled code's there) and the latency term is at least half the time.
+void add_long_walk_caveat(Prediction& pr, const CompiledCode& code, const KernelCounts& c);
+
 // The prediction of a replay prepared for this device (prepare_replay; std::logic_error otherwise): the
 // replay's counts, the compiled code's instructions where the launch has a compile-time shape on a device
 // memsim reads code for, the cost model.

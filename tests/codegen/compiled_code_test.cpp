@@ -264,5 +264,23 @@ TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {
   EXPECT_EQ(estimated_loads_in_flight(first_block_features(n)), 1);
 }
 
+TEST(CodeEstimate, LongWalksNameTheBytesBeforeTheFirstStore) {
+  // copy_shared 32x1 staging a 64x64 f64 tile: 64 x 64 / 32 = 128 loads a lane before the first global
+  // store, 1024 bytes, of which the bound keeps 64 / 8 = 8 in flight: the estimate says so.
+  const CompiledCode f64 = estimate_or_table(launch("copy_shared", {32, 1}, Size2{64, 64}, Dtype::F64));
+  EXPECT_EQ(f64.basis, CodeBasis::Estimated);
+  EXPECT_EQ(f64.loads_in_flight, 8);
+  EXPECT_EQ(f64.estimate_bytes_before_store, 1024);
+  // A 128x128 tile in f16: 512 loads, each filling a 32-bit register, 512 x 4 bytes.
+  EXPECT_EQ(estimate_or_table(launch("copy_shared", {32, 1}, Size2{128, 128}, Dtype::F16)).estimate_bytes_before_store,
+            2048);
+  // coalesced 32x1 on its 32x32 tile in f32: 32 loads, 128 bytes, 16 in flight: the bound binds.
+  EXPECT_EQ(estimate_or_table(launch("coalesced", {32, 1})).estimate_bytes_before_store, 128);
+  // padded 64x16 on 64x64: 4 loads of 4 bytes, all in flight: nothing to say.
+  EXPECT_EQ(estimate_or_table(launch("padded", {64, 16})).estimate_bytes_before_store, 0);
+  // naive: one load before each store.
+  EXPECT_EQ(estimate_or_table(launch("naive", {32, 4})).estimate_bytes_before_store, 0);
+}
+
 }  // namespace
 }  // namespace memsim

@@ -238,5 +238,39 @@ TEST(Advice, AlwaysOneLine) {
   EXPECT_EQ(a.text().find('\n'), std::string::npos);
 }
 
+// The caveat on estimated code of long walks (report/launch_prediction.hpp): copy_shared 32x1 staging a
+// 128x128 f64 tile loads 128 x 128 / 32 = 512 elements a lane, 4096 bytes, before its first global store, and the
+// estimate keeps 8 in flight; one warp a block (the 128 KiB tile) leaves the latency term most of the time. On a
+// 64x64 tile (1024 bytes) the same launch is DRAM-bound: nothing to say, the latency term under half.
+TEST(Caveats, LongWalksOfEstimatedCodeSayTheTimeMayBeHigh) {
+  const DeviceProfile profile = load_profile("h100");
+  const auto predicted = [&](Size2 tile) {
+    UserConfig u;
+    u.kernel = "copy_shared";
+    u.dtype = Dtype::F64;
+    u.matrix = {8192, 8192};
+    u.block = {32, 1};
+    u.tile = tile;
+    AnalysisOptions o;
+    o.predict_copy = false;
+    o.threads = 1;
+    o.compile = false;
+    return analyze(u, profile, o).prediction;
+  };
+  const auto long_walk = [](const Prediction& p) {
+    return std::count_if(p.caveats.begin(), p.caveats.end(), [](const std::string& c) {
+      return c.find("a lane loads 4096 bytes before its first store") != std::string::npos &&
+             c.find("keeps 8 of its loads in flight") != std::string::npos;
+    });
+  };
+  const Prediction wide = predicted({128, 128});
+  EXPECT_GE(wide.term(kTermLatency), 0.5 * wide.time_us);
+  EXPECT_EQ(long_walk(wide), 1);
+  EXPECT_GE(wide.caveats_time_high, 1);
+  const Prediction narrow = predicted({64, 64});
+  EXPECT_LT(narrow.term(kTermLatency), 0.5 * narrow.time_us);
+  for (const std::string& c : narrow.caveats) EXPECT_EQ(c.find("before its first store"), std::string::npos) << c;
+}
+
 }  // namespace
 }  // namespace memsim
