@@ -60,7 +60,7 @@ Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictO
     add_compiled_code(c, r, *code);
   }
   Prediction pr = predict(c, p, o);
-  if (code && o.instructions <= 0) add_long_walk_caveat(pr, *code, c);
+  if (code) add_long_walk_caveat(pr, *code, c);
   return pr;
 }
 
