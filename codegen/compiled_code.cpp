@@ -251,8 +251,8 @@ const Toolkit& find_toolkit() {
     t.cuobjdump = beside_or_on_path("cuobjdump", t.nvcc);
     const std::string nvdisasm = env("NVDISASM_PATH").empty() ? beside_or_on_path("nvdisasm", t.nvcc)
                                                                : env("NVDISASM_PATH");
-    if (t.cuobjdump.empty()) t.missing = "no cuobjdump beside " + t.nvcc;
-    else if (nvdisasm.empty()) t.missing = "no nvdisasm beside " + t.nvcc;
+    if (t.cuobjdump.empty()) t.missing = "no cuobjdump beside " + t.nvcc + " or on PATH";
+    else if (nvdisasm.empty()) t.missing = "no nvdisasm beside " + t.nvcc + " or on PATH";
     std::error_code ec;
     const fs::path dir = fs::temp_directory_path(ec);
     const std::string out = (dir / ("memsim-nvcc-version-" + std::to_string(::getpid()))).string();
