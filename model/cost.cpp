@@ -125,22 +125,6 @@ std::string name_bottleneck(const std::string& term, const KernelCounts& c) {
   return "uncoalesced accesses (L1 sectors per request)";
 }
 
-// A caveat's words with its figures, printf's way, in at most 399 characters.
-[[gnu::format(printf, 1, 2)]] std::string caveat_words(const char* format, ...) {
-  char text[400];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(text, sizeof text, format, args);
-  va_end(args);
-  return text;
-}
-
-// A caveat's words, then the profile's evidence for its threshold: text of any length, appended rather than
-// formatted into the caveat's fixed buffer.
-std::string with_evidence(const std::string& words, const std::string& evidence) {
-  return words + " (" + evidence + ")";
-}
-
 // What occupancy reads of a launch: its block's threads, shared memory and registers a thread (given, counted,
 // else assumed).
 BlockResources block_resources(const KernelCounts& c, const PredictOptions& o) {
@@ -152,6 +136,19 @@ BlockResources block_resources(const KernelCounts& c, const PredictOptions& o) {
 }
 
 }  // namespace
+
+std::string caveat_words(const char* format, ...) {
+  char text[400];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  return text;
+}
+
+std::string with_evidence(const std::string& words, const std::string& evidence) {
+  return words + " (" + evidence + ")";
+}
 
 bool charges_dram_order(const CostConstants& k) {
   return k.scattered_read_ps_per_byte > 0 || k.scattered_write_ps_per_byte > 0;

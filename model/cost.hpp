@@ -85,6 +85,12 @@ struct PredictOptions {
 // (before compute capability 7.0: no L2 of today's kind, and no toolkit that still compiles for it).
 std::string sass_arch(const std::string& compute_capability);
 
+// A caveat's words with its figures, printf's way, in at most 399 characters.
+[[gnu::format(printf, 1, 2)]] std::string caveat_words(const char* format, ...);
+// A caveat's words, then the evidence for its threshold: text of any length, appended rather than formatted into
+// the caveat's fixed buffer.
+std::string with_evidence(const std::string& words, const std::string& evidence);
+
 // Term names, as printed: plain words for what limits the kernel.
 inline constexpr const char* kTermDram = "DRAM bandwidth";
 inline constexpr const char* kTermL2 = "L2 sector traffic";

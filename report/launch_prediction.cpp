@@ -1,7 +1,6 @@
 #include "report/launch_prediction.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -69,13 +68,13 @@ Prediction predict(const ReplayResult& r, const DeviceProfile& p, const PredictO
 void add_long_walk_caveat(Prediction& pr, const CompiledCode& code, const KernelCounts& c) {
   if (code.basis != CodeBasis::Estimated || code.estimate_bytes_before_store < kEstimateLongWalkBytes) return;
   if (pr.term(kTermLatency) < 0.5 * pr.time_us) return;
-  char words[400];
-  std::snprintf(words, sizeof words,
-                "the compiled code is estimated: a lane loads %.0f bytes before its first store, and the estimate "
-                "keeps %.3g of its loads in flight; ptxas often keeps more in walks this long, so the latency term "
-                "may be long and the time above high (with the CUDA Toolkit memsim reads them off the compiled code)",
-                code.estimate_bytes_before_store, c.loads_in_flight_per_warp);
-  pr.caveats.push_back(std::string(words) + " (" + kEstimateLongWalkEvidence + ")");
+  pr.caveats.push_back(with_evidence(
+      caveat_words("the compiled code is estimated: a lane loads %.0f bytes before its first store, and the estimate "
+                   "keeps %.3g of its loads in flight; ptxas often keeps more in walks this long, so the latency term "
+                   "may be long and the time above high (with the CUDA Toolkit memsim reads them off the compiled "
+                   "code)",
+                   code.estimate_bytes_before_store, c.loads_in_flight_per_warp),
+      kEstimateLongWalkEvidence));
   ++pr.caveats_time_high;
 }
 
