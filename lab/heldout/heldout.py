@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set za          the second to twenty-seventh set (SHAPES_B .. SHAPES_ZA below)
+    --set b .. --set zb          the second to twenty-eighth set (SHAPES_B .. SHAPES_ZB below)
 """
 import argparse
 import sys
@@ -212,6 +212,13 @@ SHAPES_Z = [((8, 16), (128, 128)), ((8, 8), (96, 96)), ((4, 16), (64, 64)), ((4,
 # has run, at 8192x8192 only.
 SHAPES_ZA = [((32, 1), (128, 128)), ((16, 2), (128, 128)), ((64, 1), (128, 128)), ((8, 4), (128, 128)),
              ((4, 16), (128, 128)), ((4, 8), (128, 128)), ((32, 2), (96, 96)), ((16, 4), (96, 96))]
+# Set zb (2026-12-07, 10:45 UTC), chosen and committed before any of it ran and before any change it may judge:
+# the staged kernels' long walks, where a lane loads 256 bytes or more before its first store and the compiled-code
+# estimate's bound of loads in flight (64 bytes a lane) falls short of what ptxas keeps in flight (set za's worst
+# rows). A tuner's blocks of 1 to 8 warps on square tiles of 96 and 128 no set has run and on rectangular tiles
+# (128x64, 64x128) no set or training sweep has compiled; naive beside them. 8192x8192 only.
+SHAPES_ZB = [((64, 4), (128, 128)), ((16, 16), (96, 96)), ((16, 8), (96, 96)), ((32, 1), (96, 96)),
+             ((32, 4), (128, 64)), ((32, 4), (64, 128)), ((64, 2), (64, 128)), ((16, 8), (128, 64))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -225,7 +232,8 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "t": (SHAPES_T, MATRICES_T, "heldoutt"), "u": (SHAPES_T, MATRICES_U, "heldoutu"),
         "v": (SHAPES_V, MATRICES_V, "heldoutv"), "w": (SHAPES_W, MATRICES_B, "heldoutw"),
         "x": (SHAPES_X, MATRICES_X, "heldoutx"), "y": (SHAPES_Y, MATRICES_B, "heldouty"),
-        "z": (SHAPES_Z, MATRICES_B, "heldoutz"), "za": (SHAPES_ZA, MATRICES_B, "heldoutza")}
+        "z": (SHAPES_Z, MATRICES_B, "heldoutz"), "za": (SHAPES_ZA, MATRICES_B, "heldoutza"),
+        "zb": (SHAPES_ZB, MATRICES_B, "heldoutzb")}
 
 
 def configs(shapes):
