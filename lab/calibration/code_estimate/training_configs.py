@@ -9,7 +9,8 @@ high as wide, where a thread covers at most 64 elements, and at the new blocks' 
 every step nvcc tests with a predicate of its own (added 2026-11-28: the estimate, fitted without them, put
 set b's 32x6 drains a third under their compiled count): 20 blocks of 3, 5, 6, 12 or 24 rows or columns (96x1
 to 4x48) at 8 tiles each, multiples of the block of 8 to 256 a side within 2:1, and the power-of-two blocks
-above at 4 tiles each with a side of 24, 40, 48, 80, 96, 112, 160, 192 or 224. The held-out sweeps
+above at 4 tiles each with a side of 24, 40, 48, 80, 96, 112, 160, 192 or 224. Then long walks (added
+2026-12-07): the staged kernels at 24 (block, tile) pairs whose threads walk 65 to 1024 elements. The held-out sweeps
 (lab/heldout/) are kept out: none of the blocks of the sets chosen before the sweep (set a's eleven, sets b to e
 all of theirs), and none of any held-out list's (block, tile) pairs, for any kernel (fit_code_estimate.py leaves out
 any training configuration at a held-out list's pair too; since 2026-12-05 both cover the sets chosen after the
@@ -119,6 +120,35 @@ def uneven_configs():
                     yield kernel, dtype, block, tile
 
 
+# Long walks (added 2026-12-07): the sweep above stops at 64 elements a thread, yet a tuner's 1- to 4-warp blocks
+# on 96- to 256-wide tiles walk 72 to 1024 (sets za and zb: ptxas keeps more of such a walk's loads in flight
+# than any rule fitted without them). The staged kernels at the power-of-two blocks above, on tiles of 96 to 256 a
+# side (square, or twice as wide as high or as high as wide) that give a thread 65 to 1024 elements: 24 (block,
+# tile) pairs evenly over that list, none a held-out list's.
+LONG_WALK_KERNELS = ["copy_shared", "coalesced", "padded", "diagonal"]
+LONG_WALK_SIDES = [96, 128, 192, 256]
+LONG_WALK_PAIRS = 24
+MAX_LONG_WALK_ELEMENTS = 1024
+
+
+def long_walk_configs():
+    held_pairs = all_heldout_pairs()
+    pairs = []
+    for bx, by in TABLE_BLOCKS + NEW_BLOCKS:
+        for side in LONG_WALK_SIDES:
+            for tx, ty in ((side, side), (side, side // 2), (side // 2, side)):
+                elements = tx * ty // (bx * by)
+                block, tile = "%dx%d" % (bx, by), "%dx%d" % (tx, ty)
+                if tx % bx or ty % by or not MAX_ELEMENTS_PER_THREAD < elements <= MAX_LONG_WALK_ELEMENTS:
+                    continue
+                if (block, tile) not in held_pairs:
+                    pairs.append((block, tile))
+    for kernel in LONG_WALK_KERNELS:
+        for dtype in DTYPES:
+            for block, tile in evenly(pairs, LONG_WALK_PAIRS):
+                yield kernel, dtype, block, tile
+
+
 def configs(ratios=(1, 2)):
     """The sweep at tiles whose long side is one of `ratios` times the short one."""
     held_blocks, held_pairs = early_heldout_blocks(), all_heldout_pairs()
@@ -149,7 +179,7 @@ def main():
     for path, ratios in ((a.out, (1, 2)), (a.check, (4,))):
         rows = list(configs(ratios))
         if path == a.out:
-            rows += list(uneven_configs())
+            rows += list(uneven_configs()) + list(long_walk_configs())
         with open(path, "w") as f:
             for r in rows:
                 f.write("%s %s %s %s %s\n" % (*r, MATRIX))
