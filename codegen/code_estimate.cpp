@@ -16,8 +16,8 @@ namespace {
 // leaves each warp all on or all off, per guard test (sim/busiest_warp.hpp: a guard the same at every step
 // is one test for all of them where the warp's loads and stores each lie in one row, else one an access), and
 // per matrix row of its global loads and of its global stores; the
-// row named "" stands for any other kernel; and the bytes of loads a lane keeps in flight
-// (lab/calibration/code_estimate/fit_code_estimate.py fits them).
+// row named "" stands for any other kernel; and the bytes a lane's loads take in one round, where its walks of
+// one load a row take rounds of their own (lab/calibration/code_estimate/fit_code_estimate.py fits them).
 struct PathLine {
   double constant, per_global, per_shared, per_guarded, per_varying_guard, per_whole_warp_guard, per_guard_test,
       per_load_row, per_store_row;
@@ -31,6 +31,7 @@ struct PathLine {
 struct KernelLine {
   const char* kernel;
   PathLine inner, edge;
+  int one_row_round_bytes;  // the rounds of its walks of one load a row, where its own (0: the pooled rounds)
 };
 #include "codegen/code_estimate_sm90.inc"
 
@@ -50,11 +51,24 @@ CodeFeatures code_features(const LaunchConfig& cfg, const BusiestWarp& busiest) 
   return f;
 }
 
-double estimated_loads_in_flight(const CodeFeatures& f) {
+double estimated_load_rounds(const CodeFeatures& f) {
   const double before_store = std::max(1.0, f.loads_before_store);
-  if (f.load_bytes <= 0) return before_store;
-  const int load_bytes = std::max(f.load_bytes, kLoadBytesAtLeast);
-  return std::max(1.0, std::min(before_store, std::floor(kLoadBytesInFlight / load_bytes)));
+  if (f.load_bytes <= 0) return 1;
+  const KernelLine& l = line_of(f.kernel ? f.kernel : "");
+  double round_bytes = kLoadRoundBytes;
+  // A walk of few loads a row (its block about as wide as the tile) takes rounds of its own where the fit gives
+  // them; a kernel whose walks of one load a row ptxas hoists further, its own there.
+  if (kFewLoadsARow > 0 && before_store <= kFewLoadsARow * std::max(1.0, f.load_rows))
+    round_bytes = kFewLoadsRoundBytes;
+  if (f.loads_before_store <= f.load_rows && l.one_row_round_bytes > 0) round_bytes = l.one_row_round_bytes;
+  const double per_round = std::max(1.0, std::floor(round_bytes / std::max(f.load_bytes, kLoadBytesAtLeast)));
+  // Where the fit lets a long walk's rounds grow (kLoadRoundGrowth < 1), fewer rounds than n / k; the slack keeps
+  // n / k = 2 from reading as 2.0000001.
+  return std::ceil(std::pow(before_store / per_round, kLoadRoundGrowth) - 1e-9);
+}
+
+double estimated_loads_in_flight(const CodeFeatures& f) {
+  return std::max(1.0, f.loads_before_store) / estimated_load_rounds(f);
 }
 
 SassPaths estimate_paths(const CodeFeatures& f) {
@@ -63,7 +77,8 @@ SassPaths estimate_paths(const CodeFeatures& f) {
   p.inner = p.inner_exit = p.square = p.square_exit = int(std::lround(std::max(1.0, l.inner.at(f))));
   p.edge = p.edge_square = std::max(p.inner, int(std::lround(l.edge.at(f))));
   p.loads = int(f.global_loads);
-  p.load_waits = f.global_loads > 0 ? int(std::ceil(f.global_loads / estimated_loads_in_flight(f))) : 0;
+  // Each phase of loads before a store waits once a round (a kernel's phases walk alike).
+  p.load_waits = f.global_loads > 0 ? int(std::ceil(f.global_loads / estimated_loads_in_flight(f) - 1e-9)) : 0;
   return p;
 }
 

@@ -25,23 +25,28 @@ CodeFeatures code_features(const LaunchConfig& cfg, const BusiestWarp& first_blo
 
 // The rule's instructions along the inner and the edge paths, and its global loads and the waits for them.
 SassPaths estimate_paths(const CodeFeatures& f);
-// The global loads a warp has in flight at once: those it makes before its first global store (shared stores
-// between them do not hold them back; a global store may alias a later load, so nvcc keeps loads behind it),
-// but no more than a fitted number of bytes a lane over the bytes of one load (the registers nvcc spends on
-// loads in flight); at least 1.
+// The global loads a warp has in flight at once, on average: those it makes before its first global store
+// (shared stores between them do not hold them back; a global store may alias a later load, so nvcc keeps loads
+// behind it), which ptxas issues in rounds of at most a fitted number of bytes a lane over the bytes of one load
+// (about 20 of the 32-bit registers it fills), waiting for each round before the next: n loads in ceil(n / k)
+// rounds keep n / ceil(n / k) in flight. A kernel whose walks of one load a row ptxas hoists further (copy_shared's
+// drain reads back the positions its stage wrote) takes rounds of its own there. At least 1.
 double estimated_loads_in_flight(const CodeFeatures& f);
+// The rounds of those loads (at least 1).
+double estimated_load_rounds(const CodeFeatures& f);
 // From this many bytes a lane loaded before the first global store on, the estimate's loads in flight are often
-// short of the compiled code's: ptxas keeps more of a long walk's loads in flight than the bound that fits most
-// configurations. On the estimate's fit set (lab/calibration/results/code_estimate_counts.json.gz, the shipped
-// table and the training sweep, sm_90, nvcc 13.0), of the 1,316 configurations whose lanes load 256 bytes or more
-// before their first store, the bound's count is within 20% of the compiled one in 50%, and the compiled code
-// keeps more than 1.2 times it in flight in 46% (median 1.14 times, 90th percentile 2, up to 8); of the 22 at
-// 1,024 bytes or more, 64% (median 1.6 times). memsim says so where it leans on that count.
+// short of the compiled code's: ptxas lets a long walk's rounds grow past those that fit most configurations. On
+// the estimate's fit set (lab/calibration/results/code_estimate_counts.json.gz, the shipped table and the training
+// sweep with its long walks, sm_90, nvcc 13.0), of the 1,303 configurations whose lanes load 256 bytes or more
+// before their first store in more than one round, the rounds' count is within 20% of the compiled one in 54%, and
+// the compiled code keeps more than 1.2 times it in flight in 40% (median 1.00 times, 90th percentile 2, up to
+// 6.5); of the 123 at 1,024 bytes or more, 55% (median 1.29 times). memsim says so where it leans on that count.
 inline constexpr double kEstimateLongWalkBytes = 256;
 inline constexpr const char* kEstimateLongWalkEvidence =
-    "on the estimate's fit set of compiled sm_90 code, of the 1,316 configurations whose lanes load 256 bytes or "
-    "more before their first store, the compiled code keeps more than 1.2 times the estimate's loads in flight in "
-    "46%, up to 8 times; on held-out set za (H100, no toolkit) 26 rows carry it: 16 predicted slow, +7% to "
-    "+122% (copy_shared f64 32x1 on 128x128: 8 loads in flight estimated, 51 compiled), 10 fast, -2% to -33%";
+    "on the estimate's fit set of compiled sm_90 code, of the 1,303 configurations whose lanes load 256 bytes or "
+    "more before their first store in more than one round, the compiled code keeps more than 1.2 times the "
+    "estimate's loads in flight in 40%, up to 6.5 times; on held-out set za (H100, no toolkit) 24 rows carry it: 12 "
+    "predicted slow, +0% to +84% (copy_shared f64 32x1 on 128x128: 9.85 loads in flight estimated, 51 compiled), "
+    "12 fast, -1% to -34%";
 
 }  // namespace memsim

@@ -244,13 +244,14 @@ TEST(CodeEstimate, GuardTestsWorkedOutByHand) {
 }
 
 TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {
-  // The fit's bound (codegen/code_estimate_sm90.inc): 64 bytes a lane, a load counted as the 32-bit registers
-  // it fills. padded 64x8: its 8 loads of 4 bytes (32) all in flight, one wait.
+  // The fit's rounds (codegen/code_estimate_sm90.inc): 84 bytes a lane, a load counted as the 32-bit registers
+  // it fills: 21 loads of 2 or 4 bytes, 10 of 8; n loads in ceil(n / k) rounds, n / ceil(n / k) in flight on
+  // average. padded 64x8: its 8 loads of 4 bytes (32) all in one round, one wait.
   const LaunchConfig p = launch("padded", {64, 8});
   EXPECT_EQ(estimated_loads_in_flight(first_block_features(p)), 8);
   EXPECT_EQ(estimate_paths(first_block_features(p)).load_waits, 1);
-  // coalesced 32x1 (tile 32x32): 32 loads before the first global store, of which 64 bytes hold 16: two
-  // waits; in f16 too (a 2-byte load fills a register); in f64, 8 at once: four waits.
+  // coalesced 32x1 (tile 32x32): 32 loads before the first global store in rounds of 21: two rounds of 16
+  // on average, two waits; in f16 too (a 2-byte load fills a register); in f64 rounds of 10: four of 8.
   for (const auto& [dtype, in_flight, waits] :
        {std::tuple{Dtype::F32, 16, 2}, std::tuple{Dtype::F16, 16, 2}, std::tuple{Dtype::F64, 8, 4}}) {
     const LaunchConfig c = launch("coalesced", {32, 1}, {}, dtype);
@@ -262,15 +263,34 @@ TEST(CodeEstimate, LoadsInFlightWorkedOutByHand) {
   // naive 32x4: 1 load before its first store.
   const LaunchConfig n = launch("naive", {32, 4});
   EXPECT_EQ(estimated_loads_in_flight(first_block_features(n)), 1);
+  // coalesced 32x3 on 32x72: 24 loads of 4 bytes, one round of 21 and one of 3: 12 on average, two waits.
+  const CodeFeatures c24 = first_block_features(launch("coalesced", {32, 3}, Size2{32, 72}));
+  EXPECT_EQ(c24.loads_before_store, 24);
+  EXPECT_EQ(estimated_loads_in_flight(c24), 12);
+  EXPECT_EQ(estimate_paths(c24).load_waits, 2);
+  // copy_shared's walks of one load a row take rounds of 512 bytes: 32x1 on 32x32 in f64, its 32 loads in one
+  // round (256 bytes), one wait; 32x1 on 32x128, 128 loads in two rounds of 64.
+  const CodeFeatures one_row = first_block_features(launch("copy_shared", {32, 1}, {}, Dtype::F64));
+  EXPECT_EQ(estimated_loads_in_flight(one_row), 32);
+  EXPECT_EQ(estimate_paths(one_row).load_waits, 1);
+  EXPECT_EQ(estimated_loads_in_flight(first_block_features(launch("copy_shared", {32, 1}, Size2{32, 128}, Dtype::F64))),
+            64);
+  // Two loads a row (32x1 on 64x64, f64: 128 loads over 64 rows) take the pooled rounds of 10: 13 rounds.
+  EXPECT_DOUBLE_EQ(estimated_loads_in_flight(first_block_features(launch("copy_shared", {32, 1}, Size2{64, 64},
+                                                                         Dtype::F64))),
+                   128.0 / 13);
 }
 
 TEST(CodeEstimate, LongWalksNameTheBytesBeforeTheFirstStore) {
   // copy_shared 32x1 staging a 64x64 f64 tile: 64 x 64 / 32 = 128 loads a lane before the first global
-  // store, 1024 bytes, of which the bound keeps 64 / 8 = 8 in flight: the estimate says so.
+  // store, 1024 bytes, in 13 rounds of at most 10: the estimate says so.
   const CompiledCode f64 = estimate_or_table(launch("copy_shared", {32, 1}, Size2{64, 64}, Dtype::F64));
   EXPECT_EQ(f64.basis, CodeBasis::Estimated);
-  EXPECT_EQ(f64.loads_in_flight, 8);
+  EXPECT_DOUBLE_EQ(f64.loads_in_flight, 128.0 / 13);
   EXPECT_EQ(f64.estimate_bytes_before_store, 1024);
+  // 64x1 on the same tile: one load a row, 64 of them in one round of copy_shared's own: all in flight.
+  EXPECT_EQ(estimate_or_table(launch("copy_shared", {64, 1}, Size2{64, 64}, Dtype::F64)).estimate_bytes_before_store,
+            0);
   // A 128x128 tile in f16: 512 loads, each filling a 32-bit register, 512 x 4 bytes.
   EXPECT_EQ(estimate_or_table(launch("copy_shared", {32, 1}, Size2{128, 128}, Dtype::F16)).estimate_bytes_before_store,
             2048);

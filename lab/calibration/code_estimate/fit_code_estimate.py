@@ -24,9 +24,11 @@ the fewest terms, then the lowest mean error) wins, for each path. A kernel's co
 kernels together plus the least change that fits the kernel's own configurations best (terms its
 configurations cannot tell apart keep the pooled cost); a kernel with no compiled configuration (a user's)
 takes the line of all kernels together. Fitted on relative error. The loads in flight: those before the first
-global store, at most a number of bytes a lane over one load's bytes (or over the bytes of the 32-bit registers
-it fills), that number and that size the candidates that give the most fit configurations the compiled code's
-loads in flight.
+global store, issued in rounds of at most a number of bytes a lane over one load's bytes (or over the bytes of the
+32-bit registers it fills), n loads in ceil((n / k) ^ g) rounds keeping n over that in flight on average (g
+at most 1: a long walk's rounds may grow); that number, that size and g the candidates that put the most fit
+configurations within 20% of the compiled code's loads in flight; then a kernel's walks of one load a row (the block as wide as the tile) take rounds of their own
+where that puts clearly more of them within 20%.
 
 The fit set is the shipped table (every suite kernel at its default tile at blocks 32x8, 16x16, 8x32 and 32x32)
 and the training sweep (training_configs.txt, training_configs.py); the judged set is the held-out sweep
@@ -81,7 +83,16 @@ GUARD_TERMS = {"": [], ", guarded": [["guarded"]], ", guarded, varying": [["guar
                ", tests, varying, whole warps": [["tests"], ["varying"], ["whole"]]}
 FORMS = {a + g + r: at + gt + rt for a, at in ACCESS_TERMS.items() for g, gt in GUARD_TERMS.items()
          for r, rt in ROW_TERMS.items()}
-IN_FLIGHT_BYTES = (16, 32, 64, 128, 256, None)  # None: no bound (the loads before the first global store)
+# The loads in flight: ptxas issues the loads a lane makes before its first global store in rounds of a number of
+# bytes a lane and waits for each round before the next (the shared stores that take them in between); the
+# candidates for that number (None: every load in one round). A kernel's walks of one load a row may take rounds of
+# their own (copy_shared, whose drain reads the positions its stage wrote, hoists whole walks).
+ROUND_BYTES = (32, 48, 56, 64, 72, 76, 80, 84, 88, 92, 96, 104, 112, 128, 256, None)
+ONE_ROW_BYTES = (96, 128, 192, 256, 384, 512, 768, 1024)
+GROWTH = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)  # rounds ** growth: 1, every round the same size
+FEW_A_ROW = (1, 2, 3, 4)  # walks of at most this many loads a row may take rounds of their own
+FEW_ROUND_BYTES = (96, 128, 160, 192, 224, 256, 320)
+MIN_GAIN = 5
 LOAD_BYTES_AT_LEAST = (1, 4)  # a load's size: its bytes, or those of the 32-bit registers it fills
 
 
@@ -171,28 +182,92 @@ def in_flight_compiled(c):
     return c["loads"] / c["load_waits"] if c["load_waits"] else 1.0
 
 
-def in_flight(r, bound):
-    bytes_, at_least = bound
+def one_load_a_row(f):
+    # The lane's walk before its first store takes one element a row (the block as wide as the tile).
+    return f["loads_before_store"] <= f["load_rows"]
+
+
+def rounds(n, k, growth):
+    # n loads, k to a round: ceil(n / k) rounds where growth is 1; fewer, ceil((n / k) ** growth), where ptxas
+    # lets a long walk's rounds grow.
+    return math.ceil((n / k) ** growth - 1e-9)
+
+
+def in_flight(r, rule):
+    """The loads a warp keeps in flight on average: its loads before the first global store issued in rounds of
+    at most round_bytes a lane (over a load's bytes, or those of the 32-bit registers it fills), a kernel's walks of
+    one load a row in rounds of its own where the rule gives it one; n loads in R rounds keep n / R in flight on
+    average."""
+    round_bytes, at_least, growth, one_row = rule[:4]
+    few_bytes, few_a_row = rule[4] if len(rule) > 4 else (None, 0)
     f = r["features"]
-    before = max(1.0, f["loads_before_store"])
-    if bytes_ is None or f["load_bytes"] <= 0:
-        return before
-    return max(1.0, min(before, math.floor(bytes_ / max(f["load_bytes"], at_least))))
+    n = max(1.0, f["loads_before_store"])
+    if round_bytes is None or f["load_bytes"] <= 0:
+        return n
+    b = round_bytes
+    if few_bytes is not None and n <= few_a_row * max(1.0, f["load_rows"]):
+        b = few_bytes
+    if one_load_a_row(f) and r["kernel"] in one_row:
+        b = one_row[r["kernel"]]
+    k = max(1, math.floor(b / max(f["load_bytes"], at_least)))
+    return n / rounds(n, k, growth)
+
+
+def flight_score(rows, rule):
+    pairs = [(in_flight(r, rule), in_flight_compiled(r["compiled"])) for r in rows]
+    within = sum(abs(e / c - 1) <= 0.2 for e, c in pairs)
+    same = sum(abs(e - c) < 0.01 for e, c in pairs)
+    mean = float(np.mean([abs(e / c - 1) for e, c in pairs])) if pairs else 0.0
+    return within, same, mean
 
 
 def choose_in_flight(rows, out):
+    """The round's bytes (and a load's size: its bytes or its registers') that put the most fit configurations'
+    loads in flight within 20% of the compiled code's (then the most exactly, then the lowest mean error); then, for
+    each kernel, a round of its own for its walks of one load a row where that puts at least MIN_GAIN more of them
+    within 20% (and a tenth more)."""
     scores = []
     for at_least in LOAD_BYTES_AT_LEAST:
-        for b in IN_FLIGHT_BYTES:
-            if b is None and at_least != LOAD_BYTES_AT_LEAST[0]:
-                continue
-            same = sum(abs(in_flight(r, (b, at_least)) - in_flight_compiled(r["compiled"])) < 0.01 for r in rows)
-            mean = np.mean([abs(in_flight(r, (b, at_least)) / in_flight_compiled(r["compiled"]) - 1) for r in rows])
-            scores.append(((-same, mean), (b, at_least)))
-            out.append("  at most %-10s a lane, a load's size %-22s %4d of %d as compiled, mean |error| %4.1f%%"
-                       % ("(no bound)" if b is None else "%d bytes" % b,
-                          "its bytes:" if at_least == 1 else "its 32-bit registers':", same, len(rows), 100 * mean))
-    return min(scores)[1]
+        for growth in GROWTH:
+            for b in ROUND_BYTES:
+                if b is None and (at_least != LOAD_BYTES_AT_LEAST[0] or growth != 1):
+                    continue
+                within, same, mean = flight_score(rows, (b, at_least, growth, {}))
+                scores.append(((-within, -same, mean), (b, at_least, growth)))
+                out.append("  rounds of %-10s a lane, a load's size %-22s rounds ** %.1f: %4d of %d within 20%%, "
+                           "%4d as compiled, mean |error| %4.1f%%"
+                           % ("(no bound)" if b is None else "%d bytes" % b,
+                              "its bytes," if at_least == 1 else "its 32-bit registers',", growth, within, len(rows),
+                              same, 100 * mean))
+    b, at_least, growth = min(scores)[1]
+    # Walks of few loads a row (a block as wide as the tile, or half or a quarter as wide): rounds of their own.
+    few = (None, 0)
+    if b is not None:
+        scores = []
+        for a_row in FEW_A_ROW:
+            for fb in FEW_ROUND_BYTES:
+                within, same, mean = flight_score(rows, (b, at_least, growth, {}, (fb, a_row)))
+                scores.append(((-within, -same, mean), (fb, a_row)))
+                out.append("  walks of at most %d loads a row in rounds of %d bytes: %4d of %d within 20%%, %4d as "
+                           "compiled, mean |error| %4.1f%%" % (a_row, fb, within, len(rows), same, 100 * mean))
+        base = flight_score(rows, (b, at_least, growth, {}))
+        best = min(scores)
+        if -best[0][0] - base[0] >= MIN_GAIN:
+            few = best[1]
+    one_row = {}
+    if b is not None:
+        for kernel in sorted({r["kernel"] for r in rows}):
+            mine = [r for r in rows if r["kernel"] == kernel and one_load_a_row(r["features"])]
+            base = flight_score(mine, (b, at_least, growth, {}, few))
+            best = min(((-flight_score(mine, (b, at_least, growth, {kernel: g}, few))[0], g) for g in ONE_ROW_BYTES))
+            if -best[0] - base[0] >= max(MIN_GAIN, 0.1 * len(mine)):
+                one_row[kernel] = best[1]
+                out.append("  %s's walks of one load a row: rounds of %d bytes, %d of %d within 20%% (%d in the "
+                           "pooled rounds)" % (kernel, best[1], -best[0], len(mine), base[0]))
+    within, same, mean = flight_score(rows, (b, at_least, growth, one_row, few))
+    out.append("  chosen: %d of %d within 20%%, %d as compiled, mean |error| %.1f%%" % (within, len(rows), same,
+                                                                                      100 * mean))
+    return b, at_least, growth, one_row, few
 
 
 def name(r):
@@ -233,11 +308,16 @@ def write_inc(path, rule, n_table, n_training):
                 % (n_table + n_training, n_table, n_training))
         for p in PATHS:
             f.write("// The %s path's form: %s.\n" % (p, rule[p][0]))
-        b, at_least = rule["in_flight"]
-        f.write("// The loads in flight: at most kLoadBytesInFlight bytes a lane over a load's bytes, at least\n"
-                "// kLoadBytesAtLeast.\n"
-                "constexpr double kLoadBytesInFlight = %s;\nconstexpr int kLoadBytesAtLeast = %d;\n"
-                % ("1e300" if b is None else "%d" % b, at_least))
+        b, at_least, growth, one_row, (few_bytes, few_a_row) = rule["in_flight"]
+        f.write("// The loads in flight: the n loads before the first global store in ceil((n / k) ^\n"
+                "// kLoadRoundGrowth) rounds, k those kLoadRoundBytes bytes a lane hold (a load at least\n"
+                "// kLoadBytesAtLeast bytes); a kernel's walks of one load a row in rounds of its line's last\n"
+                "// constant (0: the pooled rounds).\n"
+                "constexpr double kLoadRoundBytes = %s;\nconstexpr int kLoadBytesAtLeast = %d;\n"
+                "constexpr double kLoadRoundGrowth = %.1f;\n"
+                "// Walks of at most kFewLoadsARow loads a row in rounds of kFewLoadsRoundBytes (0: none).\n"
+                "constexpr int kFewLoadsARow = %d;\nconstexpr double kFewLoadsRoundBytes = %d;\n"
+                % ("1e300" if b is None else "%d" % b, at_least, growth, few_a_row, few_bytes or 0))
         f.write("constexpr KernelLine kSm90[] = {\n")
         kernels = sorted(rule["inner"][1][1])
         for k in kernels + [""]:
@@ -245,7 +325,7 @@ def write_inc(path, rule, n_table, n_training):
             for p in PATHS:
                 form, (pooled, lines) = rule[p]
                 parts.append("{%s}" % ", ".join("%.4f" % c for c in slots(form, lines.get(k, pooled) if k else pooled)))
-            f.write('    {"%s", %s},\n' % (k, ", ".join(parts)))
+            f.write('    {"%s", %s, %d},\n' % (k, ", ".join(parts), one_row.get(k, 0)))
         f.write("};\n")
 
 
