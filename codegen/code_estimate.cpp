@@ -55,13 +55,15 @@ double estimated_load_rounds(const CodeFeatures& f) {
   const double before_store = std::max(1.0, f.loads_before_store);
   if (f.load_bytes <= 0) return 1;
   const KernelLine& l = line_of(f.kernel ? f.kernel : "");
+  const int load_bytes = std::max(f.load_bytes, kLoadBytesAtLeast);
   double round_bytes = kLoadRoundBytes;
-  // A walk of few loads a row (its block about as wide as the tile) takes rounds of its own where the fit gives
-  // them; a kernel whose walks of one load a row ptxas hoists further, its own there.
-  if (kFewLoadsARow > 0 && before_store <= kFewLoadsARow * std::max(1.0, f.load_rows))
+  // A long walk of few loads a row (its block about as wide as the tile) takes rounds of its own where the fit
+  // gives them; a kernel whose walks of one load a row ptxas hoists further, its own there.
+  if (kFewLoadsARow > 0 && before_store <= kFewLoadsARow * std::max(1.0, f.load_rows) &&
+      before_store * load_bytes >= kFewLoadsFromBytes)
     round_bytes = kFewLoadsRoundBytes;
   if (f.loads_before_store <= f.load_rows && l.one_row_round_bytes > 0) round_bytes = l.one_row_round_bytes;
-  const double per_round = std::max(1.0, std::floor(round_bytes / std::max(f.load_bytes, kLoadBytesAtLeast)));
+  const double per_round = std::max(1.0, std::floor(round_bytes / load_bytes));
   // Where the fit lets a long walk's rounds grow (kLoadRoundGrowth < 1), fewer rounds than n / k; the slack keeps
   // n / k = 2 from reading as 2.0000001.
   return std::ceil(std::pow(before_store / per_round, kLoadRoundGrowth) - 1e-9);

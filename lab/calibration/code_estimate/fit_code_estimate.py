@@ -90,7 +90,8 @@ FORMS = {a + g + r: at + gt + rt for a, at in ACCESS_TERMS.items() for g, gt in 
 ROUND_BYTES = (32, 48, 56, 64, 72, 76, 80, 84, 88, 92, 96, 104, 112, 128, 256, None)
 ONE_ROW_BYTES = (96, 128, 192, 256, 384, 512, 768, 1024)
 GROWTH = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)  # rounds ** growth: 1, every round the same size
-FEW_A_ROW = (1, 2, 3, 4)  # walks of at most this many loads a row may take rounds of their own
+FEW_A_ROW = (1, 2, 3, 4)  # walks of at most this many loads a row may take rounds of their own,
+FEW_FROM_BYTES = (0, 128, 256, 384, 512)  # where a lane loads at least this many bytes before its first store
 FEW_ROUND_BYTES = (96, 128, 160, 192, 224, 256, 320)
 MIN_GAIN = 5
 LOAD_BYTES_AT_LEAST = (1, 4)  # a load's size: its bytes, or those of the 32-bit registers it fills
@@ -199,17 +200,18 @@ def in_flight(r, rule):
     one load a row in rounds of its own where the rule gives it one; n loads in R rounds keep n / R in flight on
     average."""
     round_bytes, at_least, growth, one_row = rule[:4]
-    few_bytes, few_a_row = rule[4] if len(rule) > 4 else (None, 0)
+    few_bytes, few_a_row, few_from = rule[4] if len(rule) > 4 else (None, 0, 0)
     f = r["features"]
     n = max(1.0, f["loads_before_store"])
     if round_bytes is None or f["load_bytes"] <= 0:
         return n
+    w = max(f["load_bytes"], at_least)
     b = round_bytes
-    if few_bytes is not None and n <= few_a_row * max(1.0, f["load_rows"]):
+    if few_bytes is not None and n <= few_a_row * max(1.0, f["load_rows"]) and n * w >= few_from:
         b = few_bytes
     if one_load_a_row(f) and r["kernel"] in one_row:
         b = one_row[r["kernel"]]
-    k = max(1, math.floor(b / max(f["load_bytes"], at_least)))
+    k = max(1, math.floor(b / w))
     return n / rounds(n, k, growth)
 
 
@@ -241,15 +243,17 @@ def choose_in_flight(rows, out):
                               same, 100 * mean))
     b, at_least, growth = min(scores)[1]
     # Walks of few loads a row (a block as wide as the tile, or half or a quarter as wide): rounds of their own.
-    few = (None, 0)
+    few = (None, 0, 0)
     if b is not None:
         scores = []
-        for a_row in FEW_A_ROW:
-            for fb in FEW_ROUND_BYTES:
-                within, same, mean = flight_score(rows, (b, at_least, growth, {}, (fb, a_row)))
-                scores.append(((-within, -same, mean), (fb, a_row)))
-                out.append("  walks of at most %d loads a row in rounds of %d bytes: %4d of %d within 20%%, %4d as "
-                           "compiled, mean |error| %4.1f%%" % (a_row, fb, within, len(rows), same, 100 * mean))
+        for few_from in FEW_FROM_BYTES:
+            for a_row in FEW_A_ROW:
+                for fb in FEW_ROUND_BYTES:
+                    within, same, mean = flight_score(rows, (b, at_least, growth, {}, (fb, a_row, few_from)))
+                    scores.append(((-within, -same, mean), (fb, a_row, few_from)))
+                    out.append("  walks of %d bytes or more a lane, at most %d loads a row, in rounds of %d bytes: %4d "
+                               "of %d within 20%%, %4d as compiled, mean |error| %4.1f%%"
+                               % (few_from, a_row, fb, within, len(rows), same, 100 * mean))
         base = flight_score(rows, (b, at_least, growth, {}))
         best = min(scores)
         if -best[0][0] - base[0] >= MIN_GAIN:
@@ -308,16 +312,18 @@ def write_inc(path, rule, n_table, n_training):
                 % (n_table + n_training, n_table, n_training))
         for p in PATHS:
             f.write("// The %s path's form: %s.\n" % (p, rule[p][0]))
-        b, at_least, growth, one_row, (few_bytes, few_a_row) = rule["in_flight"]
+        b, at_least, growth, one_row, (few_bytes, few_a_row, few_from) = rule["in_flight"]
         f.write("// The loads in flight: the n loads before the first global store in ceil((n / k) ^\n"
                 "// kLoadRoundGrowth) rounds, k those kLoadRoundBytes bytes a lane hold (a load at least\n"
                 "// kLoadBytesAtLeast bytes); a kernel's walks of one load a row in rounds of its line's last\n"
                 "// constant (0: the pooled rounds).\n"
                 "constexpr double kLoadRoundBytes = %s;\nconstexpr int kLoadBytesAtLeast = %d;\n"
                 "constexpr double kLoadRoundGrowth = %.1f;\n"
-                "// Walks of at most kFewLoadsARow loads a row in rounds of kFewLoadsRoundBytes (0: none).\n"
-                "constexpr int kFewLoadsARow = %d;\nconstexpr double kFewLoadsRoundBytes = %d;\n"
-                % ("1e300" if b is None else "%d" % b, at_least, growth, few_a_row, few_bytes or 0))
+                "// Walks of at most kFewLoadsARow loads a row whose lanes load kFewLoadsFromBytes or more before\n"
+                "// the first store, in rounds of kFewLoadsRoundBytes (0: none).\n"
+                "constexpr int kFewLoadsARow = %d;\nconstexpr double kFewLoadsFromBytes = %d;\n"
+                "constexpr double kFewLoadsRoundBytes = %d;\n"
+                % ("1e300" if b is None else "%d" % b, at_least, growth, few_a_row, few_from, few_bytes or 0))
         f.write("constexpr KernelLine kSm90[] = {\n")
         kernels = sorted(rule["inner"][1][1])
         for k in kernels + [""]:
