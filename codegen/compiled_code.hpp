@@ -31,8 +31,8 @@ struct CompiledCode {
   std::string source;       // e.g. "nvcc 13.0.88, sm_90" or "estimated from the replay (no cuobjdump found)"
   double loads_in_flight = 1;  // global loads a warp issues before it waits for one
   int registers = 0;           // a thread, as ptxas allocated them; 0 where not compiled (the occupancy's own)
-  // The estimate's only: the bytes a lane loads before its first global store, where the estimate's byte bound
-  // keeps fewer of those loads in flight (0 where it keeps them all, or where the code was compiled).
+  // The estimate's only: the bytes a lane loads before its first global store, where the estimate issues those
+  // loads in more than one round (0 where they all go in one, or where the code was compiled).
   double estimate_bytes_before_store = 0;
 };
 

@@ -294,7 +294,7 @@ TEST(CodeEstimate, LongWalksNameTheBytesBeforeTheFirstStore) {
   // A 128x128 tile in f16: 512 loads, each filling a 32-bit register, 512 x 4 bytes.
   EXPECT_EQ(estimate_or_table(launch("copy_shared", {32, 1}, Size2{128, 128}, Dtype::F16)).estimate_bytes_before_store,
             2048);
-  // coalesced 32x1 on its 32x32 tile in f32: 32 loads, 128 bytes, 16 in flight: the bound binds.
+  // coalesced 32x1 on its 32x32 tile in f32: 32 loads, 128 bytes, in two rounds of 16: the rounds bind.
   EXPECT_EQ(estimate_or_table(launch("coalesced", {32, 1})).estimate_bytes_before_store, 128);
   // padded 64x16 on 64x64: 4 loads of 4 bytes, all in flight: nothing to say.
   EXPECT_EQ(estimate_or_table(launch("padded", {64, 16})).estimate_bytes_before_store, 0);

@@ -240,7 +240,7 @@ TEST(Advice, AlwaysOneLine) {
 
 // The caveat on estimated code of long walks (report/launch_prediction.hpp): copy_shared 32x1 staging a
 // 128x128 f64 tile loads 128 x 128 / 32 = 512 elements a lane, 4096 bytes, before its first global store, and the
-// estimate keeps 8 in flight; one warp a block (the 128 KiB tile) leaves the latency term most of the time. On a
+// estimate issues them in ceil(512 / 10) = 52 rounds, 9.85 in flight; one warp a block (the 128 KiB tile) leaves the latency term most of the time. On a
 // 64x64 tile (1024 bytes) the same launch is DRAM-bound: nothing to say, the latency term under half.
 TEST(Caveats, LongWalksOfEstimatedCodeSayTheTimeMayBeHigh) {
   const DeviceProfile profile = load_profile("h100");

@@ -27,8 +27,9 @@ takes the line of all kernels together. Fitted on relative error. The loads in f
 global store, issued in rounds of at most a number of bytes a lane over one load's bytes (or over the bytes of the
 32-bit registers it fills), n loads in ceil((n / k) ^ g) rounds keeping n over that in flight on average (g
 at most 1: a long walk's rounds may grow); that number, that size and g the candidates that put the most fit
-configurations within 20% of the compiled code's loads in flight; then a kernel's walks of one load a row (the block as wide as the tile) take rounds of their own
-where that puts clearly more of them within 20%.
+configurations within 20% of the compiled code's loads in flight; then long walks of few loads a row, and then
+a kernel's walks of one load a row (the block as wide as the tile), take rounds of their own where that puts
+clearly more of them within 20%.
 
 The fit set is the shipped table (every suite kernel at its default tile at blocks 32x8, 16x16, 8x32 and 32x32)
 and the training sweep (training_configs.txt, training_configs.py); the judged set is the held-out sweep
@@ -93,6 +94,7 @@ GROWTH = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)  # rounds ** growth: 1, every round the 
 FEW_A_ROW = (1, 2, 3, 4)  # walks of at most this many loads a row may take rounds of their own,
 FEW_FROM_BYTES = (0, 128, 256, 384, 512)  # where a lane loads at least this many bytes before its first store
 FEW_ROUND_BYTES = (96, 128, 160, 192, 224, 256, 320)
+NO_FEW = (None, 0, 0)  # (round bytes, loads a row, bytes from): no rounds of their own for walks of few loads a row
 MIN_GAIN = 5
 LOAD_BYTES_AT_LEAST = (1, 4)  # a load's size: its bytes, or those of the 32-bit registers it fills
 
@@ -198,9 +200,8 @@ def in_flight(r, rule):
     """The loads a warp keeps in flight on average: its loads before the first global store issued in rounds of
     at most round_bytes a lane (over a load's bytes, or those of the 32-bit registers it fills), a kernel's walks of
     one load a row in rounds of its own where the rule gives it one; n loads in R rounds keep n / R in flight on
-    average."""
-    round_bytes, at_least, growth, one_row = rule[:4]
-    few_bytes, few_a_row, few_from = rule[4] if len(rule) > 4 else (None, 0, 0)
+    average. rule: (round_bytes, at_least, growth, one_row, (few_bytes, few_a_row, few_from))."""
+    round_bytes, at_least, growth, one_row, (few_bytes, few_a_row, few_from) = rule
     f = r["features"]
     n = max(1.0, f["loads_before_store"])
     if round_bytes is None or f["load_bytes"] <= 0:
@@ -224,17 +225,18 @@ def flight_score(rows, rule):
 
 
 def choose_in_flight(rows, out):
-    """The round's bytes (and a load's size: its bytes or its registers') that put the most fit configurations'
-    loads in flight within 20% of the compiled code's (then the most exactly, then the lowest mean error); then, for
-    each kernel, a round of its own for its walks of one load a row where that puts at least MIN_GAIN more of them
-    within 20% (and a tenth more)."""
+    """The round's bytes, a load's size (its bytes or its registers') and the rounds' growth that put the most fit
+    configurations' loads in flight within 20% of the compiled code's (then the most exactly, then the lowest mean
+    error); then rounds of their own for long walks of few loads a row where they put at least MIN_GAIN more fit
+    configurations within 20%; then, for each kernel, a round of its own for its walks of one load a row where that
+    puts at least MIN_GAIN more of them within 20% (and a tenth more)."""
     scores = []
     for at_least in LOAD_BYTES_AT_LEAST:
         for growth in GROWTH:
             for b in ROUND_BYTES:
                 if b is None and (at_least != LOAD_BYTES_AT_LEAST[0] or growth != 1):
                     continue
-                within, same, mean = flight_score(rows, (b, at_least, growth, {}))
+                within, same, mean = flight_score(rows, (b, at_least, growth, {}, NO_FEW))
                 scores.append(((-within, -same, mean), (b, at_least, growth)))
                 out.append("  rounds of %-10s a lane, a load's size %-22s rounds ** %.1f: %4d of %d within 20%%, "
                            "%4d as compiled, mean |error| %4.1f%%"
@@ -243,7 +245,7 @@ def choose_in_flight(rows, out):
                               same, 100 * mean))
     b, at_least, growth = min(scores)[1]
     # Walks of few loads a row (a block as wide as the tile, or half or a quarter as wide): rounds of their own.
-    few = (None, 0, 0)
+    few = NO_FEW
     if b is not None:
         scores = []
         for few_from in FEW_FROM_BYTES:
@@ -254,7 +256,7 @@ def choose_in_flight(rows, out):
                     out.append("  walks of %d bytes or more a lane, at most %d loads a row, in rounds of %d bytes: %4d "
                                "of %d within 20%%, %4d as compiled, mean |error| %4.1f%%"
                                % (few_from, a_row, fb, within, len(rows), same, 100 * mean))
-        base = flight_score(rows, (b, at_least, growth, {}))
+        base = flight_score(rows, (b, at_least, growth, {}, NO_FEW))
         best = min(scores)
         if -best[0][0] - base[0] >= MIN_GAIN:
             few = best[1]
