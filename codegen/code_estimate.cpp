@@ -90,9 +90,9 @@ CompiledCode estimated_code(const LaunchConfig& cfg, const BusiestWarp& first_bl
   c.basis = CodeBasis::Estimated;
   c.paths = estimate_paths(f);
   c.loads_in_flight = estimated_loads_in_flight(f);
-  // Where the loads before the first store take more than one round, the bytes a lane loads in them.
-  if (f.load_bytes > 0 && estimated_load_rounds(f) > 1)
-    c.estimate_bytes_before_store = f.loads_before_store * std::max(f.load_bytes, kLoadBytesAtLeast);
+  const double before = std::max(1.0, f.loads_before_store);
+  if (f.load_bytes > 0 && c.loads_in_flight < before)
+    c.estimate_bytes_before_store = before * std::max(f.load_bytes, kLoadBytesAtLeast);
   c.source = "sm_90's rule";
   return c;
 }
