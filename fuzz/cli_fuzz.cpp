@@ -24,9 +24,23 @@ namespace {
 
 using namespace memsim;
 
-// The covered area (blocks x tile elements) up to which the analysis runs: 2^16 replays in about a
-// millisecond; larger launches are resolved, not replayed.
-constexpr double kMaxReplayedElements = 65536;
+// The replay's work up to which the analysis runs: 2^18 thread steps (every block's threads over the steps of
+// each walk a body may make, kernels/launch_shape.hpp) replay in a few milliseconds; larger launches are
+// resolved, not replayed. The tile's area alone undercounts a block far narrower than its drain: swizzle's
+// 1x632 block drains its 1x632 tile in 632 steps a thread, 400,000 a block, of which 632 touch the tile (8 s
+// under the sanitizers for a 74x64 matrix whose tiles cover 46,768 elements).
+constexpr double kMaxReplayedThreadSteps = 262144;
+
+double walk_steps(const TileWalk& w) { return double(w.row_steps) * w.col_steps; }
+
+double replayed_thread_steps(const LaunchConfig& cfg) {
+  const LaunchShape& s = cfg.shape;
+  const double walks = walk_steps(s.walk_tile) + walk_steps(s.walk_tile_transposed) +
+                       walk_steps(s.walk_row_quads) + walk_steps(s.walk_quads);
+  return double(cfg.blocks()) * cfg.threads_per_block() * std::max(walks, 1.0);
+}
+
+bool too_long_to_replay(const LaunchConfig& cfg) { return replayed_thread_steps(cfg) > kMaxReplayedThreadSteps; }
 
 bool input_has_newline = false;
 
@@ -54,7 +68,7 @@ void run_comparison(const CliCommand& cmd, const DeviceProfile& device, const An
     user.kernel = kernel;
     try {
       const LaunchConfig cfg = resolve_analysis(user, device, options);
-      if (double(cfg.blocks()) * cfg.shape.tile_x * cfg.shape.tile_y > kMaxReplayedElements) return;
+      if (too_long_to_replay(cfg)) return;
     } catch (const ConfigError& e) {
       fuzz::check_error_line(e.what(), input_has_newline);  // the row's reason
     }
@@ -80,7 +94,7 @@ void run_sweep_command(const CliCommand& cmd, const DeviceProfile& device, const
   for (const SweepRefusal& r : plan.refused) fuzz::check_error_line(r.reason, input_has_newline);
   if (plan.launches.size() > 8) return;
   for (const SweepLaunch& l : plan.launches)
-    if (double(l.launch.blocks()) * l.launch.shape.tile_x * l.launch.shape.tile_y > kMaxReplayedElements) return;
+    if (too_long_to_replay(l.launch)) return;
   SweepResult result;
   result.axes = cmd.sweep;
   result.device = device;
@@ -123,8 +137,7 @@ void run(const CliCommand& cmd) {
   options.threads = 1;  // as many as asked give the same counts (tests/core/cli_test.cpp); a thread is quicker here
   try {
     const LaunchConfig cfg = resolve_analysis(cmd.user, *device, options);
-    const double covered = double(cfg.blocks()) * cfg.shape.tile_x * cfg.shape.tile_y;
-    if (covered > kMaxReplayedElements) return;
+    if (too_long_to_replay(cfg)) return;
     if (cmd.action == CliCommand::Action::Plot) {
       CliCommand plot = cmd;
       plot.analysis = options;
