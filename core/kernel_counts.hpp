@@ -68,6 +68,10 @@ struct KernelCounts {
   // Of those bytes, the ones written by lanes of 2 bytes or less, 8 bytes a sector or more (a narrow f16 block's
   // rows): the 4-byte class's cost is known high for them (model/profile.hpp, narrow_lane_pieces).
   double narrow_lane_piece_bytes = 0;
+  // Of the 4-byte class's bytes (lanes of 4 bytes or less), the ones written 16 bytes a sector or more (naive
+  // f32 in blocks 8 wide, f16 4 wide): their read-back costs what 16-byte pieces of 8-byte lanes cost, the
+  // 16-byte class's ps_per_byte (model/cost.cpp), while their requests keep the 4-byte class's cost.
+  double lane4_half_sector_bytes = 0;
   // What the stores send through the crossbar into L2: each L2 write request (one per line a store
   // instruction writes) and each sector it touches, whole or in part, takes a slot.
   double l2_write_slots = 0;

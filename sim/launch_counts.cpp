@@ -74,6 +74,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
         c.partial_store_sectors += double(s.sectors);
         if (double(s.bytes) >= 16.0 * double(s.sectors)) c.half_sector_piece_bytes += double(s.bytes);
         if (lane_bytes <= 2.5 && double(s.bytes) >= 8.0 * double(s.sectors)) c.narrow_lane_piece_bytes += double(s.bytes);
+        if (cls == kLanes4 && double(s.bytes) >= 16.0 * double(s.sectors)) c.lane4_half_sector_bytes += double(s.bytes);
       } else {
         c.l2_store_sectors += double(s.sectors);
       }

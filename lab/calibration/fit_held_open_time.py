@@ -12,8 +12,9 @@ them (checked against memsim's own prediction at the start and at the fitted cos
 written whole in one round is memsim's count (sectors_from_warps_in_one_round), not worked out here.
 Fitted: the costs that minimise the squared log error of the runs with partial pieces whose lines are open at
 most 300,000 at once (the read-back fit's range), by golden-section search on each cost in turn until none
-moves: the two sector costs (0 to 60 ps) and the read-back cost of each lane width (4 and 8 bytes: the runs of
-u32 and u64 elements). memsim-held-open's lines take their pieces from 2, 4 or 8 warps over 2 to 16 rounds;
+moves: the two sector costs (0 to 60 ps) and the read-back cost of each class (model/cost.cpp): 4-byte and
+8-byte pieces of the runs of u32 and u64 elements, and pieces of 16 bytes a sector, from either (K elements a
+request row: u32 at K = 4, u64 at K = 2), which read back alike. memsim-held-open's lines take their pieces from 2, 4 or 8 warps over 2 to 16 rounds;
 memsim-step-lines' from 8 to 32 warps in one step, each line closed in it: the two sector costs are told apart
 by the benchmarks, and from the read-back's by the pieces' size at the same bytes read back. Without step-lines
 runs the second cost has no run to fit it and stays tied to the first. Printed beside them: one cost for both
@@ -22,8 +23,8 @@ Microbenchmark runs only.
 
     lab/calibration/fit_held_open_time.py MEMSIM PROFILE RUNS.json [--step-lines RUNS.json] [--report FILE] [--write]
 
---write puts the fitted costs into PROFILE (model/devices/NAME.json: its read_back.ps_per_byte[0] and [1], its
-sector_from_warps_ps and its sector_from_warps_one_round_ps).
+--write puts the fitted costs into PROFILE (model/devices/NAME.json: its read_back.ps_per_byte[0], [1] and [2],
+its sector_from_warps_ps and its sector_from_warps_one_round_ps).
 """
 import argparse
 import concurrent.futures
@@ -139,12 +140,12 @@ def main():
               if q["terms_us"]["L2 partial-sector stores"] > 0 and q["lines_open_at_once"] <= 300000]
 
     def lane_of(r):
-        """The lane class whose read-back cost the run's bytes take (core/kernel_counts.hpp, partial_store_class):
-        4-byte elements 0; 8-byte elements 1, or 2 (16 bytes, held) in pieces of two elements."""
-        if r["element_bytes"] == 4:
-            return 0
+        """The class whose read-back cost the run's bytes take (core/kernel_counts.hpp, partial_store_class):
+        pieces of 16 bytes (K elements a sector) 2, whatever the lanes; else 4-byte elements 0, 8-byte 1."""
         K = r["elements_a_request_row"] if "warps" in r else 32 // r.get("rows_per_request", 32)
-        return 2 if K * r["element_bytes"] > 8 else 1
+        if K * r["element_bytes"] > 8:
+            return 2
+        return 0 if r["element_bytes"] == 4 else 1
 
     def times(one, over, ps):
         out = []
@@ -161,14 +162,15 @@ def main():
         raise SystemExit("fit_held_open_time.py: the terms combined here differ from memsim's time by %.2g: "
                          "model/cost.cpp combines them otherwise now" % worst)
 
-    def loss(x):  # x: [one-round sector cost, over-rounds sector cost, ps_per_byte[0], ps_per_byte[1]]
-        return sum(math.log(t / r["median_us"]) ** 2 for t, (r, _) in zip(times(x[0], x[1], x[2:4] + ps0[2:]), chosen))
+    def loss(x):  # x: [one-round sector cost, over-rounds sector cost, ps_per_byte[0], [1], [2]]
+        return sum(math.log(t / r["median_us"]) ** 2 for t, (r, _) in zip(times(x[0], x[1], x[2:5]), chosen))
 
     def fit(x, groups):
         """Golden-section search on each group of x's coordinates in turn (a group's coordinates move together:
         (0, 1) is one sector cost for both) until none moves by 0.001."""
         x = list(x)
-        bounds = [(0.0, 60.0), (0.0, 60.0), (0.0, 4 * max(ps0[0], 1.0)), (0.0, 4 * max(ps0[1], 1.0))]
+        bounds = [(0.0, 60.0), (0.0, 60.0), (0.0, 4 * max(ps0[0], 1.0)), (0.0, 4 * max(ps0[1], 1.0)),
+                  (0.0, 4 * max(ps0[2], 1.0))]
 
         def at(group, v):
             return [v if i in group else xi for i, xi in enumerate(x)]
@@ -182,23 +184,23 @@ def main():
                 break
         return x
 
-    alone_x = fit([0.0, 0.0, ps0[0], ps0[1]], [(2,), (3,)])
-    tied_x = fit([over0, over0, ps0[0], ps0[1]], [(0, 1), (2,), (3,)])  # the model before they were told apart
+    alone_x = fit([0.0, 0.0, *ps0], [(2,), (3,), (4,)])
+    tied_x = fit([over0, over0, *ps0], [(0, 1), (2,), (3,), (4,)])  # the model before they were told apart
     # Without a run whose lines are written whole in one round (memsim-held-open alone), that cost has no data:
     # it stays tied to the other's (the profile leaves it out).
     apart = any(q["sectors_from_warps_in_one_round"] > 0 for _, q in chosen)
-    fitted = fit(tied_x, [(0,), (1,), (2,), (3,)]) if apart else tied_x
+    fitted = fit(tied_x, [(0,), (1,), (2,), (3,), (4,)]) if apart else tied_x
     one, over = round(fitted[0], 2), round(fitted[1], 2)
-    ps = [round(v, 3) for v in fitted[2:4]] + ps0[2:]
+    ps = [round(v, 3) for v in fitted[2:5]]
     rms = lambda xs: math.sqrt(sum(x * x for x in xs) / len(xs))
     logs = lambda ts: [math.log(t / r["median_us"]) for t, (r, _) in zip(ts, chosen)]
     before = logs(times(one0, over0, ps0))
-    alone = logs(times(0.0, 0.0, alone_x[2:4] + ps0[2:]))
-    tied = logs(times(tied_x[0], tied_x[1], tied_x[2:4] + ps0[2:]))
+    alone = logs(times(0.0, 0.0, alone_x[2:5]))
+    tied = logs(times(tied_x[0], tied_x[1], tied_x[2:5]))
     after = logs(times(one, over, ps))
     # memsim itself at the fitted costs: the check that the combination above is the model's.
     prof = json.loads(json.dumps(base))
-    prof["cost"]["read_back"]["ps_per_byte"][:2] = ps[:2]
+    prof["cost"]["read_back"]["ps_per_byte"][:3] = ps
     prof["cost"]["sector_from_warps_ps"] = over
     prof["cost"]["sector_from_warps_one_round_ps"] = one
     json.dump(prof, open(path, "w"))
@@ -220,14 +222,14 @@ def main():
             "elements, %d of 8-byte), %d memsim-step-lines" % (
                 len(chosen), len(held), sum(r["element_bytes"] == 4 for r in held),
                 sum(r["element_bytes"] == 8 for r in held), len(chosen) - len(held)),
-            "as the profile stood: ps_per_byte %.3f / %.3f, sector_from_warps_ps %.2f, one round %.2f: %s"
-            % (ps0[0], ps0[1], over0, one0, summary(before)),
-            "read-back costs alone (no sector cost): ps_per_byte %.3f / %.3f: %s"
-            % (alone_x[2], alone_x[3], summary(alone)),
-            "one sector cost for both: ps_per_byte %.3f / %.3f, sector cost %.2f: %s"
-            % (tied_x[2], tied_x[3], tied_x[0], summary(tied)),
-            ("fitted: ps_per_byte %.3f / %.3f, sector_from_warps_ps %.2f (over rounds), sector_from_warps_one_round_ps "
-             "%.2f: %s" % (ps[0], ps[1], over, one, summary(after))) if apart else
+            "as the profile stood: ps_per_byte %.3f / %.3f / %.3f, sector_from_warps_ps %.2f, one round %.2f: %s"
+            % (*ps0, over0, one0, summary(before)),
+            "read-back costs alone (no sector cost): ps_per_byte %.3f / %.3f / %.3f: %s"
+            % (*alone_x[2:5], summary(alone)),
+            "one sector cost for both: ps_per_byte %.3f / %.3f / %.3f, sector cost %.2f: %s"
+            % (*tied_x[2:5], tied_x[0], summary(tied)),
+            ("fitted: ps_per_byte %.3f / %.3f / %.3f, sector_from_warps_ps %.2f (over rounds), "
+             "sector_from_warps_one_round_ps %.2f: %s" % (*ps, over, one, summary(after))) if apart else
             ("fitted: the same (no run has sectors of lines written whole in one round: "
              "sector_from_warps_one_round_ps left out, priced as sector_from_warps_ps)")]
     groups = {}
@@ -263,7 +265,7 @@ def main():
     print(text, end="")
     if a.write:
         prof = json.load(open(a.profile))
-        prof["cost"]["read_back"]["ps_per_byte"][:2] = ps[:2]
+        prof["cost"]["read_back"]["ps_per_byte"][:3] = ps
         prof["cost"]["sector_from_warps_ps"] = over
         if apart:
             prof["cost"]["sector_from_warps_one_round_ps"] = one

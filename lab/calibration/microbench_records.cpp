@@ -60,6 +60,7 @@ KernelCounts counts_from(const std::string& bench, const JsonFields& f) {
     store_requests = requests > 0 ? requests : l2_st;
     c.partial_store_requests[cls] = store_requests;
     c.partial_store_bytes[cls] = c.dram_write_bytes;
+    if (cls == kLanes4 && c.dram_write_bytes >= 16.0 * l2_st) c.lane4_half_sector_bytes = c.dram_write_bytes;
     c.partial_store_sectors = l2_st;
     // The L2's sector writes where the record carries them (lab/calibration/add_l2_write_sectors.py: Nsight
     // Compute's, for a study of the pieces the L1 merges); absent: not given.

@@ -329,6 +329,34 @@ TEST(Cost, ReadBackOfPartlyWrittenLines) {
   EXPECT_TRUE(predict(k, p).caveats.empty());
 }
 
+// A 4-byte lane's pieces of 16 bytes a sector (naive f32 in a block 8 wide) read back at the 16-byte class's cost:
+// the same lines and fraction e = 0.1 ln(2.56) as above, 1e8 bytes of 4-byte-lane partial stores of which 4e7
+// are such pieces: e x (6e7 x 5 ps + 4e7 x 8 ps) = e x 620 us. Their requests keep the 4-byte class's cost (1e6 x
+// 10 ps), and the DRAM bytes read back are the same.
+TEST(Cost, ReadBackOfHalfSectorPiecesOfNarrowLanesCostsAsSixteenBytePieces) {
+  KernelCounts k = base_counts();
+  k.blocks = 2000;
+  k.partial_lines_per_block[2] = 32;
+  k.partial_store_requests[kLanes4] = 1e6;
+  k.partial_store_bytes[kLanes4] = 1e8;
+  k.dram_write_bytes = 1e9;
+  DeviceProfile p = toy();
+  p.cost.read_back_from_lines = 10000;
+  p.cost.read_back_per_log_lines = 0.1;
+  p.cost.read_back_ps_per_byte[kLanes4] = 5;
+  p.cost.read_back_ps_per_byte[kLanes16] = 8;
+  const double e = 0.1 * std::log(2.56);
+  const double before = predict(k, p).term(kTermDram);
+  k.lane4_half_sector_bytes = 4e7;
+  Prediction pr = predict(k, p);
+  EXPECT_NEAR(pr.read_back_us, e * (6e7 * 5 + 4e7 * 8) * 1e-6, 1e-9);
+  EXPECT_NEAR(pr.term(kTermPartial), 10.0 + e * (6e7 * 5 + 4e7 * 8) * 1e-6, 1e-9);
+  EXPECT_NEAR(pr.term(kTermDram), before, 1e-9);
+  // More such bytes than the class holds (a count from elsewhere): at most the class's bytes move.
+  k.lane4_half_sector_bytes = 3e8;
+  EXPECT_NEAR(predict(k, p).read_back_us, e * 1e8 * 8e-6, 1e-9);
+}
+
 // DRAM bytes read, given (e.g. Nsight Compute's dram__bytes_read.sum), replace the loads' bytes and the modelled
 // read-back: the loads' 6e8 bytes and 6.5e8 given leave 5e7 beyond them, half the 1e8 partial bytes, charged at
 // 5 ps a byte: 250 us on the partial-store term; the DRAM term charges 6.5e8 + 1e9 bytes at 1e12 B/s, 1650 us.

@@ -68,6 +68,16 @@ TEST(Counts, HalfSectorPiecesAreTheStoreBytesWrittenAsHalvesOfSectors) {
   EXPECT_EQ(launch_counts(run("naive", {64, 64}, {8, 16})).half_sector_piece_bytes, 16384);
   EXPECT_EQ(launch_counts(run("naive", {64, 64}, {32, 8})).half_sector_piece_bytes, 0);
   EXPECT_EQ(launch_counts(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16)).half_sector_piece_bytes, 8192);
+  // The 4-byte class's share of them, whose read-back costs as 16-byte pieces (model/cost.cpp): naive f32's
+  // 4-byte lanes and vec4_shared f16's 2-byte ones alike; naive f64 at 16x8 writes 16 bytes a sector with 8-byte
+  // lanes (16 output rows of 2 doubles a warp), in the 16-byte class already: none.
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {8, 16})).lane4_half_sector_bytes, 16384);
+  EXPECT_EQ(launch_counts(run("naive", {64, 64}, {32, 8})).lane4_half_sector_bytes, 0);
+  EXPECT_EQ(launch_counts(run("vec4_shared", {256, 16}, {32, 8}, Dtype::F16)).lane4_half_sector_bytes, 8192);
+  const KernelCounts f64 = launch_counts(run("naive", {64, 64}, {16, 8}, Dtype::F64));
+  EXPECT_EQ(f64.half_sector_piece_bytes, 64 * 64 * 8);
+  EXPECT_EQ(f64.partial_store_bytes[kLanes16], 64 * 64 * 8);
+  EXPECT_EQ(f64.lane4_half_sector_bytes, 0);
   // Whole sectors are not pieces: copy's stores.
   EXPECT_EQ(launch_counts(run("copy", {64, 64}, {8, 16})).half_sector_piece_bytes, 0);
 }
