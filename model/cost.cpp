@@ -290,13 +290,19 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   // read-back: it replaces the modelled fraction, spread over the partial stores' bytes the profile charges.
   const bool read_given = o.dram_read_bytes >= 0;
   const double read_beyond_loads = read_given ? std::max(0.0, o.dram_read_bytes - c.dram_read_bytes) : 0.0;
+  // A byte read back costs by the piece it belongs to, not by its lanes: 4-byte lanes writing 16 bytes a sector
+  // read back as 16-byte pieces of 8-byte lanes do (memsim-step-lines: u32 and u64 runs of 16-byte pieces alike,
+  // 710 and 659 us at 64 warps an SM; charged at the 4-byte class's cost, the u32 runs came out 19% fast).
+  const double half_of_lane4 = std::clamp(c.lane4_half_sector_bytes, 0.0, c.partial_store_bytes[kLanes4]);
+  const double read_back_class_bytes[3] = {c.partial_store_bytes[kLanes4] - half_of_lane4, c.partial_store_bytes[kLanes8],
+                                           c.partial_store_bytes[kLanes16] + half_of_lane4};
   if (read_given) {
     double charged_bytes = 0;
     bool partial = false;
     for (int w = 0; w < 3; ++w) {
-      if (c.partial_store_requests[w] <= 0) continue;
+      if (read_back_class_bytes[w] <= 0) continue;
       partial = true;
-      if (k.read_back_ps_per_byte[w] > 0) charged_bytes += c.partial_store_bytes[w];
+      if (k.read_back_ps_per_byte[w] > 0) charged_bytes += read_back_class_bytes[w];
     }
     pr.read_back_fraction = charged_bytes > 0 ? read_beyond_loads / charged_bytes : 0.0;
     if (partial && charged_bytes <= 0 && read_beyond_loads > 0)
@@ -306,12 +312,6 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   }
   double read_back_bytes = 0;
   bool uncharged = false;
-  // A byte read back costs by the piece it belongs to, not by its lanes: 4-byte lanes writing 16 bytes a sector
-  // read back as 16-byte pieces of 8-byte lanes do (memsim-step-lines: u32 and u64 runs of 16-byte pieces alike,
-  // 710 and 659 us at 64 warps an SM; charged at the 4-byte class's cost, the u32 runs came out 19% fast).
-  const double half_of_lane4 = std::clamp(c.lane4_half_sector_bytes, 0.0, c.partial_store_bytes[kLanes4]);
-  const double read_back_class_bytes[3] = {c.partial_store_bytes[kLanes4] - half_of_lane4, c.partial_store_bytes[kLanes8],
-                                           c.partial_store_bytes[kLanes16] + half_of_lane4};
   for (int w = 0; w < 3; ++w) {
     if (read_back_class_bytes[w] <= 0 || pr.read_back_fraction <= 0) continue;
     if (k.read_back_ps_per_byte[w] <= 0) {

@@ -72,9 +72,10 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
         c.partial_store_requests[cls] += double(s.lines);
         c.partial_store_bytes[cls] += double(s.bytes);
         c.partial_store_sectors += double(s.sectors);
-        if (double(s.bytes) >= 16.0 * double(s.sectors)) c.half_sector_piece_bytes += double(s.bytes);
+        const bool half_sectors = double(s.bytes) >= 16.0 * double(s.sectors);
+        if (half_sectors) c.half_sector_piece_bytes += double(s.bytes);
         if (lane_bytes <= 2.5 && double(s.bytes) >= 8.0 * double(s.sectors)) c.narrow_lane_piece_bytes += double(s.bytes);
-        if (cls == kLanes4 && double(s.bytes) >= 16.0 * double(s.sectors)) c.lane4_half_sector_bytes += double(s.bytes);
+        if (half_sectors && cls == kLanes4) c.lane4_half_sector_bytes += double(s.bytes);
       } else {
         c.l2_store_sectors += double(s.sectors);
       }

@@ -14,11 +14,12 @@ Fitted: the costs that minimise the squared log error of the runs with partial p
 most 300,000 at once (the read-back fit's range), by golden-section search on each cost in turn until none
 moves: the two sector costs (0 to 60 ps) and the read-back cost of each class (model/cost.cpp): 4-byte and
 8-byte pieces of the runs of u32 and u64 elements, and pieces of 16 bytes a sector, from either (K elements a
-request row: u32 at K = 4, u64 at K = 2), which read back alike. memsim-held-open's lines take their pieces from 2, 4 or 8 warps over 2 to 16 rounds;
-memsim-step-lines' from 8 to 32 warps in one step, each line closed in it: the two sector costs are told apart
-by the benchmarks, and from the read-back's by the pieces' size at the same bytes read back. Without step-lines
-runs the second cost has no run to fit it and stays tied to the first. Printed beside them: one cost for both
-(the model before the two were told apart) and the read-back costs alone.
+request row: u32 at K = 4, u64 at K = 2), which read back alike. memsim-held-open's lines take their pieces from
+2, 4 or 8 warps over 2 to 16 rounds; memsim-step-lines' from 8 to 32 warps in one step, each line closed in
+it: the two sector costs are told apart by the benchmarks, and from the read-back's by the pieces' size at the
+same bytes read back. Without step-lines runs the second cost has no run to fit it and stays tied to the
+first. Printed beside them: one cost for both (the model before the two were told apart) and the read-back
+costs alone.
 Microbenchmark runs only.
 
     lab/calibration/fit_held_open_time.py MEMSIM PROFILE RUNS.json [--step-lines RUNS.json] [--report FILE] [--write]

@@ -355,6 +355,19 @@ TEST(Cost, ReadBackOfHalfSectorPiecesOfNarrowLanesCostsAsSixteenBytePieces) {
   // More such bytes than the class holds (a count from elsewhere): at most the class's bytes move.
   k.lane4_half_sector_bytes = 3e8;
   EXPECT_NEAR(predict(k, p).read_back_us, e * 1e8 * 8e-6, 1e-9);
+  // Given the bytes read (5e7 beyond the loads' 0), they spread over the bytes the profile prices, each at its
+  // class: 0.5 x (6e7 x 5 + 4e7 x 8) ps. Without a 16-byte cost those pieces are not priced, so the read-back
+  // spreads over the other 6e7 bytes alone.
+  k.lane4_half_sector_bytes = 4e7;
+  PredictOptions given;
+  given.dram_read_bytes = 5e7;
+  pr = predict(k, p, given);
+  EXPECT_NEAR(pr.read_back_fraction, 0.5, 1e-12);
+  EXPECT_NEAR(pr.read_back_us, 0.5 * (6e7 * 5 + 4e7 * 8) * 1e-6, 1e-9);
+  p.cost.read_back_ps_per_byte[kLanes16] = 0;
+  pr = predict(k, p, given);
+  EXPECT_NEAR(pr.read_back_fraction, 5e7 / 6e7, 1e-12);
+  EXPECT_NEAR(pr.read_back_us, 5e7 * 5 * 1e-6, 1e-9);
 }
 
 // DRAM bytes read, given (e.g. Nsight Compute's dram__bytes_read.sum), replace the loads' bytes and the modelled
