@@ -162,13 +162,24 @@ double Prediction::term(const std::string& name) const {
   return 0.0;
 }
 
-double read_back_sector_warp_factor(const CostConstants& k, int warps) {
-  if (warps <= 1) return k.read_back_one_warp_factor;
+namespace {
+// 1 at 2 warps, at4 and at8 at 4 and 8, geometric in the warps between them, at8 beyond, one_warp at 1.
+double sector_warp_factor(double one_warp, double at4, double at8, int warps) {
+  if (warps <= 1) return one_warp;
   if (warps <= 2) return 1;
-  const double at4 = k.read_back_sector_warp_factors[0], at8 = k.read_back_sector_warp_factors[1];
   if (warps >= 8) return at8;
-  // Geometric in the warps: 2 -> 1, 4 -> at4, 8 -> at8.
   return warps <= 4 ? std::pow(at4, std::log2(warps / 2.0)) : at4 * std::pow(at8 / at4, std::log2(warps / 4.0));
+}
+}  // namespace
+
+double read_back_sector_warp_factor(const CostConstants& k, int warps) {
+  return sector_warp_factor(k.read_back_one_warp_factor, k.read_back_sector_warp_factors[0],
+                            k.read_back_sector_warp_factors[1], warps);
+}
+
+double closed_steps_sector_warp_factor(const CostConstants& k, int warps) {
+  return sector_warp_factor(k.read_back_one_warp_factor, k.read_back_closed_sector_warp_factors[0],
+                            k.read_back_closed_sector_warp_factors[1], warps);
 }
 
 double rounds_open_at_once(const CostConstants& k, double rounds, int warps) {
@@ -181,6 +192,8 @@ double rounds_open_at_once(const CostConstants& k, double rounds, int warps) {
 // The most lines held open at once that memsim-held-open's fitted runs reached (lab/calibration/
 // fit_held_open.py fits those up to 300,000; the runs hold 270,336 or 540,672).
 constexpr double kHeldOpenFittedLines = 300000;
+// The most steps a block walked in memsim-step-lines' runs, which cost.read_back.closed_steps is fitted on.
+constexpr double kClosedStepsFitted = 16;
 
 Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const PredictOptions& o) {
   const CostConstants& k = p.cost;
@@ -240,9 +253,43 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
       weighted += read_back_sector_warp_factor(k, w) * c.partial_lines_per_block[w];
     pr.read_back_warp_factor = weighted / lines_per_block;
   }
-  if (k.read_back_from_lines > 0 && pr.open_partial_lines > k.read_back_from_lines)
-    pr.read_back_fraction = std::min(1.0, pr.read_back_warp_factor * k.read_back_per_log_lines *
-                                              std::log(pr.open_partial_lines / k.read_back_from_lines));
+  // The lines-open law: the lines of the rounds open at once past read_back_from_lines.
+  const auto lines_law = [&](double open_lines) {
+    return k.read_back_from_lines > 0 && open_lines > k.read_back_from_lines
+               ? std::min(1.0, pr.read_back_warp_factor * k.read_back_per_log_lines *
+                                   std::log(open_lines / k.read_back_from_lines))
+               : 0.0;
+  };
+  if (k.read_back_closed_per_log_steps > 0 && lines_per_block > 0) {
+    // Read back for two reasons, either enough: too many lines open at once (the lines-open law at one round's
+    // lines, as memsim-partial-lines' and the strided stores' one-round blocks read back), and the steps a
+    // block's warps drift apart over (memsim-step-lines: at 64 warps an SM, 16-byte pieces from 4-byte lanes
+    // read back what those from 8-byte lanes do, though a block of them holds half the lines open): a share of
+    // the bytes at risk that grows with the rounds, of which the L2 evicts more the harder the SM's warps press
+    // it. A line's writers are its sectors' (w warps each, at most the block's warps), so a warp writes
+    // sum(lines x writers) / (warps x rounds) lines in a round.
+    const int block_warps = std::max(1, c.warps_per_block());
+    const double sectors_a_line = double(p.line_bytes) / double(p.sector_bytes);
+    double weighted = 0, writer_lines = 0;
+    for (int w = 1; w <= kWarpSize; ++w) {
+      weighted += closed_steps_sector_warp_factor(k, w) * c.partial_lines_per_block[w];
+      writer_lines += c.partial_lines_per_block[w] * std::min(double(block_warps), sectors_a_line * w);
+    }
+    pr.closed_warp_factor = weighted / lines_per_block;
+    pr.closed_lines_a_warp = writer_lines / (double(block_warps) * rounds);
+    pr.closed_warps_per_sm = sms > 0 ? resident_blocks / sms * block_warps : 0.0;
+    pr.open_partial_lines = lines_per_block / rounds * resident_blocks;
+    pr.closed_line_rounds_open = 1;
+    pr.closed_by_lines = lines_law(pr.open_partial_lines);
+    pr.closed_at_risk = k.read_back_closed_per_log_steps * std::log1p(k.read_back_closed_steps_scale * (rounds - 1));
+    const double stress =
+        pr.closed_warps_per_sm * std::pow(pr.closed_lines_a_warp, k.read_back_closed_lines_power);
+    pr.closed_evicted = 1 - std::exp(-std::pow(stress / k.read_back_closed_stress, k.read_back_closed_stress_power));
+    const double by_steps = std::min(1.0, pr.closed_warp_factor * pr.closed_at_risk * pr.closed_evicted);
+    pr.read_back_fraction = 1 - (1 - pr.closed_by_lines) * (1 - by_steps);
+  } else {
+    pr.read_back_fraction = lines_law(pr.open_partial_lines);
+  }
   // Lines held open over rounds (sim/partial_lines.hpp) are evicted by how many are open at once, U: their
   // share of the partly written lines reads back 1 - exp(-(U / lines)^exponent) instead (memsim-held-open).
   // Lines in half-sector pieces count for read_back_held_open_half_sector_factor of a line.
@@ -343,6 +390,12 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
         "back again (%.2f times the held lines' bytes in all), fitted on memsim-held-open's runs past the L2, whose "
         "read-back it gives within about 30%% (docs/model.md)",
         pr.held_lines_open, pr.l2_lines, 100 * pr.past_l2_evicted, pr.held_open_read_back));
+  } else if (!read_given && pr.closed_at_risk > 0 && pr.held_line_share < 1 && rounds > kClosedStepsFitted) {
+    pr.caveats.push_back(caveat_words(
+        "a block writes its partly written lines over %.0f rounds, past the %.0f the read-back by the steps was "
+        "measured at (memsim-step-lines): the share at risk is carried on as the log of the rounds there (%.2f of "
+        "the bytes), which may run high",
+        rounds, kClosedStepsFitted, pr.closed_at_risk));
   } else if (!read_given && pr.held_line_share > 0 && held_open_costed && pr.lines_open_at_once > kHeldOpenFittedLines) {
     pr.caveats.push_back(
         caveat_words("about %.3g lines are held open over rounds at once, past the %.3g the read-back of such "
@@ -609,6 +662,12 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["open_partial_lines"] = p.open_partial_lines;
   j["read_back_warp_factor"] = p.read_back_warp_factor;
   j["read_back_fraction"] = p.read_back_fraction;
+  j["closed_by_lines"] = p.closed_by_lines;
+  j["closed_warp_factor"] = p.closed_warp_factor;
+  j["closed_lines_a_warp"] = p.closed_lines_a_warp;
+  j["closed_warps_per_sm"] = p.closed_warps_per_sm;
+  j["closed_at_risk"] = p.closed_at_risk;
+  j["closed_evicted"] = p.closed_evicted;
   j["read_back_us"] = p.read_back_us;
   j["partial_line_open_rounds"] = p.open_rounds;
   j["closed_line_rounds"] = p.closed_line_rounds;

@@ -145,6 +145,12 @@ struct Prediction {
   // The rounds a block writes its lines closed each in its round over, and of them the rounds open at once
   // (rounds_open_at_once, mean over the lines by the warps writing their sectors).
   double closed_line_rounds = 1, closed_line_rounds_open = 1;
+  // Where the profile reads such lines back by their steps too (cost.read_back.closed_steps): the lines a warp
+  // writes in a round, the warps resident an SM, the share of the bytes at risk over the rounds, of it the share
+  // the L2 evicts, the sectors' warp factor for it, and what the lines-open law reads back at one round's lines
+  // (the two combine as either evicting a sector); 0 where the lines-open law prices them alone.
+  double closed_lines_a_warp = 0, closed_warps_per_sm = 0, closed_at_risk = 0, closed_evicted = 0;
+  double closed_warp_factor = 0, closed_by_lines = 0;
   // Lines held open over rounds: how many are open at once (all blocks), their share of the partly written
   // lines, and the fraction read back for them (read_back_fraction mixes it in by that share).
   double lines_open_at_once = 0, held_line_share = 0, held_open_read_back = 0;
@@ -200,6 +206,9 @@ struct Prediction {
 // the profile's factors at 4 and 8, geometric between them, 8's beyond (not measured past 8); at 1 warp (a
 // sector its warp completes itself) the profile's read_back_one_warp_factor.
 double read_back_sector_warp_factor(const CostConstants& k, int warps);
+// The same for the read-back of lines closed in their round priced by their steps (cost.read_back.closed_steps):
+// 1 at 2 warps, its own factors at 4 and 8, read_back_one_warp_factor at 1.
+double closed_steps_sector_warp_factor(const CostConstants& k, int warps);
 // Of a block's R rounds of lines closed each in its own, how many are open at once (cost.read_back.steps_open),
 // for sectors written in pieces by `warps` warps: min(R, 1 + spread x (R - 1)^power), or R where the profile
 // has not measured it.

@@ -53,6 +53,11 @@ constexpr NumberRange kHalfSectorFactor{0, 10, false, ""};
 constexpr NumberRange kL2Share{0.05, 2, false, "of the L2's lines"};
 constexpr NumberRange kStepsOpenSpread{0, 100, false, ""};
 constexpr NumberRange kStepsOpenPower{0, 2, false, ""};
+constexpr NumberRange kClosedPerLogSteps{0.001, 10, false, ""};
+constexpr NumberRange kClosedStepsScale{0.001, 1000, false, ""};
+constexpr NumberRange kClosedStress{0.01, 1e6, false, ""};
+constexpr NumberRange kClosedStressPower{0.1, 20, false, ""};
+constexpr NumberRange kClosedLinesPower{0, 4, false, ""};
 // Read-back of sectors written by 4 or 8 warps over 2 warps' (measured 1.7 and 1.9): interpolated
 // geometrically, so the two may be at most 1000 apart (a factor of 2e-319 made the interpolation infinite).
 constexpr NumberRange kWarpFactor{0.1, 100, false, ""};
@@ -109,9 +114,11 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost.drain_merges", {"lanes_2_staged", "lanes_2_direct", "lanes_4_staged", "lanes_4_direct", "evidence"}},
       {"cost.read_back",
        {"from_lines", "per_log_lines", "ps_per_byte", "sector_warp_factors", "one_warp_factor", "held_open",
-        "steps_open"}},
+        "steps_open", "closed_steps"}},
       {"cost.read_back.held_open", {"lines", "exponent", "half_sector_factor", "past_l2_share", "past_l2_note", "note"}},
       {"cost.read_back.steps_open", {"spread", "power", "note"}},
+      {"cost.read_back.closed_steps",
+       {"per_log_steps", "steps_scale", "stress", "stress_power", "lines_power", "sector_warp_factors", "note"}},
       {"cost.whole_lines", {"count", "lines", "exponent", "ps_per_byte", "note"}},
       {"cost_basis", {"kind", "summary"}},
       {"calibration",
@@ -324,6 +331,15 @@ CostConstants read_cost(const JsonFields& r) {
                    c.read_back_steps_open_spread);
       r.numbers_in("cost.read_back.steps_open.power", 3, "sectors from 2, 4 and 8 warps", kStepsOpenPower,
                    c.read_back_steps_open_power);
+    }
+    if (r.find("cost.read_back.closed_steps")) {  // absent: the lines-open law for lines closed in their round
+      c.read_back_closed_per_log_steps = r.number_in("cost.read_back.closed_steps.per_log_steps", kClosedPerLogSteps);
+      c.read_back_closed_steps_scale = r.number_in("cost.read_back.closed_steps.steps_scale", kClosedStepsScale);
+      c.read_back_closed_stress = r.number_in("cost.read_back.closed_steps.stress", kClosedStress);
+      c.read_back_closed_stress_power = r.number_in("cost.read_back.closed_steps.stress_power", kClosedStressPower);
+      c.read_back_closed_lines_power = r.number_in("cost.read_back.closed_steps.lines_power", kClosedLinesPower);
+      r.numbers_in("cost.read_back.closed_steps.sector_warp_factors", 2, "at 4 and 8 warps a sector", kWarpFactor,
+                   c.read_back_closed_sector_warp_factors);
     }
   }
   if (r.find("cost.instructions_per_division"))

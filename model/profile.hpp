@@ -180,6 +180,20 @@ struct CostConstants {
   // spread < 0: not measured, all R rounds' lines count as open at once (as before it was).
   double read_back_steps_open_spread[3] = {-1, -1, -1};
   double read_back_steps_open_power[3] = {1, 1, 1};
+  // Those lines read back by the steps and the warps an SM too (cost.read_back.closed_steps, where the profile
+  // has it: lab/calibration/fit_closed_steps.py on memsim-step-lines): over R rounds a block's warps drift apart
+  // and a sector's last piece comes later, so a share per_log_steps x ln(1 + steps_scale x (R - 1)) of the
+  // partial stores' bytes is at risk, of which the L2 evicts 1 - exp(-(X / stress)^stress_power), X the warps
+  // resident an SM times (the lines a warp writes in a round)^lines_power, each sector weighed by the warps
+  // writing it (1 at 2, read_back_closed_sector_warp_factors at 4 and 8, read_back_one_warp_factor at 1). The
+  // lines-open law is then taken at one round's lines (steps_open unused), and a sector either reads back counts
+  // once: e = 1 - (1 - by lines)(1 - by steps). per_log_steps 0: the lines-open law alone, D rounds open.
+  double read_back_closed_per_log_steps = 0;
+  double read_back_closed_steps_scale = 1;
+  double read_back_closed_stress = 1;
+  double read_back_closed_stress_power = 1;
+  double read_back_closed_lines_power = 0;
+  double read_back_closed_sector_warp_factors[2] = {1, 1};
   double launch_us = 0;                // launch and drain of one kernel, as events around it see
   double overlap_p = 2;                // terms combine as (sum t^p)^(1/p): 1 = no overlap, large = max
 };

@@ -315,6 +315,12 @@ void print_prediction(std::ostream& os, const Analysis& a) {
       // Sectors written in pieces by more than 2 warps read back more (model/cost.hpp).
       if (p.read_back_warp_factor != 1.0)
         os << " (x" << significant(p.read_back_warp_factor, 3) << " for the warps writing each sector)";
+      // Read back by the steps too, where the profile has it (cost.read_back.closed_steps).
+      if (p.closed_at_risk > 0)
+        os << ", and over " << grouped(int64_t(std::llround(p.closed_line_rounds))) << " rounds "
+           << significant(100.0 * p.closed_at_risk, 3) << "% of their bytes at risk as the warps drift apart, "
+           << significant(100.0 * p.closed_evicted, 3) << "% of that evicted at "
+           << significant(p.closed_warps_per_sm, 3) << " warps an SM";
     }
     // Lines held open over rounds read back by how many are open at once (model/cost.hpp).
     if (held_share > 0)

@@ -154,6 +154,15 @@ const Config kConfigs[] = {
     MEMSIM_STEP_LINES_STAGED_S(uint64_t, 4, 2), MEMSIM_STEP_LINES_STAGED_S(uint64_t, 8, 1),
     MEMSIM_STEP_LINES_STAGED_S(uint32_t, 8, 4), MEMSIM_STEP_LINES_STAGED_S(uint32_t, 32, 1),
     MEMSIM_STEP_LINES_STAGED_S(uint64_t, 8, 2),
+    // Past 16 steps (since 2026-12-07): the read-back by the steps (cost.read_back.closed_steps) was fitted on 1 to
+    // 16, and the suite's narrow blocks walk tiles of 96 and 128 rows in 24 to 64 steps. Whole lines, pieces of 4,
+    // 8 and 16 bytes, at 32 and 64 steps.
+    MEMSIM_STEP_LINES(uint32_t, 8, 32, 4), MEMSIM_STEP_LINES(uint32_t, 8, 64, 4),
+    MEMSIM_STEP_LINES(uint32_t, 16, 32, 4), MEMSIM_STEP_LINES(uint32_t, 16, 64, 4),
+    MEMSIM_STEP_LINES(uint32_t, 16, 32, 2), MEMSIM_STEP_LINES(uint32_t, 16, 64, 2),
+    MEMSIM_STEP_LINES(uint32_t, 32, 32, 1), MEMSIM_STEP_LINES(uint32_t, 32, 64, 1),
+    MEMSIM_STEP_LINES(uint64_t, 8, 32, 2), MEMSIM_STEP_LINES(uint64_t, 8, 64, 2),
+    MEMSIM_STEP_LINES(uint64_t, 16, 32, 1), MEMSIM_STEP_LINES(uint64_t, 16, 64, 1),
 };
 
 }  // namespace

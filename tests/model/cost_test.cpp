@@ -466,6 +466,56 @@ TEST(Cost, RoundsOfLinesClosedInTheirRoundOpenAtOnce) {
   EXPECT_NEAR(pr.closed_line_rounds_open, 5.0, 1e-12);
 }
 
+// Lines closed in their round, read back by the steps too (cost.read_back.closed_steps): the lines-open law at one
+// round's lines, and a share at risk per_log_steps x ln(1 + steps_scale (R - 1)) of which 1 - exp(-(X / stress)^
+// stress_power) is evicted, X the warps an SM times (lines a warp writes a round)^lines_power, by the closed
+// factors; either reads a sector back: 1 - (1 - by lines)(1 - by steps). Hand-worked: 24 lines a block over R = 4
+// rounds, 16 from sectors of 2 warps and 8 of 8; 200 blocks of 8 warps on 100 SMs, all resident (16 warps an SM).
+// By lines: factor (16 x 1 + 8 x 4) / 24 = 2, one round's lines 24 / 4 x 200 = 1200, 2 x 0.1 x ln(1200 / 200).
+// By steps: factor (16 x 1 + 8 x 0.5) / 24 = 5/6; a line's writers min(8, 4 w): 8 for both, so a warp writes
+// 24 x 8 / (8 warps x 4 rounds) = 6 lines a round; X = 16 x 6 = 96; at risk 0.5 ln(1 + 3), evicted 1 - e^-6.
+TEST(Cost, ClosedLinesReadBackByStepsAndWarps) {
+  DeviceProfile p = toy();
+  CostConstants& c = p.cost;
+  c.read_back_from_lines = 200, c.read_back_per_log_lines = 0.1;
+  c.read_back_sector_warp_factors[0] = 2, c.read_back_sector_warp_factors[1] = 4;
+  c.read_back_ps_per_byte[kLanes8] = 5;
+  KernelCounts k = base_counts();
+  k.partial_store_requests[kLanes8] = 1e6, k.partial_store_bytes[kLanes8] = 1e8;
+  k.partial_lines_per_block[2] = 16, k.partial_lines_per_block[8] = 8;
+  k.partial_line_rounds = 4;
+  const Prediction before = predict(k, p);  // the lines-open law alone: all 4 rounds open (no steps_open)
+  EXPECT_NEAR(before.read_back_fraction, 0.2 * std::log(24.0 * 200 / 200), 1e-12);
+  c.read_back_closed_per_log_steps = 0.5, c.read_back_closed_steps_scale = 1;
+  c.read_back_closed_stress = 16, c.read_back_closed_stress_power = 1, c.read_back_closed_lines_power = 1;
+  c.read_back_closed_sector_warp_factors[0] = 1.5, c.read_back_closed_sector_warp_factors[1] = 0.5;
+  Prediction pr = predict(k, p);
+  const double by_lines = 0.2 * std::log(6.0), by_steps = 5.0 / 6 * 0.5 * std::log(4.0) * (1 - std::exp(-6.0));
+  EXPECT_NEAR(pr.closed_by_lines, by_lines, 1e-12);
+  EXPECT_NEAR(pr.closed_lines_a_warp, 6.0, 1e-12);
+  EXPECT_NEAR(pr.closed_warps_per_sm, 16.0, 1e-12);
+  EXPECT_NEAR(pr.closed_warp_factor, 5.0 / 6, 1e-12);
+  EXPECT_NEAR(pr.open_partial_lines, 1200.0, 1e-9);
+  EXPECT_NEAR(pr.read_back_fraction, 1 - (1 - by_lines) * (1 - by_steps), 1e-12);
+  EXPECT_NEAR(pr.read_back_us, pr.read_back_fraction * 1e8 * 5 * 1e-6, 1e-9);
+  EXPECT_NEAR(to_json(pr)["closed_at_risk"].get<double>(), 0.5 * std::log(4.0), 1e-12);
+  EXPECT_TRUE(pr.caveats.empty());
+  // lines_power 0: the warps an SM alone, 1 - e^-1 evicted.
+  c.read_back_closed_lines_power = 0;
+  EXPECT_NEAR(predict(k, p).closed_evicted, 1 - std::exp(-1.0), 1e-12);
+  // One round: nothing at risk by the steps, the lines-open law at its lines (24 x 200).
+  k.partial_line_rounds = 1;
+  pr = predict(k, p);
+  EXPECT_EQ(pr.closed_at_risk, 0.0);
+  EXPECT_NEAR(pr.read_back_fraction, 0.2 * std::log(24.0), 1e-12);
+  // Past the 16 rounds memsim-step-lines measured: said, not changed.
+  k.partial_line_rounds = 20;
+  pr = predict(k, p);
+  EXPECT_NEAR(pr.closed_at_risk, 0.5 * std::log(20.0), 1e-12);
+  ASSERT_EQ(pr.caveats.size(), 1u);
+  EXPECT_NE(pr.caveats[0].find("over 20 rounds, past the 16"), std::string::npos) << pr.caveats[0];
+}
+
 // Counts whose partly written lines are all held open over rounds, `open` of them a block at once (pieces under
 // 16 bytes, and 16 bytes or more): 1e6 partial store requests of 4-byte lanes, 1e8 bytes.
 KernelCounts held_open_counts(std::array<double, 2> open) {

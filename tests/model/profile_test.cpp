@@ -376,6 +376,36 @@ TEST_F(ScratchDir, ReadBackConstants) {
   EXPECT_EQ(load_profile("plain").cost.read_back_from_lines, 0);
 }
 
+// The read-back by the steps (cost.read_back.closed_steps) is optional (absent: per_log_steps 0, the lines-open
+// law alone), else its five numbers and two warp factors in range, named by their path when out of it.
+TEST_F(ScratchDir, ClosedStepsConstants) {
+  nlohmann::json j = shipped_h100();
+  j["cost"]["read_back"].erase("closed_steps");
+  write("without", j.dump());
+  EXPECT_EQ(load_profile("without").cost.read_back_closed_per_log_steps, 0);
+  j["cost"]["read_back"]["closed_steps"] = {{"per_log_steps", 0.36}, {"steps_scale", 0.1}, {"stress", 146},
+                                            {"stress_power", 3}, {"lines_power", 0.57},
+                                            {"sector_warp_factors", {0.95, 0.33}}, {"note", "x"}};
+  write("with", j.dump());
+  const DeviceProfile p = load_profile("with");
+  EXPECT_EQ(p.cost.read_back_closed_per_log_steps, 0.36);
+  EXPECT_EQ(p.cost.read_back_closed_stress, 146);
+  EXPECT_EQ(p.cost.read_back_closed_lines_power, 0.57);
+  EXPECT_EQ(p.cost.read_back_closed_sector_warp_factors[1], 0.33);
+  j["cost"]["read_back"]["closed_steps"].erase("stress");
+  write("short", j.dump());
+  EXPECT_THROW(load_profile("short"), ProfileError);
+  j["cost"]["read_back"]["closed_steps"]["stress"] = 146;
+  j["cost"]["read_back"]["closed_steps"]["lines_power"] = -1;
+  write("negative", j.dump());
+  try {
+    load_profile("negative");
+    ADD_FAILURE() << "lines_power -1 accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("'cost.read_back.closed_steps.lines_power'"), std::string::npos) << e.what();
+  }
+}
+
 // How many of a block's steps hold their lines open at once (cost.read_back.steps_open) is optional (absent:
 // all of them, spread -1), else spread and power, 3 numbers each (sectors from 2, 4 and 8 warps) in range.
 TEST_F(ScratchDir, StepsOpenConstants) {
