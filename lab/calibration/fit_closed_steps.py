@@ -18,7 +18,7 @@ harder the SM's warps press it. Least squares on e over the runs whose blocks wr
 kernels or of the held-out sweep is read.
 
     lab/calibration/fit_closed_steps.py RUNS.json RUNS.ncu.csv [RUNS2.json RUNS2.ncu.csv ...]
-        [--check MEMSIM --profile model/devices/h100.json]
+        --profile model/devices/h100.json [--check MEMSIM] [--expect-profile]
 
 The first file's runs win where two files hold the same run (name and blocks an SM). --check runs memsim on every
 run with the fitted constants in a copy of the profile and fails unless memsim's features (steps, warps an SM,
@@ -185,6 +185,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+", help="RUNS.json RUNS.ncu.csv pairs")
     ap.add_argument("--check", metavar="MEMSIM")
+    ap.add_argument("--expect-profile", action="store_true",
+                    help="fail unless the profile's closed_steps are the fitted constants (within 0.5%%)")
     ap.add_argument("--profile", required=True,
                     help="the profile whose lines-open law (from_lines, per_log_lines, sector_warp_factors) is held")
     a = ap.parse_args()
@@ -204,6 +206,17 @@ def main():
                                                     e_of(x, r), r["by_lines"]))
     if a.check:
         check(a.check, a.profile, x, runs)
+    if a.expect_profile:
+        have = prof["cost"]["read_back"].get("closed_steps")
+        if have is None:
+            raise SystemExit("%s has no cost.read_back.closed_steps" % a.profile)
+        have = [have[n] for n in NAMES[:5]] + list(have["sector_warp_factors"])
+        off = [(n, h, f) for n, h, f in zip(list(NAMES[:5]) + ["factor at 4", "factor at 8"], have, x)
+               if abs(h - f) > 0.005 * max(abs(f), 1e-3)]
+        if off:
+            raise SystemExit("the profile's closed_steps differ from the fit: " +
+                             ", ".join("%s %g against %g" % o for o in off))
+        print("the profile's closed_steps are the fit's")
 
 
 if __name__ == "__main__":
