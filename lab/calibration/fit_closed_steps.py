@@ -5,8 +5,10 @@ model/cost.cpp) to memsim-step-lines' runs (lab/calibration/step_lines.cu) and N
 A block that writes a fresh set of whole lines each of its S steps, each line closed in its step, reads back
 (Nsight Compute: dram__bytes_read.sum beyond the input, over the output; every store is a partial piece)
 
-    e = wf x per_log_steps x ln(1 + steps_scale x S) x (1 - exp(-(X / stress)^stress_power)),
-    X = warps resident an SM x (lines a warp writes in a step)^lines_power
+    e = 1 - (1 - by lines)(1 - by steps),
+    by steps = wf x per_log_steps x ln(1 + steps_scale x (S - 1)) x (1 - exp(-(X / stress)^stress_power)),
+    X = warps resident an SM x (lines a warp writes in a step)^lines_power,
+    by lines = the profile's lines-open law (from_lines, per_log_lines, its sector_warp_factors) at one step's lines
 
 with wf 1 for sectors from 2 warps and sector_warp_factors at 4 and 8 (16-, 8- and 4-byte pieces). Why this shape
 (docs/history/model_notebook.md, "Read-back by the steps"): on the H100 at 64 warps an SM the runs read back by
@@ -22,7 +24,7 @@ kernels or of the held-out sweep is read.
 
 The first file's runs win where two files hold the same run (name and blocks an SM). --check runs memsim on every
 run with the fitted constants in a copy of the profile and fails unless memsim's features (steps, warps an SM,
-lines a warp) and read-back equal the fit's.
+lines a warp, the lines-open share) and read-back equal the fit's.
 """
 import argparse
 import concurrent.futures
@@ -65,8 +67,8 @@ def load(pairs, read_back, sms):
     return runs
 
 
-def factor(x, warps):
-    at4, at8 = x[5], x[6]
+def factor(at4, at8, warps):
+    """1 for sectors from 2 warps, at4 and at8 at 4 and 8, geometric between (model/cost.cpp's sector factors)."""
     if warps <= 2:
         return 1.0
     if warps >= 8:
@@ -76,18 +78,19 @@ def factor(x, warps):
 
 def by_lines(read_back, r):
     """The lines-open law at one round's lines (the profile's from_lines, per_log_lines, sector_warp_factors)."""
-    old = [0, 0, 0, 0, 0] + list(read_back["sector_warp_factors"])
     lines = r["lines_round"] * r["blocks_sm"] * r["sms"]
     if lines <= read_back["from_lines"]:
         return 0.0
-    return min(1.0, factor(old, r["sector_warps"]) * read_back["per_log_lines"] * math.log(lines / read_back["from_lines"]))
+    at4, at8 = read_back["sector_warp_factors"]
+    return min(1.0, factor(at4, at8, r["sector_warps"]) * read_back["per_log_lines"] *
+               math.log(lines / read_back["from_lines"]))
 
 
 def e_of(x, r):
     per_log, scale, stress, power, lines_power = x[:5]
     pressure = r["warps_sm"] * r["lines_warp"] ** lines_power
     evicted = 1 - math.exp(-((pressure / stress) ** power))
-    by_steps = min(1.0, factor(x, r["sector_warps"]) * per_log * math.log1p(scale * (r["steps"] - 1)) * evicted)
+    by_steps = min(1.0, factor(x[5], x[6], r["sector_warps"]) * per_log * math.log1p(scale * (r["steps"] - 1)) * evicted)
     return 1 - (1 - r["by_lines"]) * (1 - by_steps)
 
 
