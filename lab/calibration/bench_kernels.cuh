@@ -118,13 +118,18 @@ Counts copy_chain_counts(size_t n, int64_t dyn_smem) {
 // rows, as consecutive blocks of the naive transpose walk down its output.
 // kRowFast numbers the lanes the other way round, row fastest (lane l in row l mod K, column piece l / K): the
 // same addresses a warp, each sector's lanes K apart, as naive's stores in a block BX = K wide have them.
-template <class T, int K, bool kRowFast = false>
+// kAcross lays the blocks' tiles the other way: consecutive blocks side by side along the same K rows (as a
+// copy's, or copy_shared's, blocks meet their output) instead of down the rows (as a transpose's meet its
+// output); each block's own addresses are the same (--store-order, a study).
+template <class T, int K, bool kRowFast = false, bool kAcross = false>
 __host__ __device__ inline size_t strided_index(int P, int block, int warp, int lane, int step) {
   constexpr int m = 32 / K;
-  const int tiles_down = P / K;
+  const int tiles_down = P / K, tiles_across = P / (32 * m);
   const int in_row = kRowFast ? lane % K : lane / m, in_piece = kRowFast ? lane / K : lane % m;
-  const size_t row = size_t(block % tiles_down) * K + in_row;
-  const size_t col = size_t(block / tiles_down) * 32 * m + (step * 8 + warp) * m + in_piece;
+  const int tile_row = kAcross ? block / tiles_across : block % tiles_down;
+  const int tile_col = kAcross ? block % tiles_across : block / tiles_down;
+  const size_t row = size_t(tile_row) * K + in_row;
+  const size_t col = size_t(tile_col) * 32 * m + (step * 8 + warp) * m + in_piece;
   return row * P + col;
 }
 
@@ -135,7 +140,7 @@ __host__ __device__ inline size_t linear_base(unsigned block, int warp, int lane
   return block * size_t(1024) + warp * 32 + lane;
 }
 
-template <class T, int K, bool kStridedStore, bool kRowFast = false>
+template <class T, int K, bool kStridedStore, bool kRowFast = false, bool kAcross = false>
 __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const size_t lin0 = linear_base(blockIdx.x, warp, lane);
@@ -144,10 +149,10 @@ __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) v[i] = in[lin0 + i * kLinearStep];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) out[strided_index<T, K, kRowFast>(P, blockIdx.x, warp, lane, i)] = v[i];
+    for (int i = 0; i < 4; ++i) out[strided_index<T, K, kRowFast, kAcross>(P, blockIdx.x, warp, lane, i)] = v[i];
   } else {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = in[strided_index<T, K, kRowFast>(P, blockIdx.x, warp, lane, i)];
+    for (int i = 0; i < 4; ++i) v[i] = in[strided_index<T, K, kRowFast, kAcross>(P, blockIdx.x, warp, lane, i)];
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[lin0 + i * kLinearStep] = v[i];
   }

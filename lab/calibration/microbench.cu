@@ -165,7 +165,7 @@ void run_chain(Runs& runs, const mb::Pool& pool, const Device& dev, size_t n, in
 
 // The first pair's output of a strided benchmark, element by element: the strided side (the output when
 // strided_store, else the input) at strided_index, the linear side at the thread's own positions.
-template <class T, int K, bool kRowFast = false>
+template <class T, int K, bool kRowFast = false, bool kAcross = false>
 int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided_store) {
   const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
   int64_t wrong = 0;
@@ -174,7 +174,7 @@ int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided
       for (int l = 0; l < 32; ++l)
         for (int i = 0; i < 4; ++i) {
           const size_t lin = mb::linear_base(b, w, l) + i * mb::kLinearStep;
-          const size_t str = mb::strided_index<T, K, kRowFast>(P, int(b), w, l, i);
+          const size_t str = mb::strided_index<T, K, kRowFast, kAcross>(P, int(b), w, l, i);
           wrong += strided_store ? std::memcmp(&hout[str], &hin[lin], sizeof(T)) != 0
                                  : std::memcmp(&hout[lin], &hin[str], sizeof(T)) != 0;
         }
@@ -183,7 +183,7 @@ int64_t count_wrong_strided(const mb::PairSet& ps, size_t n, int P, bool strided
 
 // One strided benchmark (kernel fn(in, out, P), n / 1024 blocks of 256 threads, dyn bytes of dynamic shared
 // memory): checked element by element, timed, and added under `bench` with its parameters and counts.
-template <class T, int K, bool kRowFast = false, class Kernel>
+template <class T, int K, bool kRowFast = false, bool kAcross = false, class Kernel>
 void measure_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed, Kernel fn, size_t dyn,
                      bool strided_store, const char* bench, const std::string& more_params, const mb::Counts& counts) {
   const size_t n = size_t(P) * P, bytes = n * sizeof(T);
@@ -194,7 +194,7 @@ void measure_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P,
   launch(0);
   MB_CHECK(cudaDeviceSynchronize());
   if (!timed) return;  // --stores-only: one launch each, for Nsight Compute's counters
-  const int64_t wrong = count_wrong_strided<T, K, kRowFast>(ps, n, P, strided_store);
+  const int64_t wrong = count_wrong_strided<T, K, kRowFast, kAcross>(ps, n, P, strided_store);
   const Stats s = mb::time_launches(launch);
   std::ostringstream p;
   p << "\"elem_bytes\": " << sizeof(T) << ", \"rows_per_request\": " << K << ", \"side\": " << P << more_params;
@@ -203,14 +203,15 @@ void measure_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P,
 
 // cap_blocks > 0: unused dynamic shared memory holds the SM to that many blocks, so fewer lines are partly
 // written at once (the stores' pattern is unchanged).
-template <class T, int K, bool kStore, bool kRowFast = false>
+template <class T, int K, bool kStore, bool kRowFast = false, bool kAcross = false>
 void run_strided(Runs& runs, const mb::Pool& pool, const Device& dev, int P, bool timed = true, int cap_blocks = 0) {
-  const auto fn = &mb::strided<T, K, kStore, kRowFast>;
+  const auto fn = &mb::strided<T, K, kStore, kRowFast, kAcross>;
   const size_t dyn = cap_dynamic_shared((const void*)fn, dev, cap_blocks);
   std::string more = std::string(", \"strided\": \"") + (kStore ? "store" : "load") + "\"";
   if (cap_blocks > 0) more += ", \"cap_blocks_per_sm\": " + std::to_string(cap_blocks);
   if (kRowFast) more += ", \"lanes\": \"row_fast\"";
-  measure_strided<T, K, kRowFast>(runs, pool, dev, P, timed, fn, dyn, kStore, kStore ? "strided_store" : "strided_load", more,
+  if (kAcross) more += ", \"blocks\": \"across\"";
+  measure_strided<T, K, kRowFast, kAcross>(runs, pool, dev, P, timed, fn, dyn, kStore, kStore ? "strided_store" : "strided_load", more,
                         mb::strided_counts<T, K, kStore>(P, int64_t(dyn)));
 }
 
@@ -782,6 +783,32 @@ void run_narrow_lanes(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
     }
 }
 
+// The blocks' order against the same pieces (--store-order, a study): the strided stores with consecutive blocks
+// down the rows (the calibration's runs, as a transpose's blocks meet their output) and side by side along them
+// (as copy_shared's meet theirs), each block's addresses the same: whole sectors and 16- and 8-byte pieces from
+// 2-, 4- and 8-byte lanes, uncapped and at 4 blocks an SM, 8192 a side. The held-out sets' copy_shared f16 with
+// tile rows ending mid-sector runs 30-40% faster than padded and coalesced at the same block, tile and stores
+// (Nsight Compute: the same L2 sector writes and DRAM bytes within 5%), where memsim prices them alike.
+template <bool kAcross>
+void run_store_order_one(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed, int cap) {
+  run_strided<uint16_t, 2, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint16_t, 4, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint16_t, 8, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint32_t, 4, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint32_t, 8, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint32_t, 16, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint64_t, 8, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint64_t, 16, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+  run_strided<uint64_t, 32, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
+}
+
+void run_store_order(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  for (int cap : {0, 4}) {
+    run_store_order_one<false>(runs, pool, dev, timed, cap);
+    run_store_order_one<true>(runs, pool, dev, timed, cap);
+  }
+}
+
 // When the L1 merges a sector's pieces (--merge-window, a study): the strided stores with the odd warps held back
 // 0 to 16,384 cycles after their loads (strided_store_delayed), at 8 and 2 blocks an SM; and the stores after
 // chained loads (one in flight a warp) at 8, 4, 2 and 1 blocks an SM. 16-byte pieces from 4- and 2-byte lanes.
@@ -1041,6 +1068,7 @@ const char kUsage[] =
     "       memsim-microbench --narrow-lanes [--stores-only]  (pieces from 2- and 4-byte lanes, capped and not)\n"
     "       memsim-microbench --merge-window [--stores-only]  (a sector's pieces from warps held apart; a study)\n"
     "       memsim-microbench --drain-merges [--stores-only]  (a warp's own pieces in drains; a study)\n"
+    "       memsim-microbench --store-order [--stores-only]  (the same pieces, blocks down or along the rows; a study)\n"
     "       memsim-microbench --dram-order  (128-byte chunks copied with one side in transposed order)\n"
     "       memsim-microbench --dram-order-latency  (the same copies latency-bound; a study)\n"
     "       memsim-microbench --chunk-sizes  (the same copies in 128- to 512-byte chunks; a study)\n"
@@ -1075,7 +1103,8 @@ int main(int argc, char** argv) {
   }
   bool quick = false, holdout = true, block_only = false, issue_only = false, stores_only = false, capped = false,
        chain = false, chain_stores = false, bursts = false, split = false, dram_order = false, order_latency = false,
-       chunk_sizes = false, block_shapes = false, store_sizes = false, narrow = false, merge_window = false, drains = false;
+       chunk_sizes = false, block_shapes = false, store_sizes = false, narrow = false, merge_window = false, drains = false,
+       store_order = false;
   std::vector<std::string> given;  // the options, as given, to name in a refusal
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -1093,6 +1122,7 @@ int main(int argc, char** argv) {
     else if (a == "--narrow-lanes") narrow = true, holdout = false;
     else if (a == "--merge-window") merge_window = true, holdout = false;
     else if (a == "--drain-merges") drains = true, holdout = false;
+    else if (a == "--store-order") store_order = true, holdout = false;
     else if (a == "--dram-order") dram_order = true, holdout = false;
     else if (a == "--dram-order-latency") order_latency = true, holdout = false;
     else if (a == "--chunk-sizes") chunk_sizes = true, holdout = false;
@@ -1115,10 +1145,10 @@ int main(int argc, char** argv) {
       return usage_error("--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or "
                          "--block-shapes (no partial stores there)");
     if (int(capped) + int(chain) + int(chain_stores) + int(bursts) + int(split) + int(store_sizes) + int(narrow) +
-            int(merge_window) + int(drains) > 1)
+            int(merge_window) + int(drains) + int(store_order) > 1)
       return usage_error("--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, "
                          "--chain-stores, --half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, "
-                         "--merge-window, --drain-merges");
+                         "--merge-window, --drain-merges, --store-order");
   }
   if (const std::optional<std::string> why = memsim::validate::gpu_unavailable_reason()) return usage_error(*why);
   Device dev;
@@ -1176,6 +1206,10 @@ int main(int argc, char** argv) {
     run_drain_merges(runs, pool, dev, false);
     return 0;
   }
+  if (store_order && stores_only) {
+    run_store_order(runs, pool, dev, false);
+    return 0;
+  }
   if (stores_only) {
     if (capped) run_partial_stores_capped(runs, pool, dev, false, false);
     else run_partial_stores(runs, pool, dev, false, false);
@@ -1196,6 +1230,7 @@ int main(int argc, char** argv) {
   if (narrow) run_narrow_lanes(runs, pool, dev, true);
   if (merge_window) run_merge_window(runs, pool, dev, true);
   if (drains) run_drain_merges(runs, pool, dev, true);
+  if (store_order) run_store_order(runs, pool, dev, true);
   if (dram_order) run_order_chunks_all(runs, pool, dev);
   if (order_latency) run_order_latency_study(runs, pool, dev);
   if (chunk_sizes) run_chunk_size_study(runs, pool, dev);
@@ -1219,7 +1254,8 @@ int main(int argc, char** argv) {
   }
   // Latency and bandwidth: one float per thread from 64 KiB to 256 MiB; 16-byte vectors, 4 per thread.
   const bool one_set = block_only || capped || chain || chain_stores || bursts || split || dram_order || order_latency ||
-                       chunk_sizes || block_shapes || store_sizes || narrow || merge_window || drains;
+                       chunk_sizes || block_shapes || store_sizes || narrow || merge_window || drains ||
+                       store_order;
   if (!one_set) {
     const int big = quick ? 22 : 26;
     for (int lg = 14; lg <= big; lg += 2) run_copy<float, 1>(runs, pool, dev, size_t(1) << lg, 0, lg <= 24);
