@@ -783,7 +783,9 @@ void run_narrow_lanes(Runs& runs, const mb::Pool& pool, const Device& dev, bool 
     }
 }
 
-// The blocks' order against the same pieces (--store-order, a study): the strided stores with consecutive blocks
+// The blocks' order against the same pieces (--store-order, a study): first a staged copy's stores in tiles whose
+// rows end mid-sector, the tiles' blocks along the output's rows and down them (tile_stores); then the strided
+// stores, whose blocks complete their own lines, with consecutive blocks
 // down the rows (the calibration's runs, as a transpose's blocks meet their output) and side by side along them
 // (as copy_shared's meet theirs), each block's addresses the same: whole sectors and 16- and 8-byte pieces from
 // 2-, 4- and 8-byte lanes, uncapped and at 4 blocks an SM, 8192 a side. The held-out sets' copy_shared f16 with
@@ -802,7 +804,62 @@ void run_store_order_one(Runs& runs, const mb::Pool& pool, const Device& dev, bo
   run_strided<uint64_t, 32, true, false, kAcross>(runs, pool, dev, 8192, timed, cap);
 }
 
+// One tile_stores run: about 8192 a side (whole tiles), checked element by element. Counts: the launch's shape and
+// bytes only (a study: memsim-calibrate does not read these runs).
+template <class T, int TW, int BX, int BY, bool kDown>
+void run_tile_stores(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  const auto fn = &mb::tile_stores<T, TW, BX, BY, kDown>;
+  const int tiles = 8192 / TW;
+  const size_t P = size_t(tiles) * TW, n = P * P;
+  const mb::PairSet ps = mb::make_pairs(pool, n * sizeof(T), n * sizeof(T), dev.l2);
+  const unsigned blocks = unsigned(tiles) * unsigned(tiles);
+  auto launch = [&](int i) {
+    fn<<<blocks, BX * BY>>>(static_cast<const T*>(ps.in(i)), static_cast<T*>(ps.out(i)), tiles);
+  };
+  MB_CHECK(cudaMemset(ps.out(0), 0xff, n * sizeof(T)));
+  launch(0);
+  MB_CHECK(cudaGetLastError());
+  MB_CHECK(cudaDeviceSynchronize());
+  if (!timed) return;  // --stores-only
+  const std::vector<T> hin = download<T>(ps.in(0), n), hout = download<T>(ps.out(0), n);
+  int64_t wrong = 0;
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t tile_row = kDown ? b % tiles : b / tiles, tile_col = kDown ? b / tiles : b % tiles;
+    for (int r = 0; r < TW; ++r)
+      for (int c = 0; c < TW; ++c)
+        wrong += std::memcmp(&hout[(tile_row * TW + r) * P + tile_col * TW + c], &hin[b * TW * TW + r * TW + c],
+                             sizeof(T)) != 0;
+  }
+  const Stats st = mb::time_launches(launch);
+  Counts c;
+  c.blocks = blocks;
+  c.threads_per_block = BX * BY;
+  c.useful_bytes = 2.0 * double(n * sizeof(T));
+  c.dram_read_bytes = c.dram_write_bytes = double(n * sizeof(T));
+  c.global_ld_instructions = c.global_st_instructions = double(blocks) * ((BX * BY + 31) / 32) * (TW / BY) * (TW / BX);
+  std::ostringstream p;
+  p << "\"elem_bytes\": " << sizeof(T) << ", \"tile\": " << TW << ", \"block\": \"" << BX << "x" << BY
+    << "\", \"side\": " << P << ", \"blocks\": \"" << (kDown ? "down" : "across") << "\"";
+  runs.add("tile_stores", p.str(), c, (const void*)fn, st, wrong ? "WRONG" : "ok", occupancy((const void*)fn, BX * BY, 0));
+}
+
+template <bool kDown>
+void run_tile_stores_all(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  // 2-byte lanes: rows of 48 and 80 bytes (boundary sectors split with the neighbouring tile), of 64 (whole
+  // sectors, lines split) and 128 (whole lines); 4-byte lanes: 80 and 144 bytes, 96 and 128.
+  run_tile_stores<uint16_t, 24, 12, 4, kDown>(runs, pool, dev, timed);
+  run_tile_stores<uint16_t, 40, 20, 4, kDown>(runs, pool, dev, timed);
+  run_tile_stores<uint16_t, 32, 16, 4, kDown>(runs, pool, dev, timed);
+  run_tile_stores<uint16_t, 64, 32, 4, kDown>(runs, pool, dev, timed);
+  run_tile_stores<uint32_t, 20, 10, 4, kDown>(runs, pool, dev, timed);
+  run_tile_stores<uint32_t, 36, 18, 4, kDown>(runs, pool, dev, timed);
+  run_tile_stores<uint32_t, 24, 12, 4, kDown>(runs, pool, dev, timed);
+  run_tile_stores<uint32_t, 32, 16, 4, kDown>(runs, pool, dev, timed);
+}
+
 void run_store_order(Runs& runs, const mb::Pool& pool, const Device& dev, bool timed) {
+  run_tile_stores_all<false>(runs, pool, dev, timed);
+  run_tile_stores_all<true>(runs, pool, dev, timed);
   for (int cap : {0, 4}) {
     run_store_order_one<false>(runs, pool, dev, timed, cap);
     run_store_order_one<true>(runs, pool, dev, timed, cap);

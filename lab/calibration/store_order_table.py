@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The table of a memsim-microbench --store-order run and its Nsight Compute pass (--store-order --stores-only):
+
+  store_order_table.py RUN.json [RUN.ncu.csv]
+
+First the staged copy's stores (tile_stores): each tile's time with its blocks along the output's rows and down
+them. Then the strided stores, for each lane width, piece size and occupancy: the median time with consecutive blocks down the rows (a
+transpose's order, the calibration's strided stores) and along them (copy_shared's), each beside the whole
+sectors from the same lanes in the same order (the floor), the pieces' cost beyond that floor both ways and its
+ratio along / down, and, with the ncu pass, the share of the sectors whose pieces reach the L2 as one write
+((pieces a sector - L2 write sectors a sector) / (pieces a sector - 1); 0: every piece its own write, as memsim
+counts them). The ncu pass launches the runs once each in the order of RUN.json; its strided kernels are
+matched to the runs by that order.
+
+Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
+import memsim_run  # noqa: E402  (validate/memsim_run.py: Nsight Compute's pages)
+from memsim_run import Error  # noqa: E402
+
+
+def piece_bytes(p):
+    return min(32, 32 // p["rows_per_request"] * p["elem_bytes"])
+
+
+def tile_table(doc, argv):
+    """tile_stores: each tile's time with its blocks along the output's rows and down them, their ratio, and with the
+    ncu pass the L2's sector writes a sector of the output both ways."""
+    runs = [r for r in doc["runs"] if r["bench"] == "tile_stores"]
+    if not runs:
+        return
+    writes = [None] * len(runs)
+    if len(argv) == 3:
+        kernels = [k for k in memsim_run.ncu_launches(argv[2], "a memsim-microbench Nsight Compute pass (--csv)")
+                   if k[0].startswith("void tile_stores<")]
+        if len(kernels) != len(runs):
+            raise Error(f"{argv[2]}: {len(kernels)} tile_stores kernels, {argv[1]} has {len(runs)} runs")
+        for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
+            p = run["params"]
+            down = p["blocks"] == "down"
+            if f", {int(down)}>" not in name or f", {p['tile']}, " not in name:
+                raise Error(f"{argv[2]}: kernel {i} is {name[:70]}, the run is tile {p['tile']} {p['blocks']}")
+            sectors = p["side"] ** 2 * p["elem_bytes"] / 32
+            writes[i] = m.get("lts__t_sectors_srcunit_tex_op_write.sum", float("nan")) / sectors
+    by = {}
+    for run, w in zip(runs, writes):
+        p = run["params"]
+        by[(p["elem_bytes"], p["tile"], p["block"], p["blocks"])] = (run["time_us"]["median"], w)
+    print("| lanes | tile (row bytes) | block | along µs | down µs | along / down | L2 writes a sector along / down |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (elem, tile, block, order) in sorted(by):
+        if order != "across":
+            continue
+        along, w_along = by[(elem, tile, block, "across")]
+        down, w_down = by.get((elem, tile, block, "down"), (None, None))
+        if down is None:
+            raise Error(f"{argv[1]}: tile {tile} of {elem}-byte elements: no run down")
+        ws = "" if w_along is None else f"{w_along:.2f} / {w_down:.2f}"
+        print(f"| {elem} B | {tile} ({tile * elem} B) | {block} | {along:.1f} | {down:.1f} | {along / down:.2f} | {ws} |")
+    print()
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        raise Error("usage: store_order_table.py RUN.json [RUN.ncu.csv]")
+    doc, runs = memsim_run.read_microbench_run(argv[1], "strided_store")
+    if not runs:
+        raise Error(f"{argv[1]}: no strided_store runs")
+    gpu = doc.get("device", {})
+    print(f"# {gpu.get('name', '?')}, CUDA driver API {gpu.get('driver_version', '?')}: memsim-microbench --store-order")
+    print()
+    merged = [None] * len(runs)
+    if len(argv) == 3:
+        kernels = [k for k in memsim_run.ncu_launches(argv[2], "a memsim-microbench Nsight Compute pass (--csv)")
+                   if k[0].startswith("void strided<")]
+        if len(kernels) != len(runs):
+            raise Error(f"{argv[2]}: {len(kernels)} strided kernels, {argv[1]} has {len(runs)} runs")
+        for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
+            p = run["params"]
+            across = p.get("blocks") == "across"
+            if f", {int(across)}>" not in name:
+                raise Error(f"{argv[2]}: kernel {i} is {name[:70]}, the run has blocks "
+                            f"{'across' if across else 'down'}")
+            key = "lts__t_sectors_srcunit_tex_op_write.sum"
+            if key not in m:
+                raise Error(f"{argv[2]}: kernel {i} has no {key}")
+            pieces = 32 // piece_bytes(p)
+            sectors = p["side"] ** 2 * p["elem_bytes"] / 32
+            if pieces > 1:
+                merged[i] = (pieces - m[key] / sectors) / (pieces - 1)
+    tile_table(doc, argv)
+    by = {}
+    for run, mg in zip(runs, merged):
+        p = run["params"]
+        key = (p["elem_bytes"], piece_bytes(p), p.get("cap_blocks_per_sm", 0), p.get("blocks") == "across")
+        by[key] = (run["time_us"]["median"], mg)
+    print("| lanes | piece | blocks an SM | down | down floor | along | along floor | beyond floor down / along "
+          "| along / down | merged down / along |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for (elem, piece, cap, across) in sorted(by):
+        if across or piece == 32:
+            continue
+        down, m_down = by[(elem, piece, cap, False)]
+        along, m_along = by.get((elem, piece, cap, True), (None, None))
+        floor_down = by.get((elem, 32, cap, False), (None,))[0]
+        floor_along = by.get((elem, 32, cap, True), (None,))[0]
+        if along is None or floor_down is None or floor_along is None:
+            raise Error(f"{argv[1]}: lanes of {elem} bytes, {piece}-byte pieces, cap {cap}: a run is missing")
+        ex_down, ex_along = down - floor_down, along - floor_along
+        ratio = ex_along / ex_down if ex_down > 0 else float("nan")
+        mg = "" if m_down is None else f"{m_down:.2f} / {m_along:.2f}"
+        print(f"| {elem} B | {piece} B | {cap or 'as fit'} | {down:.1f} | {floor_down:.1f} | {along:.1f} | "
+              f"{floor_along:.1f} | {ex_down:.1f} / {ex_along:.1f} | {ratio:.2f} | {mg} |")
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv)
+    except Error as e:
+        print(f"store_order_table.py: {e}", file=sys.stderr)
+        sys.exit(2)
