@@ -27,11 +27,12 @@ def piece_bytes(p):
 
 
 def tile_table(doc, argv):
-    """tile_stores: each tile's time with its blocks along the output's rows and down them, their ratio, and with the
+    """The lines of the table of tile_stores: each tile's time with its blocks along the output's rows and down them, their ratio, and with the
     ncu pass the L2's sector writes a sector of the output both ways."""
     runs = [r for r in doc["runs"] if r["bench"] == "tile_stores"]
     if not runs:
-        return
+        return []
+    out = []
     writes = [None] * len(runs)
     if len(argv) == 3:
         kernels = [k for k in memsim_run.ncu_launches(argv[2], "a memsim-microbench Nsight Compute pass (--csv)")
@@ -49,8 +50,8 @@ def tile_table(doc, argv):
     for run, w in zip(runs, writes):
         p = run["params"]
         by[(p["elem_bytes"], p["tile"], p["block"], p["blocks"])] = (run["time_us"]["median"], w)
-    print("| lanes | tile (row bytes) | block | along µs | down µs | along / down | L2 writes a sector along / down |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    out.append("| lanes | tile (row bytes) | block | along µs | down µs | along / down | L2 writes a sector along / down |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- |")
     for (elem, tile, block, order) in sorted(by):
         if order != "across":
             continue
@@ -59,8 +60,8 @@ def tile_table(doc, argv):
         if down is None:
             raise Error(f"{argv[1]}: tile {tile} of {elem}-byte elements: no run down")
         ws = "" if w_along is None else f"{w_along:.2f} / {w_down:.2f}"
-        print(f"| {elem} B | {tile} ({tile * elem} B) | {block} | {along:.1f} | {down:.1f} | {along / down:.2f} | {ws} |")
-    print()
+        out.append(f"| {elem} B | {tile} ({tile * elem} B) | {block} | {along:.1f} | {down:.1f} | {along / down:.2f} | {ws} |")
+    return out + [""]
 
 
 def main(argv):
@@ -70,8 +71,7 @@ def main(argv):
     if not runs:
         raise Error(f"{argv[1]}: no strided_store runs")
     gpu = doc.get("device", {})
-    print(f"# {gpu.get('name', '?')}, CUDA driver API {gpu.get('driver_version', '?')}: memsim-microbench --store-order")
-    print()
+    out = [f"# {gpu.get('name', '?')}, CUDA driver API {gpu.get('driver_version', '?')}: memsim-microbench --store-order", ""]
     merged = [None] * len(runs)
     if len(argv) == 3:
         kernels = [k for k in memsim_run.ncu_launches(argv[2], "a memsim-microbench Nsight Compute pass (--csv)")
@@ -91,15 +91,15 @@ def main(argv):
             sectors = p["side"] ** 2 * p["elem_bytes"] / 32
             if pieces > 1:
                 merged[i] = (pieces - m[key] / sectors) / (pieces - 1)
-    tile_table(doc, argv)
+    out += tile_table(doc, argv)
     by = {}
     for run, mg in zip(runs, merged):
         p = run["params"]
         key = (p["elem_bytes"], piece_bytes(p), p.get("cap_blocks_per_sm", 0), p.get("blocks") == "across")
         by[key] = (run["time_us"]["median"], mg)
-    print("| lanes | piece | blocks an SM | down | down floor | along | along floor | beyond floor down / along "
-          "| along / down | merged down / along |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    out.append("| lanes | piece | blocks an SM | down | down floor | along | along floor | beyond floor down / along "
+               "| along / down | merged down / along |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for (elem, piece, cap, across) in sorted(by):
         if across or piece == 32:
             continue
@@ -112,8 +112,9 @@ def main(argv):
         ex_down, ex_along = down - floor_down, along - floor_along
         ratio = ex_along / ex_down if ex_down > 0 else float("nan")
         mg = "" if m_down is None else f"{m_down:.2f} / {m_along:.2f}"
-        print(f"| {elem} B | {piece} B | {cap or 'as fit'} | {down:.1f} | {floor_down:.1f} | {along:.1f} | "
-              f"{floor_along:.1f} | {ex_down:.1f} / {ex_along:.1f} | {ratio:.2f} | {mg} |")
+        out.append(f"| {elem} B | {piece} B | {cap or 'as fit'} | {down:.1f} | {floor_down:.1f} | {along:.1f} | "
+                   f"{floor_along:.1f} | {ex_down:.1f} / {ex_along:.1f} | {ratio:.2f} | {mg} |")
+    print("\n".join(out))
 
 
 if __name__ == "__main__":

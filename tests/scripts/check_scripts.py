@@ -372,6 +372,47 @@ def check_python_scripts(c):
     c.expect_ok("narrow_lanes_table good input", narrow + [narrow_run, narrow_ncu],
                 ["4 B   16 B     300.0     200.0         1.50    0.50"])
 
+    # The store-order table (calibration/store_order_table.py): strided 4-byte lanes, blocks down the rows: whole
+    # sectors 200 us, 16-byte pieces 300 (100 beyond the floor); along them 190 and 240 (50): ratio 0.50. A staged
+    # copy's stores on tiles of 24 2-byte elements: 120 us along, 180 down, 0.67; with the ncu pass, 4096 a side
+    # (1,048,576 sectors of output) and 1,572,864 L2 sector writes along, 2,097,152 down: 1.50 and 2.00 a sector;
+    # the strided runs' 4,194,304 writes are 2.00 a sector of their 2,097,152, none merged.
+    order = [py, os.path.join(LAB, "calibration", "store_order_table.py")]
+    def order_run(rows, median, across):
+        params = {"elem_bytes": 4, "rows_per_request": rows, "side": 4096, "strided": "store"}
+        if across:
+            params["blocks"] = "across"
+        return {"bench": "strided_store", "time_us": {"median": median}, "params": params}
+    def tile_run(median, order_name):
+        return {"bench": "tile_stores", "time_us": {"median": median},
+                "params": {"elem_bytes": 2, "tile": 24, "block": "12x4", "side": 4096, "blocks": order_name}}
+    order_doc = {"device": {"name": "GPU X"}, "runs": [tile_run(120.0, "across"), tile_run(180.0, "down"),
+                                                       order_run(4, 200.0, False), order_run(8, 300.0, False),
+                                                       order_run(4, 190.0, True), order_run(8, 240.0, True)]}
+    order_json = c.write("order.json", json.dumps(order_doc))
+    order_doc["runs"] = order_doc["runs"][:5]
+    order_short = c.write("order_short.json", json.dumps(order_doc))
+    order_ncu = c.write("order.ncu.csv", "\n".join([
+        NCU_HEADER,
+        ncu_row(0, "void tile_stores<unsigned short, 24, 12, 4, 0>(const T1 *, T1 *, int)",
+                "lts__t_sectors_srcunit_tex_op_write.sum", "1,572,864"),
+        ncu_row(1, "void tile_stores<unsigned short, 24, 12, 4, 1>(const T1 *, T1 *, int)",
+                "lts__t_sectors_srcunit_tex_op_write.sum", "2,097,152")]
+        + [ncu_row(2 + i, "void strided<unsigned int, %d, 1, 0, %d>(const T1 *, T1 *, int)" % (rows, across),
+                   "lts__t_sectors_srcunit_tex_op_write.sum", "4,194,304")
+           for i, (rows, across) in enumerate([(4, 0), (8, 0), (4, 1), (8, 1)])]) + "\n")
+    c.expect_error("store_order_table no file", order, "usage:")
+    c.expect_error("store_order_table a missing run", order + [missing], "not a memsim-microbench run")
+    c.expect_error("store_order_table a run missing", order + [order_short], "a run is missing")
+    c.expect_error("store_order_table another run's kernels", order + [order_short, order_ncu],
+                   "4 strided kernels")
+    c.expect_ok("store_order_table good input", order + [order_json],
+                ["| 2 B | 24 (48 B) | 12x4 | 120.0 | 180.0 | 0.67 |  |",
+                 "| 4 B | 16 B | as fit | 300.0 | 200.0 | 240.0 | 190.0 | 100.0 / 50.0 | 0.50 |  |"])
+    c.expect_ok("store_order_table with ncu", order + [order_json, order_ncu],
+                ["| 2 B | 24 (48 B) | 12x4 | 120.0 | 180.0 | 0.67 | 1.50 / 2.00 |",
+                 "| 4 B | 16 B | as fit | 300.0 | 200.0 | 240.0 | 190.0 | 100.0 / 50.0 | 0.50 | 0.00 / 0.00 |"])
+
     # The same measured run given to a calibration run (calibration/add_l2_write_sectors.py): its 8-row run
     # (16-byte pieces) gets the 3,145,728 sector writes, the whole-sector run its 2,097,152.
     add_writes = [py, os.path.join(LAB, "calibration", "add_l2_write_sectors.py")]
