@@ -1003,22 +1003,32 @@ TEST(MicrobenchOptions, BadInputsExitTwoWithOneLine) {
       {{"--stores-only", "--quick"}, "--stores-only launches each store benchmark once (for ncu): --quick does not apply"},
       {{"--stores-only", "--chain-loads", "--capped-stores"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges, "
+       "--store-order"},
       {{"--stores-only", "--chain-stores", "--chain-loads"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges, "
+       "--store-order"},
       {{"--stores-only", "--split-sectors", "--half-sector-bursts"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges, "
+       "--store-order"},
       {{"--stores-only", "--store-sizes", "--split-sectors"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges, "
+       "--store-order"},
       {{"--stores-only", "--merge-window", "--drain-merges"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges, "
+       "--store-order"},
+      {{"--stores-only", "--store-order", "--drain-merges"},
+       "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges, "
+       "--store-order"},
       {{"--stores-only", "--narrow-lanes", "--merge-window"},
        "--stores-only profiles one set at a time: give at most one of --capped-stores, --chain-loads, --chain-stores, "
-       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges"},
+       "--half-sector-bursts, --split-sectors, --store-sizes, --narrow-lanes, --merge-window, --drain-merges, "
+       "--store-order"},
       {{"--stores-only", "--block-shapes"},
        "--stores-only does not apply to --dram-order, --dram-order-latency, --chunk-sizes or --block-shapes (no partial "
        "stores there)"},
