@@ -99,10 +99,10 @@ struct KernelCounts {
   // step of its tile each for naive's. The cost model holds some of them open at once (cost.read_back.steps_open).
   double partial_line_rounds = 1;
   double lines_completed_by_one_warp_per_block = 0;  // lines a warp alone writes in partial pieces, whole
-  // The share of the partial pieces' bytes that are half sectors a warp completes with the other half in its
-  // next store instruction (sim/partial_lines.hpp): the L1 merges such pairs into whole sectors in small blocks
-  // (the profile's next_store_merge, model/cost.hpp).
-  double next_store_half_pair_share = 0;
+  // The share of the partial pieces' bytes that a warp completes into whole sectors with its next store
+  // instruction (sim/partial_lines.hpp): the L1 merges such pairs into whole sectors, all of them in small
+  // blocks (the profile's next_store_merge), else by the drain table (model/cost.hpp).
+  double next_store_pair_share = 0;
   // The rounds (a warp's loads, then its stores) the block's partly written lines stay open, on average.
   double partial_line_open_rounds = 0;
   // Lines a block holds open over rounds, as many as are open at once (sim/partial_lines.hpp), and the share

@@ -69,12 +69,13 @@ double drain_merge_share(const double* table, double warps, double stores) {
   return interpolate(warps_grid, at_warps, kWarps, warps);
 }
 
-// Half-sector pairs a warp completes in its next store instruction reach the L2 as whole sectors in blocks of
+// Pairs of pieces a warp completes into whole sectors in consecutive store instructions (two halves, or 24 and 8
+// bytes) reach the L2 as whole sectors in blocks of
 // up to next_store_merge_warps warps whose warps store at most next_store_merge_stores times (model/profile.hpp):
 // the L1 merges them. Their share of the partial pieces' bytes leaves the partial-store requests and bytes (the
 // same share of each lane-width class: a kernel's partial stores are of one class in practice) and joins the
-// whole sectors; each merged pair is one request through the crossbar instead of two, with its sectors whole
-// instead of twice in halves. `merged` gets the share (0 where the rule does not apply).
+// whole sectors; each merged pair is one request through the crossbar instead of two, with its sector whole
+// instead of twice in pieces. `merged` gets the share (0 where the rule does not apply).
 KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& k, int sector_bytes, double& merged) {
   merged = 0;
   if (c.l2_write_sectors_given >= 0) return with_l2_writes(c, c.l2_write_sectors_given, sector_bytes, merged);
@@ -82,26 +83,26 @@ KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& 
   // merged share, as L2 writes saved (half a piece each), charged as given writes would be.
   const double partial_bytes = c.partial_bytes();
   const double warps = c.warps();
-  if (k.has_drain_merges && c.next_store_half_pair_share > 0 && c.partial_store_sectors > 0 && warps > 0 &&
+  if (k.has_drain_merges && c.next_store_pair_share > 0 && c.partial_store_sectors > 0 && warps > 0 &&
       partial_bytes > 0) {
     const int lanes = c.narrow_lane_piece_bytes >= 0.5 * partial_bytes ? 0
                       : c.partial_store_bytes[kLanes4] >= 0.5 * partial_bytes ? 1
                                                                                : -1;
     if (lanes >= 0) {
       const double share =
-          c.next_store_half_pair_share * drain_merge_share(k.drain_merges[lanes][c.shared_bytes_per_block > 0 ? 1 : 0],
+          c.next_store_pair_share * drain_merge_share(k.drain_merges[lanes][c.shared_bytes_per_block > 0 ? 1 : 0],
                                                            c.warps_per_block(), c.global_store_instructions / warps);
       return with_l2_writes(c, c.partial_store_sectors + c.l2_store_sectors - share * c.partial_store_sectors / 2,
                             sector_bytes, merged);
     }
   }
-  if (k.next_store_merge_warps <= 0 || c.next_store_half_pair_share <= 0 ||
+  if (k.next_store_merge_warps <= 0 || c.next_store_pair_share <= 0 ||
       c.warps_per_block() > k.next_store_merge_warps)
     return c;
   // Only as far as measured: with more store instructions a warp the share falls with the SM's store traffic
   // (runs of 2 to 8 pairs a warp in 2-warp blocks: 7-30% at full occupancy, 89-100% at 1 or 2 blocks an SM).
   if (warps <= 0 || c.global_store_instructions / warps > k.next_store_merge_stores) return c;
-  merged = std::min(1.0, c.next_store_half_pair_share);
+  merged = std::min(1.0, c.next_store_pair_share);
   KernelCounts m = c;
   double merged_bytes = 0;
   for (int w = 0; w < 3; ++w) {
@@ -207,7 +208,7 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   const KernelCounts& in = given ? *given : counts;
   const KernelCounts c = with_next_store_merges(in, k, p.sector_bytes, pr.next_store_merged_share);
   pr.partial_store_sectors = in.partial_store_sectors;
-  pr.next_store_half_pair_share = in.next_store_half_pair_share;
+  pr.next_store_pair_share = in.next_store_pair_share;
   if (in.l2_write_sectors_given >= 0) {
     pr.given_merged_piece_share = pr.next_store_merged_share;
     pr.next_store_merged_share = 0;
@@ -697,7 +698,7 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
   j["sectors_from_warps_in_one_round"] = p.sectors_from_warps_in_one_round;
   j["sectors_from_warps_us"] = p.sectors_from_warps_us;
   j["partial_store_sectors"] = p.partial_store_sectors;
-  j["next_store_half_pair_share"] = p.next_store_half_pair_share;
+  j["next_store_pair_share"] = p.next_store_pair_share;
   j["next_store_merged_share"] = p.next_store_merged_share;
   if (p.given_merged_piece_share >= 0) j["given_merged_piece_share"] = p.given_merged_piece_share;
   if (p.split_sectors > 0) {

@@ -183,9 +183,9 @@ struct Prediction {
   // next store, in blocks small enough that the L1 merges them all (model/profile.hpp, next_store_merge_warps).
   double next_store_merged_share = 0;
   // The launch's partial pieces as counted, each its own write (KernelCounts::partial_store_sectors), and the
-  // share of their bytes that are half sectors a warp completes in its next store (next_store_half_pair_share):
+  // share of their bytes that a warp completes into whole sectors with its next store (next_store_pair_share):
   // what a study of the L1's merges reads (lab/studies/l1_merges).
-  double partial_store_sectors = 0, next_store_half_pair_share = 0;
+  double partial_store_sectors = 0, next_store_pair_share = 0;
   // Where the L2's sector writes were given: the share of the partial pieces that reached it merged, charged as
   // whole sectors (-1: not given).
   double given_merged_piece_share = -1;

@@ -99,16 +99,16 @@ struct CostConstants {
   double small_l1_kib = 0;
   std::string small_l1_evidence;
   // A cost rule, with its evidence: in blocks of up to next_store_merge_warps warps, each storing at most
-  // next_store_merge_stores times, the L1 merges every half-sector piece whose other half the same warp stores in
+  // next_store_merge_stores times, the L1 merges every partial piece whose sector the same warp completes in
   // its next store instruction, so such pairs reach the L2 as whole sectors (KernelCounts::
-  // next_store_half_pair_share; measured: memsim-store-merge, lab/studies/store_merge, 99-100% with 1 or 2 warps a
-  // block and 2 stores a warp at every occupancy). Beyond, the share depends on the SM's store traffic (runs of
-  // pairs: 7-30% at full occupancy, 89-100% at 1-2 blocks an SM; larger blocks 0-54%), which no count gives: the
-  // partial-store costs keep the share they were fitted with. 0: no merging.
+  // next_store_pair_share; measured on half sectors: memsim-store-merge, lab/studies/store_merge, 99-100% with 1
+  // or 2 warps a block and 2 stores a warp at every occupancy). Beyond, the share depends on the SM's store
+  // traffic (runs of pairs: 7-30% at full occupancy, 89-100% at 1-2 blocks an SM; larger blocks 0-54%), which no
+  // count gives: the partial-store costs keep the share they were fitted with. 0: no merging.
   double next_store_merge_warps = 0;
   double next_store_merge_stores = 0;
   std::string next_store_merge_evidence;
-  // The share of a warp's next-store half-sector pairs the L1 merges, measured by memsim-microbench --drain-merges
+  // The share of a warp's next-store pairs the L1 merges, measured on half sectors by memsim-microbench --drain-merges
   // at as many blocks an SM as fit, on the grid kDrainMergeWarps x kDrainMergeStores (row-major), for lanes of 2 and
   // 4 bytes, after a barrier (a kernel staged through shared memory) and without: drain_merges[lanes 2 / 4][staged].
   // Where present it decides those pairs' merges for lanes of at most 4 bytes (model/cost.cpp), the rule above

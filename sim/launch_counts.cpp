@@ -18,7 +18,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   c.partial_lines_per_block = r.partial_lines_per_block;
   c.partial_line_rounds = std::max(1, r.closed_line_rounds);
   c.lines_completed_by_one_warp_per_block = double(r.lines_completed_by_one_warp_per_block);
-  c.next_store_half_pair_share = r.next_store_half_pair_share;
+  c.next_store_pair_share = r.next_store_pair_share;
   c.partial_line_open_rounds = r.partial_line_open_rounds;
   c.lines_open_at_once_per_block = r.lines_open_at_once_per_block;
   c.pieces_per_held_sector = r.pieces_per_held_sector;

@@ -59,27 +59,25 @@ void PartialPieces::add(const WarpAccess& w, int warp) {
     if (l.sector_round.empty()) l.sector_round.assign(sectors_per_line, -1);
     l.sector_round[touched[i].sector % sectors_per_line] = round;
   }
-  // Half-sector pieces this store completes with the other half from the warp's previous store: both halves
-  // count, each piece once. A store between the two breaks the pair (lab/studies/store_merge: 2 apart, 0-3%
-  // merge).
-  std::vector<Piece>& last = last_halves_[slot];
-  std::vector<Piece> halves;
-  const int half = sector_bytes_ / 2;
+  // Partial pieces this store completes into whole sectors with a piece of the warp's previous store, whatever
+  // the split (16 + 16, 24 + 8): both pieces count, each once. A store between the two breaks the pair
+  // (lab/studies/store_merge: 2 apart, 0-3% merge).
+  std::vector<Piece>& last = last_pieces_[slot];
+  std::vector<Piece> pieces;
   for (int i = 0; i < n; ++i) {
     if (touched[i].bytes == full) continue;
     const int bytes = __builtin_popcountll(touched[i].bytes);
     partial_piece_bytes_ += bytes;
-    if (bytes != half) continue;
     Piece piece{touched[i].sector, touched[i].bytes, false};
     for (const Piece& p : last)
       if (p.sector == piece.sector && (p.bytes | piece.bytes) == full && !(p.bytes & piece.bytes)) {
-        next_store_pair_bytes_ += p.paired ? half : 2 * half;
+        next_store_pair_bytes_ += bytes + (p.paired ? 0 : __builtin_popcountll(p.bytes));
         piece.paired = true;
         break;
       }
-    halves.push_back(piece);
+    pieces.push_back(piece);
   }
-  last.swap(halves);
+  last.swap(pieces);
   // A piece of a line: this request's bytes in it, partial when some sector it touches is not written whole.
   std::vector<uint64_t> partial_lines;
   for (int i = 0; i < n; ++i) {
@@ -277,7 +275,7 @@ uint64_t PartialPieces::full_sector() const {
   return sector_bytes_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << sector_bytes_) - 1;
 }
 
-double PartialPieces::next_store_half_pair_share() const {
+double PartialPieces::next_store_pair_share() const {
   return partial_piece_bytes_ > 0 ? double(next_store_pair_bytes_) / double(partial_piece_bytes_) : 0.0;
 }
 
@@ -339,7 +337,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.whole_line_rounds_apart = whole.rounds_apart;
   p.lines_closed_in_round = pieces.lines_closed_in_round();
   p.closed_line_rounds = pieces.rounds_of_lines_closed_in_round();
-  p.next_store_half_pair_share = pieces.next_store_half_pair_share();
+  p.next_store_pair_share = pieces.next_store_pair_share();
   p.sectors_from_warps = pieces.sectors_from_warps();
   p.sectors_from_warps_in_one_round = pieces.sectors_from_warps_in_one_round();
   return p;

@@ -134,12 +134,14 @@ class PartialPieces {
   // The rounds those lines open in (distinct): one for a staged kernel's tile, a step of its tile each for
   // naive's, which writes a fresh set of lines each step and closes them in it. 0 when there are none.
   int rounds_of_lines_closed_in_round() const;
-  // The share of the block's partial pieces (their bytes) that are half sectors the same warp completes with
-  // the other half in its next store instruction: the pairs the L1 merges into whole sectors, wholly in blocks
+  // The share of the block's partial pieces (their bytes) that the same warp completes into whole sectors in
+  // two consecutive store instructions (a piece and the rest of its sector in the next store: two halves, or a
+  // tile row's 24 bytes and the next step's 8): the pairs the L1 merges into whole sectors, wholly in blocks
   // of one or two warps storing twice a warp (lab/studies/store_merge: 99-100% on an H100 and an H200, at every
   // occupancy), less with more stores a warp or in larger blocks, by the SM's store traffic and how the warps
-  // interleave. 0 when the block writes no partial piece.
-  double next_store_half_pair_share() const;
+  // interleave. A sector a warp completes in three stores or more (quarters) pairs nothing: such pieces hardly
+  // merge (store_merge: 4 pieces 1 apart, 0-4%). 0 when the block writes no partial piece.
+  double next_store_pair_share() const;
 
  private:
   int sector_bytes_, line_bytes_;
@@ -174,19 +176,19 @@ class PartialPieces {
   int round_[kWarpSize] = {};
   bool after_store_[kWarpSize] = {};
   int rounds_ = 0;  // the block's rounds with a global store: the highest such round + 1
-  // Per warp of the block: the half-sector pieces of its last global store (sector, bytes written), which
-  // its next store may complete.
+  // Per warp of the block: the partial pieces of its last global store (sector, bytes written), which its
+  // next store may complete.
   struct Piece {
     uint64_t sector;
     uint64_t bytes;
-    bool paired;  // completed the other half of its warp's previous store: counted already
+    bool paired;  // completed the sector of a piece of its warp's previous store: counted already
   };
-  std::vector<Piece> last_halves_[kWarpSize];
+  std::vector<Piece> last_pieces_[kWarpSize];
   int64_t partial_piece_bytes_ = 0;  // bytes of every partial piece the block writes
   // Every sector the block's stores write whole, also in lines not (yet) tracked: a line's whole sectors may
   // come before its first partial piece (split_line_whole_sectors).
   std::vector<uint64_t> whole_sectors_;
-  int64_t next_store_pair_bytes_ = 0;  // of those, the half-sector pairs completed in the next store (both halves)
+  int64_t next_store_pair_bytes_ = 0;  // of those, the pairs that complete a sector in the next store (both pieces)
 };
 
 // The lines block `block` of the launch writes in partial pieces: from two or more of its warps, by their
@@ -208,7 +210,7 @@ struct PartialLines {
   int64_t lone_sectors_held_over_rounds = 0;   // PartialPieces::lone_sectors_held_over_rounds
   double whole_line_rounds_apart = 0;          // PartialPieces::whole_line_rounds_apart
   int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
-  double next_store_half_pair_share = 0;  // PartialPieces::next_store_half_pair_share
+  double next_store_pair_share = 0;  // PartialPieces::next_store_pair_share
   int64_t sectors_from_warps = 0;         // PartialPieces::sectors_from_warps
   int64_t sectors_from_warps_in_one_round = 0;  // PartialPieces::sectors_from_warps_in_one_round
 };

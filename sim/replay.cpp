@@ -291,7 +291,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.whole_line_rounds_apart = partial.whole_line_rounds_apart;
   result.lines_closed_in_round = partial.lines_closed_in_round;
   result.closed_line_rounds = partial.closed_line_rounds;
-  result.next_store_half_pair_share = partial.next_store_half_pair_share;
+  result.next_store_pair_share = partial.next_store_pair_share;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
   result.sectors_from_warps_per_block = partial.sectors_from_warps;
   result.sectors_from_warps_in_one_round_per_block = partial.sectors_from_warps_in_one_round;

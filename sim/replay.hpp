@@ -90,9 +90,9 @@ struct ReplayResult {
   int64_t whole_sectors_held_over_rounds_per_block = 0, lone_sectors_held_over_rounds_per_block = 0;
   double whole_line_rounds_apart = 0;  // PartialPieces::whole_line_rounds_apart
   int closed_line_rounds = 0;  // the rounds those closed in their round open in (PartialLines::closed_line_rounds)
-  // The share of the middle block's partial pieces (bytes) that are half sectors their warp completes in its
-  // next store instruction (PartialPieces::next_store_half_pair_share).
-  double next_store_half_pair_share = 0;
+  // The share of the middle block's partial pieces (bytes) that their warp completes into whole sectors with
+  // its next store instruction (PartialPieces::next_store_pair_share).
+  double next_store_pair_share = 0;
   // The sectors the middle block leaves partly written, for another block to complete.
   int64_t split_sectors_per_block = 0;
   // The sectors the middle block writes in pieces from two of its warps or more (PartialPieces::sectors_from_warps).

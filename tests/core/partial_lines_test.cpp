@@ -121,27 +121,27 @@ TEST(PartialPieces, LinesAWarpCompletesItself) {
 TEST(PartialPieces, HalfSectorPairsInTheNextStore) {
   PartialPieces own;
   own.add(store(0, 32, 16), 0);
-  EXPECT_DOUBLE_EQ(own.next_store_half_pair_share(), 0.0);
+  EXPECT_DOUBLE_EQ(own.next_store_pair_share(), 0.0);
   own.add(store(16, 32, 16), 0);
-  EXPECT_DOUBLE_EQ(own.next_store_half_pair_share(), 1.0);
+  EXPECT_DOUBLE_EQ(own.next_store_pair_share(), 1.0);
 
   PartialPieces other;
   other.add(store(0, 32, 16), 0);
   other.add(store(16, 32, 16), 1);
-  EXPECT_DOUBLE_EQ(other.next_store_half_pair_share(), 0.0);
+  EXPECT_DOUBLE_EQ(other.next_store_pair_share(), 0.0);
 
   PartialPieces between;
   between.add(store(0, 32, 16), 0);
   between.add(store(4096, 32, 16), 0);  // the first halves of 32 other sectors
   between.add(store(16, 32, 16), 0);
-  EXPECT_DOUBLE_EQ(between.next_store_half_pair_share(), 0.0);
+  EXPECT_DOUBLE_EQ(between.next_store_pair_share(), 0.0);
 
   PartialPieces interleaved;
   interleaved.add(store(0, 32, 16), 0);
   interleaved.add(store(4096, 32, 16), 1);
   interleaved.add(store(16, 32, 16), 0);
   interleaved.add(store(4096 + 16, 32, 16), 1);
-  EXPECT_DOUBLE_EQ(interleaved.next_store_half_pair_share(), 1.0);
+  EXPECT_DOUBLE_EQ(interleaved.next_store_pair_share(), 1.0);
 
   // The same halves written twice: each store's halves complement the previous store's, so every piece is in
   // a pair, and each counts once: 4 x 512 of 2048 partial bytes (not the 3 pairs' 3 x 1024).
@@ -150,7 +150,7 @@ TEST(PartialPieces, HalfSectorPairsInTheNextStore) {
   again.add(store(16, 32, 16), 0);
   again.add(store(0, 32, 16), 0);
   again.add(store(16, 32, 16), 0);
-  EXPECT_DOUBLE_EQ(again.next_store_half_pair_share(), 1.0);
+  EXPECT_DOUBLE_EQ(again.next_store_pair_share(), 1.0);
 }
 
 // 8-byte lanes 32 bytes apart: quarter sectors. Four stores from one warp complete the sectors, but no piece is
@@ -160,7 +160,7 @@ TEST(PartialPieces, HalfSectorPairsInTheNextStore) {
 TEST(PartialPieces, QuartersDoNotPairAndFourLanesMakeAHalf) {
   PartialPieces quarters;
   for (int q = 0; q < 4; ++q) quarters.add(store(8 * q, 32, 8), 0);
-  EXPECT_DOUBLE_EQ(quarters.next_store_half_pair_share(), 0.0);
+  EXPECT_DOUBLE_EQ(quarters.next_store_pair_share(), 0.0);
 
   auto rows = [](uint64_t offset) {
     WarpAccess w = store(0, 4, 4);
@@ -170,7 +170,48 @@ TEST(PartialPieces, QuartersDoNotPairAndFourLanesMakeAHalf) {
   PartialPieces narrow;
   narrow.add(rows(0), 0);
   narrow.add(rows(16), 0);
-  EXPECT_DOUBLE_EQ(narrow.next_store_half_pair_share(), 1.0);
+  EXPECT_DOUBLE_EQ(narrow.next_store_pair_share(), 1.0);
+}
+
+// A tile row of 24 2-byte elements from a 12-wide block, as copy_shared f16 12x4 on 24 writes it: lanes 0-11 write
+// bytes 0-23 of a sector, then, in the warp's next store, lanes 0-3 bytes 24-31: the two pieces make the sector
+// whole (24 + 8 of 32 partial bytes paired, share 1). The same 8 bytes from another warp, or after a store of the
+// same warp in between, pair nothing; the 8 bytes then 8 more (bytes 24-31 and a gap left at 16-23) neither: only
+// a store that completes the sector with the previous one's piece pairs.
+TEST(PartialPieces, UnequalPiecesPairWhenTheyCompleteTheSector) {
+  auto piece = [](uint64_t first_byte, int lanes) {
+    WarpAccess w = store(first_byte, 2, 2);
+    w.mask = (uint32_t(1) << lanes) - 1;
+    return w;
+  };
+  PartialPieces own;
+  own.add(piece(0, 12), 0);
+  own.add(piece(24, 4), 0);
+  EXPECT_DOUBLE_EQ(own.next_store_pair_share(), 1.0);
+
+  PartialPieces other;
+  other.add(piece(0, 12), 0);
+  other.add(piece(24, 4), 1);
+  EXPECT_DOUBLE_EQ(other.next_store_pair_share(), 0.0);
+
+  PartialPieces between;
+  between.add(piece(0, 12), 0);
+  between.add(piece(4096, 12), 0);
+  between.add(piece(24, 4), 0);
+  EXPECT_DOUBLE_EQ(between.next_store_pair_share(), 0.0);
+
+  PartialPieces short_of_it;
+  short_of_it.add(piece(0, 8), 0);   // bytes 0-15
+  short_of_it.add(piece(24, 4), 0);  // bytes 24-31: 16-23 still missing
+  EXPECT_DOUBLE_EQ(short_of_it.next_store_pair_share(), 0.0);
+
+  // 24 bytes, then 8 completing them and 16 of the next sector, then that sector's other 16 (a 12-wide warp
+  // over three stores): 24 + 8 and 16 + 16 pair, all 64 partial bytes.
+  PartialPieces chain;
+  chain.add(piece(0, 12), 0);
+  chain.add(piece(24, 12), 0);  // bytes 24-47: 8 into sector 0, 16 into sector 1
+  chain.add(piece(48, 8), 0);   // bytes 48-63
+  EXPECT_DOUBLE_EQ(chain.next_store_pair_share(), 1.0);
 }
 
 // 16-byte lanes 32 bytes apart: lane i writes the first half of sector i, 4 sectors a line: 8 lines, one

@@ -887,7 +887,7 @@ TEST(Cost, HalfSectorPairsMergeInSmallBlocks) {
   k.l2_write_slots = 1e6;
   k.dram_write_bytes = 1.6e7;
   k.global_store_instructions = 800;
-  k.next_store_half_pair_share = 0.25;
+  k.next_store_pair_share = 0.25;
   const Prediction merged = predict(k, p);
   EXPECT_DOUBLE_EQ(merged.next_store_merged_share, 0.25);
   EXPECT_NEAR(merged.term(kTermPartial), 7.5, 1e-9);
@@ -926,7 +926,7 @@ TEST(Cost, GivenL2WriteSectorsChargeTheMergedPiecesAsWhole) {
   k.l2_write_slots = 2e6;
   k.dram_write_bytes = 1.6e7;
   k.global_store_instructions = 800;
-  k.next_store_half_pair_share = 0.25;
+  k.next_store_pair_share = 0.25;
   PredictOptions o;
   o.l2_write_sectors = 7.5e5;
   const Prediction given = predict(k, p, o);
@@ -980,7 +980,7 @@ TEST(Cost, DrainTableMergesAWarpsNextStorePairs) {
   k.partial_store_bytes[kLanes4] = 1.6e7;
   k.partial_store_sectors = 1e6;
   k.narrow_lane_piece_bytes = 1.6e7;
-  k.next_store_half_pair_share = 0.8;
+  k.next_store_pair_share = 0.8;
   k.shared_bytes_per_block = 1024;
   k.global_store_instructions = 800;
   k.dram_write_bytes = 1.6e7;
@@ -992,7 +992,7 @@ TEST(Cost, DrainTableMergesAWarpsNextStorePairs) {
   KernelCounts direct = k;
   direct.narrow_lane_piece_bytes = 0;  // 4-byte lanes
   direct.shared_bytes_per_block = 0;
-  direct.next_store_half_pair_share = 1;
+  direct.next_store_pair_share = 1;
   direct.threads_per_block = 224;  // 7 warps
   direct.global_store_instructions = 4 * direct.warps();
   EXPECT_NEAR(predict(direct, p).next_store_merged_share, 0.555, 1e-9);

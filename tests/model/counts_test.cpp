@@ -100,12 +100,12 @@ TEST(Counts, HalfSectorPairsAWarpCompletesInItsNextStore) {
   // quarters (none a half: 0); naive f16 4x16 writes 16-byte halves (8 rows of 2 bytes) whose other halves come
   // from the block's other warp (0); block 32x8 writes whole sectors (no partial piece: 0).
   const Size2 tile{16, 16};
-  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {4, 16}, Dtype::F32, tile)).next_store_half_pair_share,
+  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {4, 16}, Dtype::F32, tile)).next_store_pair_share,
                    1.0);
-  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {4, 16}, Dtype::F16, tile)).next_store_half_pair_share,
+  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {4, 16}, Dtype::F16, tile)).next_store_pair_share,
                    0.0);
-  EXPECT_DOUBLE_EQ(launch_counts(run("naive", {64, 64}, {4, 16}, Dtype::F16, tile)).next_store_half_pair_share, 0.0);
-  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {32, 8})).next_store_half_pair_share, 0.0);
+  EXPECT_DOUBLE_EQ(launch_counts(run("naive", {64, 64}, {4, 16}, Dtype::F16, tile)).next_store_pair_share, 0.0);
+  EXPECT_DOUBLE_EQ(launch_counts(run("coalesced", {64, 64}, {32, 8})).next_store_pair_share, 0.0);
 }
 
 TEST(Counts, StoreSlotsAreWriteRequestsPlusSectors) {

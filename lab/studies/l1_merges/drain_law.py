@@ -9,9 +9,9 @@ next-store half-sector pairs that the L1 merges, at as many blocks an SM as fit,
 stages through shared memory and straight from registers for one that does not, interpolated in the warps a block
 (1 to 16) and in log2 of the stores a warp (2, 8, 32; clamped), for lanes of 2 and of 4 bytes (others: none).
 For every timed configuration of every held-out set (lab/heldout/results/DEV[_X]/, both cards) memsim gives the
-pieces and the pairs' share (prediction.partial_store_sectors, next_store_half_pair_share); the predicted merged
-share m = share x law turns into L2 writes, the L1 store sectors less m x pieces / 2, which memsim then takes as
-given (--l2-write-sectors). Printed: each set's MAPE as modelled and with the law, and the configurations the law
+pieces and the pairs' share (prediction.partial_store_sectors, next_store_pair_share; next_store_half_pair_share
+before 2026-12-07, when it counted halves only); the predicted merged share m = share x law turns into L2
+writes, the L1 store sectors less m x pieces / 2, which memsim then takes as given (--l2-write-sectors). Printed: each set's MAPE as modelled and with the law, and the configurations the law
 changes. The profiles are not refitted (their strided runs hold no next-store pairs).
 
 It judged the law before the profiles charged it (results/drain_law.txt: profiles of 3e9232b); with the profiles
@@ -98,7 +98,7 @@ def main():
         p = j["prediction"]
         modelled = p["time_us"] / measured - 1
         lane = {"f16": 2, "f32": 4, "f64": 8}[c["dtype"]]
-        share = p.get("next_store_half_pair_share", 0)
+        share = p.get("next_store_pair_share", p.get("next_store_half_pair_share", 0))
         if share <= 0 or lane > 4:
             return name, r["id"], modelled, modelled, 0.0
         warps = (c["block"]["x"] * c["block"]["y"] + 31) // 32
