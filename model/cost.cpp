@@ -431,6 +431,11 @@ Prediction predict(const KernelCounts& counts, const DeviceProfile& p, const Pre
   pr.split_sectors_us =
       c.split_sectors * k.split_sector_ps * (1 + k.split_sector_per_log2_distance * c.split_log2_distance) * 1e-6;
   partial += pr.split_sectors_us;
+  // Lines holding such sectors cost more where the resident blocks meet their stores out of order (a transpose's
+  // split sectors, their other writer a grid row later and a tile row away) than along the rows (a copy's).
+  pr.split_lines = c.split_lines;
+  pr.split_lines_scattered_us = c.split_lines * c.dram_scattered[1] * k.split_line_scattered_ps * 1e-6;
+  partial += pr.split_lines_scattered_us;
   // A sector whose pieces come from several warps of its block waits in the L2 for the last of them.
   // Less where the block writes the sector's whole line in one round (the warps' same step: the L2 has every piece
   // of the line within a few requests of the first) than where the line waits a load's round trip or more.
@@ -694,6 +699,8 @@ nlohmann::ordered_json to_json(const Prediction& p, const DeviceProfile* profile
                      {"read_basis", p.dram_read_basis}};
   j["split_sectors"] = p.split_sectors;
   j["split_sectors_us"] = p.split_sectors_us;
+  j["split_lines"] = p.split_lines;
+  j["split_lines_scattered_us"] = p.split_lines_scattered_us;
   j["sectors_from_warps"] = p.sectors_from_warps;
   j["sectors_from_warps_in_one_round"] = p.sectors_from_warps_in_one_round;
   j["sectors_from_warps_us"] = p.sectors_from_warps_us;

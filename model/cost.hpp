@@ -175,6 +175,8 @@ struct Prediction {
   double split_sectors = 0;  // sectors left for another block to complete, per block summed (core/kernel_counts.hpp)
   double split_line_whole_share = 0;  // of a block's sectors in the lines holding them, the share written whole
   double split_sectors_us = 0;  // their time, part of the partial-store term
+  double split_lines = 0;       // the lines holding them, per block summed (core/kernel_counts.hpp)
+  double split_lines_scattered_us = 0;  // what those lines add where the stores go out of order (partial-store term)
   double sectors_from_warps = 0;     // sectors written in pieces from two warps of a block or more, summed
   double sectors_from_warps_in_one_round = 0;  // of those, the sectors of lines a block writes whole in one round
   double sectors_from_warps_us = 0;  // their time beyond their pieces', part of the partial-store term

@@ -98,7 +98,7 @@ const std::map<std::string, std::vector<std::string>>& profile_schema() {
       {"cost",
        {"note", "dram_gbs", "l2_sector_ps", "partial_store_ps", "l1_cycles_per_wavefront", "l2_write_slot_ps",
         "scattered_read_ps_per_byte", "scattered_write_ps_per_byte", "split_sector_ps",
-        "split_sector_per_log2_distance", "sector_from_warps_ps", "sector_from_warps_one_round_ps", "latency_us",
+        "split_sector_per_log2_distance", "split_line_scattered_ps", "sector_from_warps_ps", "sector_from_warps_one_round_ps", "latency_us",
         "l2_hit_latency_us", "l1_line_hold_us", "l2_request_ns", "long_wait", "store_bursts",
         "half_sector_wait", "split_lines", "narrow_lane_pieces", "small_l1", "next_store_merge", "drain_merges", "block_us", "barrier_us", "block_drain_rounds",
         "block_launch_ns", "issue_per_cycle", "instructions_per_memory_op", "instructions_per_warp",
@@ -257,6 +257,7 @@ CostConstants read_cost(const JsonFields& r) {
   c.scattered_write_ps_per_byte = r.number_in_or("cost.scattered_write_ps_per_byte", kPicosecondsOrNone, 0);
   c.split_sector_ps = r.number_in_or("cost.split_sector_ps", kPicosecondsOrNone, 0);
   c.split_sector_per_log2_distance = r.number_in_or("cost.split_sector_per_log2_distance", kPerLog2Distance, 0);
+  c.split_line_scattered_ps = r.number_in_or("cost.split_line_scattered_ps", kPicosecondsOrNone, 0);
   c.sector_from_warps_ps = r.number_in_or("cost.sector_from_warps_ps", kPicosecondsOrNone, 0);
   // Absent: those sectors cost what the others do (a card without memsim-step-lines' runs).
   c.sector_from_warps_one_round_ps =

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "sim/partial_lines.hpp"
+#include "sim/replay.hpp"
 #include "tests/support/suite_launch.hpp"
 #include "tests/support/warp_accesses.hpp"
 
@@ -764,6 +765,18 @@ TEST(PartialPieces, SuiteSplitSectorDistance) {
   EXPECT_DOUBLE_EQ(distance("copy", "f16", {8, 32}), 0.0);
   EXPECT_DOUBLE_EQ(distance("copy", "f16", {32, 8}), 0.0);
   EXPECT_DOUBLE_EQ(distance("vec4_shared", "f16", {32, 8}, 4), 2.0);
+}
+
+// The lines holding them, from the whole replay: copy f16 8x32 at 1024x1024 writes 16 bytes of each of its 32
+// rows' lines and leaves that half sector to the next block: 32 split sectors in 32 lines a block. copy f32
+// 8x32 writes 32 bytes a row, whole sectors: none.
+TEST(PartialPieces, SplitLinesCountTheLinesHoldingSplitSectors) {
+  const ReplayResult half = replay(test::suite_launch_1024("copy", "f16", {8, 32}));
+  EXPECT_EQ(half.split_sectors_per_block, 32);
+  EXPECT_EQ(half.split_lines_per_block, 32);
+  const ReplayResult whole = replay(test::suite_launch_1024("copy", "f32", {8, 32}));
+  EXPECT_EQ(whole.split_sectors_per_block, 0);
+  EXPECT_EQ(whole.split_lines_per_block, 0);
 }
 
 }  // namespace

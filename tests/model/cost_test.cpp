@@ -153,6 +153,18 @@ TEST(Cost, L2AndPartialStoreTerms) {
   EXPECT_NEAR(one_round.sectors_from_warps_us, 32.0, 1e-9);
   EXPECT_NEAR(one_round.term(kTermPartial), 133.2, 1e-9);
   EXPECT_DOUBLE_EQ(to_json(one_round)["sectors_from_warps_in_one_round"].get<double>(), 1e6);
+  // The lines holding the split sectors, 1.5e6 counted by each block, at 20 ps where the stores go out of order:
+  // none in order (a copy's), 3/4 of them out of order 1.5e6 x 0.75 x 20 ps = 22.5 us more.
+  k.split_lines = 1.5e6;
+  split.cost.split_line_scattered_ps = 20;
+  EXPECT_NEAR(predict(k, split).term(kTermPartial), 133.2, 1e-9);  // the stores in order
+  k.dram_scattered[1] = 0.75;
+  const Prediction scattered = predict(k, split);
+  EXPECT_NEAR(scattered.split_lines_scattered_us, 22.5, 1e-9);
+  EXPECT_NEAR(scattered.term(kTermPartial), 155.7, 1e-9);
+  EXPECT_DOUBLE_EQ(to_json(scattered)["split_lines"].get<double>(), 1.5e6);
+  split.cost.split_line_scattered_ps = 0;  // not charged
+  EXPECT_NEAR(predict(k, split).term(kTermPartial), 133.2, 1e-9);
 }
 
 // The L1 left beside the shared-memory carve-out holds the loads in flight, line by line. 2 blocks an SM of 256

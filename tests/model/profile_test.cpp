@@ -165,6 +165,28 @@ TEST_F(ScratchDir, OneRoundSectorCostDefaultsToTheOther) {
   }
 }
 
+// cost.split_line_scattered_ps: absent, not charged (0); present, its value; out of range (negative, or past
+// 10,000 ps), named.
+TEST_F(ScratchDir, SplitLineScatteredCost) {
+  nlohmann::json j = shipped_h100();
+  j["cost"].erase("split_line_scattered_ps");
+  write("sla", j.dump());
+  EXPECT_DOUBLE_EQ(load_profile("sla").cost.split_line_scattered_ps, 0.0);
+  j["cost"]["split_line_scattered_ps"] = 31.5;
+  write("slb", j.dump());
+  EXPECT_DOUBLE_EQ(load_profile("slb").cost.split_line_scattered_ps, 31.5);
+  for (double bad : {-1.0, 2e4}) {
+    j["cost"]["split_line_scattered_ps"] = bad;
+    write("slc", j.dump());
+    try {
+      load_profile("slc");
+      FAIL() << bad;
+    } catch (const ProfileError& e) {
+      EXPECT_NE(std::string(e.what()).find("'cost.split_line_scattered_ps'"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(ScratchDir, WrongTypesAreNamed) {
   nlohmann::json j = shipped_h100();
   j["sm"]["count"] = "many";
