@@ -70,12 +70,11 @@ double drain_merge_share(const double* table, double warps, double stores) {
 }
 
 // Pairs of pieces a warp completes into whole sectors in consecutive store instructions (two halves, or 24 and 8
-// bytes) reach the L2 as whole sectors in blocks of
-// up to next_store_merge_warps warps whose warps store at most next_store_merge_stores times (model/profile.hpp):
-// the L1 merges them. Their share of the partial pieces' bytes leaves the partial-store requests and bytes (the
-// same share of each lane-width class: a kernel's partial stores are of one class in practice) and joins the
-// whole sectors; each merged pair is one request through the crossbar instead of two, with its sector whole
-// instead of twice in pieces. `merged` gets the share (0 where the rule does not apply).
+// bytes) reach the L2 as whole sectors in blocks of up to next_store_merge_warps warps whose warps store at most
+// next_store_merge_stores times (model/profile.hpp): the L1 merges them. Their share of the partial pieces' bytes
+// leaves the partial-store requests and bytes (the same share of each lane-width class: a kernel's partial stores
+// are of one class in practice) and joins the whole sectors; each merged pair is one request through the crossbar
+// instead of two, with its sector whole instead of twice in pieces. `merged` gets the share (0 where the rule does not apply).
 KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& k, int sector_bytes, double& merged) {
   merged = 0;
   if (c.l2_write_sectors_given >= 0) return with_l2_writes(c, c.l2_write_sectors_given, sector_bytes, merged);
@@ -91,7 +90,7 @@ KernelCounts with_next_store_merges(const KernelCounts& c, const CostConstants& 
     if (lanes >= 0) {
       const double share =
           c.next_store_pair_share * drain_merge_share(k.drain_merges[lanes][c.shared_bytes_per_block > 0 ? 1 : 0],
-                                                           c.warps_per_block(), c.global_store_instructions / warps);
+                                                      c.warps_per_block(), c.global_store_instructions / warps);
       return with_l2_writes(c, c.partial_store_sectors + c.l2_store_sectors - share * c.partial_store_sectors / 2,
                             sector_bytes, merged);
     }

@@ -225,6 +225,11 @@ double PartialPieces::mean_open_rounds() const {
 
 int64_t PartialPieces::sectors_left_partial() const { return int64_t(sectors_left_partial_list().size()); }
 
+int64_t PartialPieces::lines_left_partial() const {
+  const uint64_t full = full_sector();
+  return std::count_if(lines_.begin(), lines_.end(), [full](const Line& l) { return l.holds_split(full); });
+}
+
 std::vector<uint64_t> PartialPieces::sectors_left_partial_list() const {
   const uint64_t full = full_sector();
   std::vector<uint64_t> sectors;
@@ -323,6 +328,7 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.from_warps = pieces.sectors_by_writing_warps();
   p.completed_by_one_warp = pieces.lines_completed_by_one_warp();
   p.sectors_left_partial = pieces.sectors_left_partial_list();
+  p.lines_left_partial = pieces.lines_left_partial();
   p.split_line_whole_sectors = pieces.split_line_whole_sectors();
   p.split_lane_bytes = pieces.split_lane_bytes();
   p.mean_open_rounds = pieces.mean_open_rounds();

@@ -56,6 +56,8 @@ class PartialPieces {
   int64_t sectors_left_partial() const;
   // Those sectors, as sector indices (address / sector bytes).
   std::vector<uint64_t> sectors_left_partial_list() const;
+  // The lines holding them.
+  int64_t lines_left_partial() const;
   // In the lines where the block leaves a sector partial: the sectors it writes whole there, and all it writes
   // there. None whole where every sector it writes there is split (the calibration's split runs, vec4_shared's
   // drain); some where a line holds few split sectors beside whole ones (a tile whose rows end mid-sector),
@@ -197,6 +199,7 @@ struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
   std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
+  int64_t lines_left_partial = 0;              // PartialPieces::lines_left_partial
   std::array<int64_t, 2> split_line_whole_sectors{};  // PartialPieces::split_line_whole_sectors
   int split_lane_bytes = 0;                    // PartialPieces::split_lane_bytes
   double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds
@@ -210,7 +213,7 @@ struct PartialLines {
   int64_t lone_sectors_held_over_rounds = 0;   // PartialPieces::lone_sectors_held_over_rounds
   double whole_line_rounds_apart = 0;          // PartialPieces::whole_line_rounds_apart
   int closed_line_rounds = 0;           // PartialPieces::rounds_of_lines_closed_in_round
-  double next_store_pair_share = 0;  // PartialPieces::next_store_pair_share
+  double next_store_pair_share = 0;       // PartialPieces::next_store_pair_share
   int64_t sectors_from_warps = 0;         // PartialPieces::sectors_from_warps
   int64_t sectors_from_warps_in_one_round = 0;  // PartialPieces::sectors_from_warps_in_one_round
 };

@@ -293,14 +293,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.closed_line_rounds = partial.closed_line_rounds;
   result.next_store_pair_share = partial.next_store_pair_share;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
-  {
-    const uint64_t sectors_per_line = uint64_t(options.rules.line_bytes / options.rules.sector_bytes);
-    std::vector<uint64_t> lines;
-    lines.reserve(partial.sectors_left_partial.size());
-    for (uint64_t sector : partial.sectors_left_partial) lines.push_back(sector / sectors_per_line);
-    std::sort(lines.begin(), lines.end());
-    result.split_lines_per_block = int64_t(std::unique(lines.begin(), lines.end()) - lines.begin());
-  }
+  result.split_lines_per_block = partial.lines_left_partial;
   result.sectors_from_warps_per_block = partial.sectors_from_warps;
   result.sectors_from_warps_in_one_round_per_block = partial.sectors_from_warps_in_one_round;
   if (!partial.sectors_left_partial.empty()) {

@@ -4,13 +4,14 @@
   store_order_table.py RUN.json [RUN.ncu.csv]
 
 First the staged copy's stores (tile_stores): each tile's time with its blocks along the output's rows and down
-them. Then the strided stores, for each lane width, piece size and occupancy: the median time with consecutive blocks down the rows (a
-transpose's order, the calibration's strided stores) and along them (copy_shared's), each beside the whole
+them. Then the strided stores, for each lane width, piece size and occupancy: the median time with consecutive
+blocks down the rows (a transpose's order, the calibration's strided stores) and along them (copy_shared's), each
+beside the whole
 sectors from the same lanes in the same order (the floor), the pieces' cost beyond that floor both ways and its
 ratio along / down, and, with the ncu pass, the share of the sectors whose pieces reach the L2 as one write
 ((pieces a sector - L2 write sectors a sector) / (pieces a sector - 1); 0: every piece its own write, as memsim
-counts them). The ncu pass launches the runs once each in the order of RUN.json; its strided kernels are
-matched to the runs by that order.
+counts them). The ncu pass launches the runs once each in the order of RUN.json; its kernels of each benchmark are
+matched to that benchmark's runs by that order, the ncu page read once.
 
 Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
 """
@@ -26,31 +27,46 @@ def piece_bytes(p):
     return min(32, 32 // p["rows_per_request"] * p["elem_bytes"])
 
 
-def tile_table(doc, argv):
-    """The lines of the table of tile_stores: each tile's time with its blocks along the output's rows and down them, their ratio, and with the
-    ncu pass the L2's sector writes a sector of the output both ways."""
+WRITES = "lts__t_sectors_srcunit_tex_op_write.sum"
+
+
+def writes_a_sector(runs, kernels, prefix, marks, argv):
+    """Per run of `runs` (one benchmark's, in launch order), the L2's sector writes a sector of its output from the
+    ncu pass's `kernels` whose names start with `prefix`, each matched by order, its name checked to hold every
+    text of `marks(params)` (its template arguments) and its metric there; None for every run without an ncu pass."""
+    if kernels is None:
+        return [None] * len(runs)
+    mine = [k for k in kernels if k[0].startswith(prefix)]
+    bench = prefix[len("void "):-1]
+    if len(mine) != len(runs):
+        raise Error(f"{argv[2]}: {len(mine)} {bench} kernels, {argv[1]} has {len(runs)} runs")
+    writes = []
+    for i, (run, (name, m)) in enumerate(zip(runs, mine)):
+        p = run["params"]
+        if any(mark not in name for mark in marks(p)):
+            raise Error(f"{argv[2]}: kernel {i} is {name[:70]}, the run has blocks {p.get('blocks', 'down')}"
+                        + (f", tile {p['tile']}" if "tile" in p else ""))
+        if WRITES not in m:
+            raise Error(f"{argv[2]}: kernel {i} has no {WRITES}")
+        writes.append(m[WRITES] / (p["side"] ** 2 * p["elem_bytes"] / 32))
+    return writes
+
+
+def tile_table(doc, kernels, argv):
+    """The lines of the table of tile_stores: each tile's time with its blocks along the output's rows and down
+    them, their ratio, and with the ncu pass the L2's sector writes a sector of the output both ways."""
     runs = [r for r in doc["runs"] if r["bench"] == "tile_stores"]
     if not runs:
         return []
     out = []
-    writes = [None] * len(runs)
-    if len(argv) == 3:
-        kernels = [k for k in memsim_run.ncu_launches(argv[2], "a memsim-microbench Nsight Compute pass (--csv)")
-                   if k[0].startswith("void tile_stores<")]
-        if len(kernels) != len(runs):
-            raise Error(f"{argv[2]}: {len(kernels)} tile_stores kernels, {argv[1]} has {len(runs)} runs")
-        for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
-            p = run["params"]
-            down = p["blocks"] == "down"
-            if f", {int(down)}>" not in name or f", {p['tile']}, " not in name:
-                raise Error(f"{argv[2]}: kernel {i} is {name[:70]}, the run is tile {p['tile']} {p['blocks']}")
-            sectors = p["side"] ** 2 * p["elem_bytes"] / 32
-            writes[i] = m.get("lts__t_sectors_srcunit_tex_op_write.sum", float("nan")) / sectors
+    writes = writes_a_sector(runs, kernels, "void tile_stores<",
+                             lambda p: [f", {p['tile']}, ", f", {int(p['blocks'] == 'down')}>"], argv)
     by = {}
     for run, w in zip(runs, writes):
         p = run["params"]
         by[(p["elem_bytes"], p["tile"], p["block"], p["blocks"])] = (run["time_us"]["median"], w)
-    out.append("| lanes | tile (row bytes) | block | along µs | down µs | along / down | L2 writes a sector along / down |")
+    out.append("| lanes | tile (row bytes) | block | along µs | down µs | along / down "
+               "| L2 writes a sector along / down |")
     out.append("| --- | --- | --- | --- | --- | --- | --- |")
     for (elem, tile, block, order) in sorted(by):
         if order != "across":
@@ -60,7 +76,8 @@ def tile_table(doc, argv):
         if down is None:
             raise Error(f"{argv[1]}: tile {tile} of {elem}-byte elements: no run down")
         ws = "" if w_along is None else f"{w_along:.2f} / {w_down:.2f}"
-        out.append(f"| {elem} B | {tile} ({tile * elem} B) | {block} | {along:.1f} | {down:.1f} | {along / down:.2f} | {ws} |")
+        out.append(f"| {elem} B | {tile} ({tile * elem} B) | {block} | {along:.1f} | {down:.1f} | "
+                   f"{along / down:.2f} | {ws} |")
     return out + [""]
 
 
@@ -71,27 +88,17 @@ def main(argv):
     if not runs:
         raise Error(f"{argv[1]}: no strided_store runs")
     gpu = doc.get("device", {})
-    out = [f"# {gpu.get('name', '?')}, CUDA driver API {gpu.get('driver_version', '?')}: memsim-microbench --store-order", ""]
-    merged = [None] * len(runs)
-    if len(argv) == 3:
-        kernels = [k for k in memsim_run.ncu_launches(argv[2], "a memsim-microbench Nsight Compute pass (--csv)")
-                   if k[0].startswith("void strided<")]
-        if len(kernels) != len(runs):
-            raise Error(f"{argv[2]}: {len(kernels)} strided kernels, {argv[1]} has {len(runs)} runs")
-        for i, (run, (name, m)) in enumerate(zip(runs, kernels)):
-            p = run["params"]
-            across = p.get("blocks") == "across"
-            if f", {int(across)}>" not in name:
-                raise Error(f"{argv[2]}: kernel {i} is {name[:70]}, the run has blocks "
-                            f"{'across' if across else 'down'}")
-            key = "lts__t_sectors_srcunit_tex_op_write.sum"
-            if key not in m:
-                raise Error(f"{argv[2]}: kernel {i} has no {key}")
-            pieces = 32 // piece_bytes(p)
-            sectors = p["side"] ** 2 * p["elem_bytes"] / 32
-            if pieces > 1:
-                merged[i] = (pieces - m[key] / sectors) / (pieces - 1)
-    out += tile_table(doc, argv)
+    out = [f"# {gpu.get('name', '?')}, CUDA driver API {gpu.get('driver_version', '?')}: "
+           "memsim-microbench --store-order", ""]
+    kernels = (memsim_run.ncu_launches(argv[2], "a memsim-microbench Nsight Compute pass (--csv)")
+               if len(argv) == 3 else None)
+    writes = writes_a_sector(runs, kernels, "void strided<", lambda p: [f", {int(p.get('blocks') == 'across')}>"],
+                             argv)
+    merged = []
+    for run, w in zip(runs, writes):
+        pieces = 32 // piece_bytes(run["params"])
+        merged.append((pieces - w) / (pieces - 1) if w is not None and pieces > 1 else None)
+    out += tile_table(doc, kernels, argv)
     by = {}
     for run, mg in zip(runs, merged):
         p = run["params"]
