@@ -123,7 +123,8 @@ struct KernelCounts {
   // Sectors a block writes part of and leaves for another block to complete, summed over the blocks (a sector
   // split between two blocks counts twice: the middle block's, times the blocks; sim/partial_lines.hpp).
   double split_sectors = 0;
-  // The lines holding those sectors, each counted once by each block leaving a sector of it partly written.
+  // The lines holding those sectors, each block's by the share of the line's bytes it writes: a line split between
+  // any number of blocks counts once (the middle block's share, times the blocks).
   double split_lines = 0;
   // Sectors a block writes in pieces from two of its warps or more, summed over the blocks (the middle block's,
   // times the blocks; sim/partial_lines.hpp).

@@ -44,13 +44,11 @@ struct CostConstants {
   // Such a sector costs more the further apart its two writers are in launch order (measured 1.4 times from 1
   // to 512 blocks apart): split_sector_ps x (1 + this x log2(blocks apart)). 0: the same at any distance.
   double split_sector_per_log2_distance = 0;
-  // Per line holding a sector a block leaves partly written, counted by each such block, where the resident blocks
-  // meet their stores out of order (times the stores' scattered share, sim/dram_order.hpp): a transpose's split
-  // sectors, whose other writer is a grid row later and a tile row away in memory, cost more than a copy's, whose
-  // other writer is the next block along the row (lab/studies/split_lines: scattered +130-150 us over the control
-  // where linear adds +63-99, H100). 0: not charged, as in every shipped profile: the DRAM order's scattered share
-  // also marks tall blocks whose split sectors' other writer is near (docs/history/model_notebook.md, "Split lines
-  // out of order").
+  // Per line holding a sector a block leaves partly written (each block's by the share of the line's bytes it
+  // writes: a line counts once), where the resident blocks meet their stores out of order (times the stores'
+  // scattered share, sim/dram_order.hpp): a transpose's split sectors, whose other writer is a grid row later and
+  // a tile row away in memory, cost more than a copy's, whose other writer is the next block along the row
+  // (lab/studies/split_lines: scattered +130-150 us over the control where linear adds +63-99, H100). 0: not charged.
   double split_line_scattered_ps = 0;
   // Per sector a block writes in pieces from two of its warps or more (core/kernel_counts.hpp), on top of what
   // its pieces cost: the sector waits in the L2 for its last piece from another warp (memsim-held-open's runs,

@@ -282,8 +282,8 @@ void print_prediction(std::ostream& os, const Analysis& a) {
        << ": " << significant(p.split_sectors_us) << " us of the partial-store term\n";
   if (p.split_lines_scattered_us > 0)
     os << "  split lines out of order: " << grouped(int64_t(std::llround(p.split_lines)))
-       << " lines hold those sectors (counted once by each block), their stores met out of order by the resident "
-          "blocks: "
+       << " lines hold those sectors (each block's counted by its share of the line's bytes), their stores met out "
+          "of order by the resident blocks: "
        << significant(p.split_lines_scattered_us) << " us of the partial-store term\n";
   // The partial-store term's share that is sectors waiting for pieces from other warps, when there is one.
   if (p.sectors_from_warps_us > 0)

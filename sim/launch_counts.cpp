@@ -30,7 +30,7 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
   const double lines = double(r.lines_held_over_rounds + r.lines_closed_in_round);
   c.held_line_share = lines > 0 ? double(r.lines_held_over_rounds) / lines : 0.0;
   c.split_sectors = double(r.split_sectors_per_block) * double(r.config.blocks());
-  c.split_lines = double(r.split_lines_per_block) * double(r.config.blocks());
+  c.split_lines = r.split_line_share_per_block * double(r.config.blocks());
   c.sectors_from_warps = double(r.sectors_from_warps_per_block) * double(r.config.blocks());
   c.sectors_from_warps_in_one_round = double(r.sectors_from_warps_in_one_round_per_block) * double(r.config.blocks());
   c.split_log2_distance = r.split_log2_distance;

@@ -56,8 +56,10 @@ class PartialPieces {
   int64_t sectors_left_partial() const;
   // Those sectors, as sector indices (address / sector bytes).
   std::vector<uint64_t> sectors_left_partial_list() const;
-  // The lines holding them.
-  int64_t lines_left_partial() const;
+  // The lines holding them, each counted by the share of its bytes the block writes there (whole sectors too):
+  // summed over the blocks writing a line, the line counts once (two blocks half each: 0.5 a block), where
+  // counting it once a block would count a line of 8 blocks (vec4_shared f16 32x8's, 16 bytes each) 8 times.
+  double split_line_share() const;
   // In the lines where the block leaves a sector partial: the sectors it writes whole there, and all it writes
   // there. None whole where every sector it writes there is split (the calibration's split runs, vec4_shared's
   // drain); some where a line holds few split sectors beside whole ones (a tile whose rows end mid-sector),
@@ -160,6 +162,10 @@ class PartialPieces {
     uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;
+  // Calls f(is_whole, bytes) for each sector the block writes in the lines holding a split sector: whole
+  // (written whole, before or after the line's first partial piece) or its bytes written.
+  template <class F>
+  void for_sectors_of_split_lines(F f) const;
   Line* find(uint64_t line);
   const Line* find(uint64_t line) const;
   static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
@@ -199,7 +205,7 @@ struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
   std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
-  int64_t lines_left_partial = 0;              // PartialPieces::lines_left_partial
+  double split_line_share = 0;                 // PartialPieces::split_line_share
   std::array<int64_t, 2> split_line_whole_sectors{};  // PartialPieces::split_line_whole_sectors
   int split_lane_bytes = 0;                    // PartialPieces::split_lane_bytes
   double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds

@@ -293,7 +293,7 @@ ReplayResult replay(const LaunchConfig& cfg, const ReplayOptions& options) {
   result.closed_line_rounds = partial.closed_line_rounds;
   result.next_store_pair_share = partial.next_store_pair_share;
   result.split_sectors_per_block = int64_t(partial.sectors_left_partial.size());
-  result.split_lines_per_block = partial.lines_left_partial;
+  result.split_line_share_per_block = partial.split_line_share;
   result.sectors_from_warps_per_block = partial.sectors_from_warps;
   result.sectors_from_warps_in_one_round_per_block = partial.sectors_from_warps_in_one_round;
   if (!partial.sectors_left_partial.empty()) {

@@ -93,9 +93,10 @@ struct ReplayResult {
   // The share of the middle block's partial pieces (bytes) that their warp completes into whole sectors with
   // its next store instruction (PartialPieces::next_store_pair_share).
   double next_store_pair_share = 0;
-  // The sectors the middle block leaves partly written, for another block to complete, and the lines holding them.
+  // The sectors the middle block leaves partly written, for another block to complete, and the lines holding them,
+  // each by the share of its bytes the block writes (PartialPieces::split_line_share).
   int64_t split_sectors_per_block = 0;
-  int64_t split_lines_per_block = 0;
+  double split_line_share_per_block = 0;
   // The sectors the middle block writes in pieces from two of its warps or more (PartialPieces::sectors_from_warps).
   int64_t sectors_from_warps_per_block = 0;
   int64_t sectors_from_warps_in_one_round_per_block = 0;  // of those, of lines it writes whole in one round

@@ -768,15 +768,16 @@ TEST(PartialPieces, SuiteSplitSectorDistance) {
 }
 
 // The lines holding them, from the whole replay: copy f16 8x32 at 1024x1024 writes 16 bytes of each of its 32
-// rows' lines and leaves that half sector to the next block: 32 split sectors in 32 lines a block. copy f32
-// 8x32 writes 32 bytes a row, whole sectors: none.
+// rows' lines and leaves that half sector to the next block: 32 split sectors in 32 lines a block, each line
+// counted by the block's 16 of its 128 bytes: 32 x 0.125 = 4 lines. copy f32 8x32 writes 32 bytes a row, whole
+// sectors: none.
 TEST(PartialPieces, SplitLinesCountTheLinesHoldingSplitSectors) {
   const ReplayResult half = replay(test::suite_launch_1024("copy", "f16", {8, 32}));
   EXPECT_EQ(half.split_sectors_per_block, 32);
-  EXPECT_EQ(half.split_lines_per_block, 32);
+  EXPECT_DOUBLE_EQ(half.split_line_share_per_block, 4.0);
   const ReplayResult whole = replay(test::suite_launch_1024("copy", "f32", {8, 32}));
   EXPECT_EQ(whole.split_sectors_per_block, 0);
-  EXPECT_EQ(whole.split_lines_per_block, 0);
+  EXPECT_DOUBLE_EQ(whole.split_line_share_per_block, 0.0);
 }
 
 }  // namespace
