@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "lab/calibration/tile_stores_map.hpp"
 #include "sim/l2_requests.hpp"
 
 namespace mb {
@@ -160,28 +161,26 @@ __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
 
 // A staged copy's stores without the staging (--store-order, a study): block b loads a TW x TW tile packed in a
 // contiguous chunk of the input (chunk b), then stores it as a tile of the output, a tiles x tiles grid of them
-// (P = tiles x TW a side), each thread at (ty + BY i, tx + BX j) as the suite's tile walks go. kDown places
-// consecutive blocks down the output's tile rows (a transpose's order: padded's stores), else along them
-// (copy_shared's); the loads are the same both ways. Tile rows of TW elements that end mid-sector leave each
+// (P = tiles x TW a side), each thread at (ty + BY i, tx + BX j) as the suite's tile walks go (tile_stores_map.hpp,
+// which memsim's tile_stores_kernel.hpp replays). kDown places consecutive blocks down the output's tile rows (a
+// transpose's order: padded's stores), else along them (copy_shared's); the loads are the same both ways. Tile rows of TW elements that end mid-sector leave each
 // boundary sector to the neighbouring tile's block: the next block along, or `tiles` blocks later down.
 template <class T, int TW, int BX, int BY, bool kDown>
 __global__ void tile_stores(const T* __restrict__ in, T* __restrict__ out, int tiles) {
   constexpr int kRows = TW / BY, kCols = TW / BX;
   static_assert(TW % BY == 0 && TW % BX == 0, "the tile is whole steps of the block");
   const int b = blockIdx.x;
-  const int tile_row = kDown ? b % tiles : b / tiles, tile_col = kDown ? b / tiles : b % tiles;
   const int tx = threadIdx.x % BX, ty = threadIdx.x / BX;
-  const size_t P = size_t(tiles) * TW, chunk = size_t(b) * TW * TW;
   T v[kRows][kCols];
 #pragma unroll
   for (int i = 0; i < kRows; ++i)
 #pragma unroll
-    for (int j = 0; j < kCols; ++j) v[i][j] = in[chunk + (ty + BY * i) * TW + tx + BX * j];
+    for (int j = 0; j < kCols; ++j) v[i][j] = in[tile_stores_map::in_index(TW, BX, BY, b, tx, ty, i, j)];
 #pragma unroll
   for (int i = 0; i < kRows; ++i)
 #pragma unroll
     for (int j = 0; j < kCols; ++j)
-      out[(size_t(tile_row) * TW + ty + BY * i) * P + size_t(tile_col) * TW + tx + BX * j] = v[i][j];
+      out[tile_stores_map::out_index<kDown>(TW, BX, BY, b, tiles, tx, ty, i, j)] = v[i][j];
 }
 
 // strided's stores with the odd warps held back kDelayCycles SM cycles (a spin on clock64) after their loads: a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The table of a memsim-microbench --store-order run and its Nsight Compute pass (--store-order --stores-only):
 
-  store_order_table.py RUN.json [RUN.ncu.csv]
+  store_order_table.py RUN.json [RUN.ncu.csv] [--memsim BIN --device NAME]
 
 First the staged copy's stores (tile_stores): each tile's time with its blocks along the output's rows and down
 them. Then the strided stores, for each lane width, piece size and occupancy: the median time with consecutive
@@ -11,7 +11,8 @@ sectors from the same lanes in the same order (the floor), the pieces' cost beyo
 ratio along / down, and, with the ncu pass, the share of the sectors whose pieces reach the L2 as one write
 ((pieces a sector - L2 write sectors a sector) / (pieces a sector - 1); 0: every piece its own write, as memsim
 counts them). The ncu pass launches the runs once each in the order of RUN.json; its kernels of each benchmark are
-matched to that benchmark's runs by that order, the ncu page read once.
+matched to that benchmark's runs by that order, the ncu page read once. With --memsim, each tile run is also
+predicted by that memsim on the profile NAME (tile_stores_kernel.hpp, the kernel's own index math), beside it.
 
 Standard library only. Exit 2 with one line on stderr for a file that cannot be read or that does not match.
 """
@@ -52,38 +53,69 @@ def writes_a_sector(runs, kernels, prefix, marks, argv):
     return writes
 
 
-def tile_table(doc, kernels, argv):
+KERNEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tile_stores_kernel.hpp")
+
+
+def predicted_tile_time(memsim, device, p):
+    """memsim's time for one tile_stores run (its params p), from the kernel file."""
+    dtype = {2: "f16", 4: "f32"}.get(p["elem_bytes"])
+    if dtype is None:
+        raise Error(f"a tile run of {p['elem_bytes']}-byte elements: memsim replays 2 and 4")
+    args = ["--kernel-file", KERNEL, "--define", f"TS_TW={p['tile']}", "--define",
+            f"TS_DOWN={int(p['blocks'] == 'down')}", "--matrix", f"{p['side']}x{p['side']}", "--dtype", dtype,
+            "--block", p["block"], "--tile", f"{p['tile']}x{p['tile']}", "--device", device, "--format", "json"]
+    return memsim_run.memsim_report(memsim, args)["prediction"]["time_us"]
+
+
+def tile_table(doc, kernels, argv, memsim=None, device=None):
     """The lines of the table of tile_stores: each tile's time with its blocks along the output's rows and down
-    them, their ratio, and with the ncu pass the L2's sector writes a sector of the output both ways."""
+    them, their ratio, with the ncu pass the L2's sector writes a sector of the output both ways, and with memsim
+    its prediction both ways."""
     runs = [r for r in doc["runs"] if r["bench"] == "tile_stores"]
     if not runs:
         return []
     out = []
     writes = writes_a_sector(runs, kernels, "void tile_stores<",
                              lambda p: [f", {p['tile']}, ", f", {int(p['blocks'] == 'down')}>"], argv)
+    predicted = (memsim_run.parallel_map(lambda r: predicted_tile_time(memsim, device, r["params"]), runs,
+                                         os.cpu_count() or 2) if memsim else [None] * len(runs))
     by = {}
-    for run, w in zip(runs, writes):
+    for run, w, t in zip(runs, writes, predicted):
         p = run["params"]
-        by[(p["elem_bytes"], p["tile"], p["block"], p["blocks"])] = (run["time_us"]["median"], w)
+        by[(p["elem_bytes"], p["tile"], p["block"], p["blocks"])] = (run["time_us"]["median"], w, t)
     out.append("| lanes | tile (row bytes) | block | along µs | down µs | along / down "
-               "| L2 writes a sector along / down |")
-    out.append("| --- | --- | --- | --- | --- | --- | --- |")
+               "| L2 writes a sector along / down | memsim along / down µs | memsim along / down |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for (elem, tile, block, order) in sorted(by):
         if order != "across":
             continue
-        along, w_along = by[(elem, tile, block, "across")]
-        down, w_down = by.get((elem, tile, block, "down"), (None, None))
+        along, w_along, t_along = by[(elem, tile, block, "across")]
+        down, w_down, t_down = by.get((elem, tile, block, "down"), (None, None, None))
         if down is None:
             raise Error(f"{argv[1]}: tile {tile} of {elem}-byte elements: no run down")
         ws = "" if w_along is None else f"{w_along:.2f} / {w_down:.2f}"
+        ts = ("| |" if t_along is None else
+              f"| {t_along:.1f} / {t_down:.1f} ({100 * (t_along / along - 1):+.0f}% / {100 * (t_down / down - 1):+.0f}%) "
+              f"| {t_along / t_down:.2f} |")
         out.append(f"| {elem} B | {tile} ({tile * elem} B) | {block} | {along:.1f} | {down:.1f} | "
-                   f"{along / down:.2f} | {ws} |")
+                   f"{along / down:.2f} | {ws} {ts}")
     return out + [""]
 
 
 def main(argv):
+    usage = "usage: store_order_table.py RUN.json [RUN.ncu.csv] [--memsim BIN --device NAME]"
+    memsim = device = None
+    if "--memsim" in argv:
+        i = argv.index("--memsim")
+        if "--device" not in argv or i + 1 >= len(argv) or argv.index("--device") + 1 >= len(argv):
+            raise Error(usage + " (--memsim takes a binary and --device a profile)")
+        j = argv.index("--device")
+        memsim, device = argv[i + 1], argv[j + 1]
+        argv = [a for k, a in enumerate(argv) if k not in (i, i + 1, j, j + 1)]
+    elif "--device" in argv:
+        raise Error(usage + " (--device goes with --memsim)")
     if len(argv) not in (2, 3):
-        raise Error("usage: store_order_table.py RUN.json [RUN.ncu.csv]")
+        raise Error(usage)
     doc, runs = memsim_run.read_microbench_run(argv[1], "strided_store")
     if not runs:
         raise Error(f"{argv[1]}: no strided_store runs")
@@ -98,7 +130,7 @@ def main(argv):
     for run, w in zip(runs, writes):
         pieces = 32 // piece_bytes(run["params"])
         merged.append((pieces - w) / (pieces - 1) if w is not None and pieces > 1 else None)
-    out += tile_table(doc, kernels, argv)
+    out += tile_table(doc, kernels, argv, memsim, device)
     by = {}
     for run, mg in zip(runs, merged):
         p = run["params"]

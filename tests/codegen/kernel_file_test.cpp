@@ -204,6 +204,28 @@ TEST(KernelFile, CalibrationKernelsSectorsOfLinesWholeInOneRound) {
   EXPECT_EQ(h["prediction"]["sectors_from_warps_in_one_round"], 0.0);
 }
 
+// memsim-microbench --store-order's tile_stores (lab/calibration/tile_stores_kernel.hpp), worked by hand: f16 tiles
+// of 24 a side, blocks 12x4 (a warp of rows 0, 1 and 8 lanes of row 2, and one of row 2's last 4 and row 3), 2 x 2
+// tiles on 48 x 48: 4 blocks x 2 warps x 6 rows x 2 columns = 96 store requests. A row is 96 bytes, 3 sectors: the
+// left tile writes bytes 0-47 (sector 0 whole, half of sector 1), the right one 48-95. The left block's warps touch
+// 3 + 6 and 2 + 3 sectors a step of rows, the right's 5 + 3 and 3 + 2: (14 + 13) x 6 x 2 = 324 sectors. Each block
+// leaves sector 1 of each of its 24 rows to the other: 96 split sectors. Every one of the output's 36 lines holds one
+// (they lie 96 bytes apart), and the blocks' shares of each line's bytes add up to the line: 36 split lines. The
+// same both ways; the other writer is the next block along, 2 (the tiles a column) down.
+TEST(KernelFile, TileStoresCountsWorkedByHand) {
+  const std::string kernel = std::string(MEMSIM_SOURCE_DIR) + "/lab/calibration/tile_stores_kernel.hpp";
+  for (const char* down : {"TS_DOWN=0", "TS_DOWN=1"}) {
+    auto r = report({"--kernel-file", kernel, "--define", "TS_TW=24", "--define", down, "--matrix", "48x48",
+                     "--dtype", "f16", "--block", "12x4", "--tile", "24x24"});
+    EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 96) << down;
+    EXPECT_EQ(metric(r, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 324) << down;
+    EXPECT_EQ(r["prediction"]["split_sectors"], 96.0) << down;
+    EXPECT_DOUBLE_EQ(r["prediction"]["split_lines"].get<double>(), 36.0) << down;
+    EXPECT_DOUBLE_EQ(r["prediction"]["split_blocks_apart"].get<double>(), std::string(down) == "TS_DOWN=1" ? 2.0 : 1.0)
+        << down;
+  }
+}
+
 // memsim-step-lines' " next" runs (SL_NEXT=1): groups of E / (W K) consecutive blocks take the parts of the same
 // lines. A u32 block 8x16 (4 warps, 4 elements a row each: 16 of a line's 32) on a 1024^2 matrix, tile 8x16, one
 // step: 128 x 64 = 8,192 blocks, each warp one store request of 8 rows x 16 bytes, 8 half sectors: 8,192 x 4 =

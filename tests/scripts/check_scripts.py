@@ -402,6 +402,9 @@ def check_python_scripts(c):
                    "lts__t_sectors_srcunit_tex_op_write.sum", "4,194,304")
            for i, (rows, across) in enumerate([(4, 0), (8, 0), (4, 1), (8, 1)])]) + "\n")
     c.expect_error("store_order_table no file", order, "usage:")
+    c.expect_error("store_order_table --device alone", order + [missing, "--device", "h100"], "--device goes with --memsim")
+    c.expect_error("store_order_table --memsim without --device", order + [missing, "--memsim", "memsim"],
+                   "--memsim takes a binary")
     c.expect_error("store_order_table a missing run", order + [missing], "not a memsim-microbench run")
     c.expect_error("store_order_table a run missing", order + [order_short], "a run is missing")
     c.expect_error("store_order_table another run's kernels", order + [order_short, order_ncu],
