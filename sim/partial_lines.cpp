@@ -238,35 +238,35 @@ bool PartialPieces::Line::holds_split(uint64_t full) const {
   return std::any_of(written.begin(), written.end(), [full](uint64_t w) { return w != 0 && w != full; });
 }
 
-template <class F>
-void PartialPieces::for_sectors_of_split_lines(F f) const {
+PartialPieces::SplitLineSectors PartialPieces::split_line_sectors() const {
   const uint64_t full = full_sector();
+  SplitLineSectors out;
   // Most blocks leave no sector partial: no copy and sort of their whole sectors then.
-  if (std::none_of(lines_.begin(), lines_.end(), [full](const Line& l) { return l.holds_split(full); })) return;
+  if (std::none_of(lines_.begin(), lines_.end(), [full](const Line& l) { return l.holds_split(full); })) return out;
   std::vector<uint64_t> whole = whole_sectors_;
   std::sort(whole.begin(), whole.end());
+  int64_t bytes = 0;
   for (const Line& l : lines_) {
     if (!l.holds_split(full)) continue;
     for (size_t s = 0; s < l.written.size(); ++s) {
+      // Whole: written whole, before or after the line's first partial piece.
       const uint64_t id = l.line * l.written.size() + s;
       const bool is_whole = l.written[s] == full || std::binary_search(whole.begin(), whole.end(), id);
-      if (is_whole || l.written[s] != 0)
-        f(is_whole, is_whole ? sector_bytes_ : __builtin_popcountll(l.written[s]));
+      out.whole += is_whole;
+      out.written += is_whole || l.written[s] != 0;
+      bytes += is_whole ? sector_bytes_ : __builtin_popcountll(l.written[s]);
     }
   }
+  out.share = double(bytes) / double(line_bytes_);
+  return out;
 }
 
 std::array<int64_t, 2> PartialPieces::split_line_whole_sectors() const {
-  int64_t whole_count = 0, written = 0;
-  for_sectors_of_split_lines([&](bool is_whole, int) { whole_count += is_whole, ++written; });
-  return {whole_count, written};
+  const SplitLineSectors s = split_line_sectors();
+  return {s.whole, s.written};
 }
 
-double PartialPieces::split_line_share() const {
-  int64_t bytes = 0;
-  for_sectors_of_split_lines([&](bool, int b) { bytes += b; });
-  return double(bytes) / double(line_bytes_);
-}
+double PartialPieces::split_line_share() const { return split_line_sectors().share; }
 
 int PartialPieces::split_lane_bytes() const {
   const uint64_t full = full_sector();
@@ -334,8 +334,9 @@ PartialLines partial_lines_of(const PartialPieces& pieces) {
   p.from_warps = pieces.sectors_by_writing_warps();
   p.completed_by_one_warp = pieces.lines_completed_by_one_warp();
   p.sectors_left_partial = pieces.sectors_left_partial_list();
-  p.split_line_share = pieces.split_line_share();
-  p.split_line_whole_sectors = pieces.split_line_whole_sectors();
+  const PartialPieces::SplitLineSectors split = pieces.split_line_sectors();
+  p.split_line_share = split.share;
+  p.split_line_whole_sectors = {split.whole, split.written};
   p.split_lane_bytes = pieces.split_lane_bytes();
   p.mean_open_rounds = pieces.mean_open_rounds();
   p.lines_open_at_once = pieces.lines_open_at_once();

@@ -65,6 +65,12 @@ class PartialPieces {
   // drain); some where a line holds few split sectors beside whole ones (a tile whose rows end mid-sector),
   // which cost about as much (lab/studies/split_lines: 1, 2 or 4 split sectors a line alike).
   std::array<int64_t, 2> split_line_whole_sectors() const;
+  // Both in one walk of those lines: the sectors whole and written there, and the share (split_line_share).
+  struct SplitLineSectors {
+    int64_t whole = 0, written = 0;
+    double share = 0;
+  };
+  SplitLineSectors split_line_sectors() const;
   // The narrowest lane (bytes) of the partial pieces in those lines; 0 where the block leaves no sector partial.
   int split_lane_bytes() const;
   // How many rounds the lines held open (two or more warps) stay open: the mean over them of the rounds
@@ -162,10 +168,6 @@ class PartialPieces {
     uint32_t warps() const;  // bit w: warp w wrote a partial piece of the line (of some sector of it)
   };
   uint64_t full_sector() const;
-  // Calls f(is_whole, bytes) for each sector the block writes in the lines holding a split sector: whole
-  // (written whole, before or after the line's first partial piece) or its bytes written.
-  template <class F>
-  void for_sectors_of_split_lines(F f) const;
   Line* find(uint64_t line);
   const Line* find(uint64_t line) const;
   static int warps_if_held_open(const Line& l);  // the warps writing it, 0 unless two or more
