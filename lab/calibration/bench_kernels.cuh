@@ -163,8 +163,9 @@ __global__ void strided(const T* __restrict__ in, T* __restrict__ out, int P) {
 // contiguous chunk of the input (chunk b), then stores it as a tile of the output, a tiles x tiles grid of them
 // (P = tiles x TW a side), each thread at (ty + BY i, tx + BX j) as the suite's tile walks go (tile_stores_map.hpp,
 // which memsim's tile_stores_kernel.hpp replays). kDown places consecutive blocks down the output's tile rows (a
-// transpose's order: padded's stores), else along them (copy_shared's); the loads are the same both ways. Tile rows of TW elements that end mid-sector leave each
-// boundary sector to the neighbouring tile's block: the next block along, or `tiles` blocks later down.
+// transpose's order: padded's stores), else along them (copy_shared's); the loads are the same both ways. Tile
+// rows of TW elements that end mid-sector leave each boundary sector to the neighbouring tile's block: the next
+// block along, or `tiles` blocks later down.
 template <class T, int TW, int BX, int BY, bool kDown>
 __global__ void tile_stores(const T* __restrict__ in, T* __restrict__ out, int tiles) {
   constexpr int kRows = TW / BY, kCols = TW / BX;

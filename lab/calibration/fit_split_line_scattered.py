@@ -65,7 +65,8 @@ def main():
             "--matrix", matrix, "--dtype", dtype, "--block", "256x1", "--tile", "2048x1", "--device", device,
             "--instructions", "%d" % n["smsp__inst_executed.sum"], "--format", "json"])["prediction"]
 
-    work = tempfile.mkdtemp(prefix="fit_split_line_")
+    scratch = tempfile.TemporaryDirectory(prefix="fit_split_line_")  # each constant's profile; removed at exit
+    work = scratch.name
 
     def with_constant(ps):
         p = json.loads(json.dumps(profile))

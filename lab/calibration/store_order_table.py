@@ -95,8 +95,8 @@ def tile_table(doc, kernels, argv, memsim=None, device=None):
             raise Error(f"{argv[1]}: tile {tile} of {elem}-byte elements: no run down")
         ws = "" if w_along is None else f"{w_along:.2f} / {w_down:.2f}"
         ts = ("| |" if t_along is None else
-              f"| {t_along:.1f} / {t_down:.1f} ({100 * (t_along / along - 1):+.0f}% / {100 * (t_down / down - 1):+.0f}%) "
-              f"| {t_along / t_down:.2f} |")
+              f"| {t_along:.1f} / {t_down:.1f} ({100 * (t_along / along - 1):+.0f}% / "
+              f"{100 * (t_down / down - 1):+.0f}%) | {t_along / t_down:.2f} |")
         out.append(f"| {elem} B | {tile} ({tile * elem} B) | {block} | {along:.1f} | {down:.1f} | "
                    f"{along / down:.2f} | {ws} {ts}")
     return out + [""]

@@ -40,7 +40,7 @@ struct TileStores {
     const int b = t.block_y * s.grid_x + t.block_x;
     const int tx = t.thread_x, ty = t.thread_y;
     const int rows = kTile / by, cols = kTile / bx;
-    T v[64];  // rows x cols values a thread (at most 64: 8x8 a thread, the runs' largest is 6x2)
+    T v[64];  // rows x cols values a thread (at most 64; the runs' largest, tile 64 on 32x4, holds 16 x 2)
     const bool ok = rows * cols <= 64 && kTile % bx == 0 && kTile % by == 0;
     int k = 0;
     for (int i = 0; i < rows && ok; ++i)
