@@ -26,6 +26,11 @@ struct GlobalCost {
   // l1tex__data_pipe_lsu_wavefronts_mem_lgds on the H100 suite, the held-out sweeps and the ragged sizes
   // (validate/results/l1_wavefronts.md).
   int wavefronts = 0;
+  // Of the sectors, those the active lanes write only in part (fewer than sector_bytes of their bytes), and the
+  // distinct lines holding them: a store's L2 write requests that carry a byte mask. A store writes its other
+  // sectors whole, whatever its neighbours do (lanes assumed not to overlap, as a store's lanes do not).
+  int partial_sectors = 0;
+  int partial_lines = 0;
 };
 
 // Lanes whose data pass through L1 together: line_bytes / width, within [1, 32].

@@ -55,11 +55,12 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
       if (site.op == Op::Load) c.global_load_instructions += double(s.instructions);
       continue;
     }
-    // A store writes sectors in part when they carry fewer bytes than they hold: more sectors than its bytes
-    // need (a scattered request), or a request of under 32 bytes a sector (vec4_shared f16 32x8's 8 lanes of 2
-    // bytes, one half sector a request). The microbenchmark records are read by the same rule
-    // (lab/calibration/microbench_records.cpp: sectors x 32 beyond the bytes written).
-    const bool scattered = s.sectors > s.ideal_sectors || double(s.bytes) < double(s.sectors) * kSector;
+    // A store request writes a sector in part when its lanes carry fewer of the sector's bytes than it holds; it
+    // writes its other sectors whole, and those cost what a whole sector's write costs wherever they lie (a warp
+    // across two rows of a tile 34 wide writes 8 sectors of the row whole and one in part). Under the CC 1.x
+    // rules (no per-sector count) a site is partial when its sectors carry fewer bytes than they hold. The
+    // microbenchmark records read the same way: their partial stores write every sector in part
+    // (lab/calibration/microbench_records.cpp).
     c.l1_global_wavefronts += double(s.l1_wavefronts);
     if (site.op == Op::Load) {
       c.global_load_instructions += double(s.instructions);
@@ -67,19 +68,24 @@ KernelCounts launch_counts(const ReplayResult& r, bool cached) {
       c.l2_load_sectors += double(s.ideal_sectors);
       c.dram_read_bytes += double(s.ideal_sectors) * kSector;
     } else {
-      if (scattered) {
+      const bool cc1x = s.transactions > 0;
+      const bool scattered = s.sectors > s.ideal_sectors || double(s.bytes) < double(s.sectors) * kSector;
+      const double partial_sectors = cc1x ? (scattered ? double(s.sectors) : 0.0) : double(s.partial_sectors);
+      const double whole_sectors = double(s.sectors) - partial_sectors;
+      if (partial_sectors > 0) {
+        const double bytes = double(s.bytes) - whole_sectors * kSector;
+        const double requests = cc1x ? double(s.lines) : double(s.partial_lines);
         const double lane_bytes = s.lane_accesses ? double(s.bytes) / double(s.lane_accesses) : 4.0;
-        const int cls = partial_store_class(lane_bytes, double(s.bytes) / double(s.sectors));
-        c.partial_store_requests[cls] += double(s.lines);
-        c.partial_store_bytes[cls] += double(s.bytes);
-        c.partial_store_sectors += double(s.sectors);
-        const bool half_sectors = double(s.bytes) >= 16.0 * double(s.sectors);
-        if (half_sectors) c.half_sector_piece_bytes += double(s.bytes);
-        if (lane_bytes <= 2.5 && double(s.bytes) >= 8.0 * double(s.sectors)) c.narrow_lane_piece_bytes += double(s.bytes);
-        if (half_sectors && cls == kLanes4) c.lane4_half_sector_bytes += double(s.bytes);
-      } else {
-        c.l2_store_sectors += double(s.sectors);
+        const int cls = partial_store_class(lane_bytes, bytes / partial_sectors);
+        c.partial_store_requests[cls] += requests;
+        c.partial_store_bytes[cls] += bytes;
+        c.partial_store_sectors += partial_sectors;
+        const bool half_sectors = bytes >= 16.0 * partial_sectors;
+        if (half_sectors) c.half_sector_piece_bytes += bytes;
+        if (lane_bytes <= 2.5 && bytes >= 8.0 * partial_sectors) c.narrow_lane_piece_bytes += bytes;
+        if (half_sectors && cls == kLanes4) c.lane4_half_sector_bytes += bytes;
       }
+      c.l2_store_sectors += whole_sectors;
       // DRAM writes each sector once, whoever completes it: the bytes stored (every output byte is stored once).
       // Counting each request's fewest sectors instead charged a sector twice when two requests write its halves
       // (vec4_shared f16 32x8: 268 MB for a 134 MB matrix; ncu dram__bytes_write.sum: 130 MB).

@@ -12,6 +12,8 @@ void SiteCounts::add_times(const SiteCounts& o, int64_t times) {
   sectors += times * o.sectors;
   ideal_sectors += times * o.ideal_sectors;
   lines += times * o.lines;
+  partial_sectors += times * o.partial_sectors;
+  partial_lines += times * o.partial_lines;
   l1_wavefronts += times * o.l1_wavefronts;
   transactions += times * o.transactions;
   wavefronts += times * o.wavefronts;
@@ -68,6 +70,8 @@ void Tally::add(const WarpAccess& w, int64_t block_linear, const MemoryRules& ru
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal_sectors;
     s.lines += c.lines;
+    s.partial_sectors += c.partial_sectors;
+    s.partial_lines += c.partial_lines;
     s.l1_wavefronts += c.wavefronts;
     if (sectors_sink) sectors_sink->add(block_linear, w.op, ids, c.sectors);
   } else {

@@ -21,6 +21,9 @@ struct SiteCounts {
   int64_t bytes = 0;  // bytes the active lanes asked for
   int64_t sectors = 0, ideal_sectors = 0;        // global
   int64_t lines = 0;  // global: distinct lines per request, summed (L2 requests; 0 under the CC 1.x rules)
+  // global: of the sectors, those a request writes only in part, and the lines holding them, summed over the
+  // requests (sim/global_sectors.hpp; 0 under the CC 1.x rules)
+  int64_t partial_sectors = 0, partial_lines = 0;
   int64_t l1_wavefronts = 0;  // global: L1 data-stage passes (sim/global_sectors.hpp; 0 under the CC 1.x rules)
   // global, CC 1.x rules only (0 otherwise): memory transactions issued per half-warp; `sectors` then counts
   // the bytes those transactions move in sector_bytes units, and `instructions` stays warp instructions.
@@ -32,8 +35,8 @@ struct SiteCounts {
   int64_t bank_conflicts() const { return wavefronts - ideal_wavefronts; }
   // Every count but the bank rows, to compare two sites' counts whole.
   auto counts() const {
-    return std::tie(instructions, lane_accesses, bytes, sectors, ideal_sectors, lines, l1_wavefronts, transactions,
-                    wavefronts, ideal_wavefronts);
+    return std::tie(instructions, lane_accesses, bytes, sectors, ideal_sectors, lines, partial_sectors, partial_lines,
+                    l1_wavefronts, transactions, wavefronts, ideal_wavefronts);
   }
   void add(const SiteCounts& o) { add_times(o, 1); }
   // Adds `times` copies of o's counts (the replay by block classes, sim/block_classes.hpp); the bank rows are

@@ -496,6 +496,65 @@ TEST(GlobalSectors, RandomWarpsAgainstDirectRule) {
   }
 }
 
+TEST(GlobalSectors, PartialSectorsOfAWarpAcrossTwoTileRows) {
+  // A warp of 8-byte lanes across two rows, as a block 34 wide has (rows here 544 bytes apart): lanes 0-1 at bytes
+  // 256..271 (half of sector 8, in line 2), lanes 2-31 from byte 544 (sector 17): bytes 544..783 = sectors 17..23
+  // whole and half of sector 24 (bytes 768..783, in line 6). 9 sectors, 2 of them in part, in 2 lines.
+  WarpAccess w = global(0, 8, 8);
+  w.addr[0] = 256, w.addr[1] = 264;
+  for (int i = 2; i < 32; ++i) w.addr[i] = 544 + 8 * uint64_t(i - 2);
+  const GlobalCost c = count_global_sectors(w);
+  EXPECT_EQ(c.sectors, 9);
+  EXPECT_EQ(c.partial_sectors, 2);
+  EXPECT_EQ(c.partial_lines, 2);
+  // The same warp a row earlier, every sector whole: 32 x 8 bytes from byte 0 = sectors 0..7.
+  const GlobalCost whole = count_global_sectors(global(0, 8, 8));
+  EXPECT_EQ(whole.partial_sectors, 0);
+  EXPECT_EQ(whole.partial_lines, 0);
+  // A column of 4-byte lanes 128 bytes apart: each lane a sector and a line of its own, every one in part.
+  const GlobalCost column = count_global_sectors(global(0, 128, 4));
+  EXPECT_EQ(column.partial_sectors, 32);
+  EXPECT_EQ(column.partial_lines, 32);
+  // 2-byte lanes, 8 to a sector (16 bytes: bytes 0..15 of each of 4 sectors 64 bytes apart): 4 in part, in 2 lines.
+  WarpAccess pieces = global(0, 2, 2, 0xffu);
+  for (int i = 8; i < 32; ++i) pieces.addr[i] = 0;
+  for (int i = 0; i < 8; ++i) pieces.addr[i] = uint64_t(64 * (i / 2) + 2 * (i % 2));
+  const GlobalCost p = count_global_sectors(pieces);
+  EXPECT_EQ(p.sectors, 4);
+  EXPECT_EQ(p.partial_sectors, 4);
+  EXPECT_EQ(p.partial_lines, 2);
+}
+
+TEST(GlobalSectors, RandomPartialSectorsAgainstDirectRule) {
+  // Store-like warps (no two lanes share a byte): lanes at distinct width-aligned slots, in random order and
+  // sorted, random masks, and some slots off by 4 bytes so that 8- and 16-byte lanes straddle. A sector is in
+  // part when fewer than 32 of its bytes are written; its line is 128 bytes.
+  std::mt19937_64 rng(2027);
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int widths[] = {1, 2, 4, 8, 16};
+    const int width = widths[trial % 5];
+    const uint32_t mask = trial % 3 == 0 ? ~0u : uint32_t(rng());
+    WarpAccess w = global(0, 0, width, mask);
+    std::vector<uint64_t> slots(96);
+    std::iota(slots.begin(), slots.end(), uint64_t(0));
+    std::shuffle(slots.begin(), slots.end(), rng);
+    const uint64_t shift = (trial % 7 == 0 && width >= 8) ? 4 : 0;
+    for (int i = 0; i < 32; ++i) w.addr[i] = (uint64_t(1) << 32) + slots[i] * uint64_t(width) + shift;
+    if (trial % 2 == 0) std::sort(w.addr, w.addr + 32);
+    std::map<uint64_t, std::set<uint64_t>> bytes;
+    for (int l = 0; l < 32; ++l)
+      if (w.mask >> l & 1u)
+        for (uint64_t b = w.addr[l]; b < w.addr[l] + width; ++b) bytes[b / 32].insert(b);
+    int partial = 0;
+    std::set<uint64_t> lines;
+    for (const auto& [sector, in] : bytes)
+      if (in.size() < 32) ++partial, lines.insert(sector / 4);
+    const GlobalCost c = count_global_sectors(w);
+    ASSERT_EQ(c.partial_sectors, partial) << "trial " << trial;
+    ASSERT_EQ(c.partial_lines, int(lines.size())) << "trial " << trial;
+  }
+}
+
 // L1 wavefronts by brute force: for each group of 128 / width lanes, the distinct 4-byte words of its bytes by
 // bank (word mod 32) and its distinct 128-byte lines; the group takes max(fullest bank, ceil(lines / 4)).
 int wavefronts_by_bytes(const WarpAccess& w) {
