@@ -8,7 +8,7 @@ pad as compile-time constants, as people write a transpose.
     heldout.py --inc FILE        the GPU build's extra static shapes (cmake -DMEMSIM_EXTRA_STATIC_SHAPES=FILE)
     heldout.py --list FILE       one configuration a line (kernel dtype block tile), for memsim-code-counts
     heldout.py --commands DIR    the memsim-validate runs, one a line (their reports go to DIR)
-    --set b .. --set zb          the second to twenty-eighth set (SHAPES_B .. SHAPES_ZB below)
+    --set b .. --set zc          the second to twenty-ninth set (SHAPES_B .. SHAPES_ZC below)
 """
 import argparse
 import sys
@@ -219,6 +219,14 @@ SHAPES_ZA = [((32, 1), (128, 128)), ((16, 2), (128, 128)), ((64, 1), (128, 128))
 # (128x64, 64x128) no set or training sweep has compiled; naive beside them. 8192x8192 only.
 SHAPES_ZB = [((64, 4), (128, 128)), ((16, 16), (96, 96)), ((16, 8), (96, 96)), ((32, 1), (96, 96)),
              ((32, 4), (128, 64)), ((32, 4), (64, 128)), ((64, 2), (64, 128)), ((16, 8), (128, 64))]
+# Set zc (2026-12-08, 03:00 UTC), chosen and committed before any of it ran, after a store request's sectors were
+# split into those it writes whole and those it writes in part (sim/global_sectors.hpp; before, a store site with
+# any partial sector had every sector priced as a partial store), and before any GPU judged that change: blocks
+# whose warps cross tile rows on tiles whose rows end on a sector but off a line in f64 (76, 84, 92, 100, 88, 52,
+# 40 elements) and mid-sector in f32 or f16 at most of them; eight (block, tile) pairs no set has run, at
+# 8192x8192 only.
+SHAPES_ZC = [((38, 4), (76, 76)), ((42, 2), (84, 84)), ((46, 4), (92, 92)), ((50, 2), (100, 100)),
+             ((44, 4), (88, 88)), ((22, 8), (88, 88)), ((26, 2), (52, 52)), ((10, 8), (40, 40))]
 SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldoutb"),
         "c": (SHAPES_C, MATRICES_B, "heldoutc"), "d": (SHAPES_D, MATRICES_B, "heldoutd"),
         "e": (SHAPES_E, MATRICES_B, "heldoute"), "f": (SHAPES_F, MATRICES_B, "heldoutf"),
@@ -233,7 +241,7 @@ SETS = {"a": (SHAPES, MATRICES, "heldout"), "b": (SHAPES_B, MATRICES_B, "heldout
         "v": (SHAPES_V, MATRICES_V, "heldoutv"), "w": (SHAPES_W, MATRICES_B, "heldoutw"),
         "x": (SHAPES_X, MATRICES_X, "heldoutx"), "y": (SHAPES_Y, MATRICES_B, "heldouty"),
         "z": (SHAPES_Z, MATRICES_B, "heldoutz"), "za": (SHAPES_ZA, MATRICES_B, "heldoutza"),
-        "zb": (SHAPES_ZB, MATRICES_B, "heldoutzb")}
+        "zb": (SHAPES_ZB, MATRICES_B, "heldoutzb"), "zc": (SHAPES_ZC, MATRICES_B, "heldoutzc")}
 
 
 def configs(shapes):
