@@ -189,20 +189,18 @@ int pack_active(const WarpAccess& w, uint64_t* out) {
   return n;
 }
 
-// The sectors the lanes touch only in part, and the lines holding them, from each sector's byte mask (a lane
-// that straddles gives each sector its share).
-struct PartialSectors {
-  int sectors = 0, lines = 0;
-};
-PartialSectors partial_sectors_of(const uint64_t* addr, int lanes, int width, int sector_bytes, int line_bytes) {
+// The sectors a store's active lanes write in part, and the lines holding them, from each sector's byte mask
+// (a lane that straddles gives each sector its share).
+[[gnu::noinline]] void count_partial_sectors(const WarpAccess& w, int sector_bytes, int line_bytes, GlobalCost& c) {
   struct Piece {
     uint64_t sector, bytes;
   };
   Piece pieces[kMaxSectorsPerAccess];
   int n = 0;
   const uint64_t sb = uint64_t(sector_bytes);
-  for (int i = 0; i < lanes; ++i) {
-    for (uint64_t a = addr[i], end = addr[i] + uint64_t(width); a < end;) {
+  for (uint32_t m = w.mask; m; m &= m - 1) {
+    const uint64_t start = w.addr[__builtin_ctz(m)];
+    for (uint64_t a = start, end = start + uint64_t(w.width); a < end;) {
       const uint64_t sector = a / sb, stop = std::min(end, (sector + 1) * sb);
       const int lo = int(a - sector * sb), len = int(stop - a);
       pieces[n++] = {sector, (len >= 64 ? ~uint64_t(0) : ((uint64_t(1) << len) - 1)) << lo};
@@ -212,42 +210,30 @@ PartialSectors partial_sectors_of(const uint64_t* addr, int lanes, int width, in
   std::sort(pieces, pieces + n, [](const Piece& x, const Piece& y) { return x.sector < y.sector; });
   const uint64_t full = sector_bytes >= 64 ? ~uint64_t(0) : (uint64_t(1) << sector_bytes) - 1;
   const uint64_t per_line = uint64_t(line_bytes / sector_bytes);
-  PartialSectors p;
   uint64_t last_line = ~uint64_t(0);
   for (int i = 0; i < n;) {
     uint64_t bytes = 0;
     int j = i;
     for (; j < n && pieces[j].sector == pieces[i].sector; ++j) bytes |= pieces[j].bytes;
     if ((bytes & full) != full) {
-      ++p.sectors;
+      ++c.partial_sectors;
       const uint64_t line = pieces[i].sector / per_line;
-      p.lines += int(line != last_line);
+      c.partial_lines += int(line != last_line);
       last_line = line;
     }
     i = j;
   }
-  return p;
-}
-
-// The partial sectors of distinct sectors touched by lanes that straddle none: none where the lanes' bytes fill
-// them (lanes do not overlap); every one where each lane has a sector of its own and fills less of it.
-PartialSectors partial_sectors_quick(const uint64_t* addr, int lanes, int width, int sector_bytes, int line_bytes,
-                                     int distinct, int lines) {
-  if (int64_t(lanes) * width == int64_t(distinct) * sector_bytes) return {};
-  if (distinct == lanes && width < sector_bytes) return {distinct, lines};
-  return partial_sectors_of(addr, lanes, width, sector_bytes, line_bytes);
-}
-
-GlobalCost with_partial(GlobalCost c, PartialSectors p) {
-  c.partial_sectors = p.sectors, c.partial_lines = p.lines;
-  return c;
 }
 
 // Ideal: the fewest sectors that hold the requested bytes. Lanes that share bytes (a broadcast read) need no
 // more than they touch, so the ideal never exceeds the actual count.
 GlobalCost with_ideal(int distinct, int lines, int lanes, int width, int sector_bytes, int wavefronts) {
   const int64_t bytes = int64_t(lanes) * width;
-  return {distinct, std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct), lines, wavefronts};
+  GlobalCost c;
+  c.sectors = int16_t(distinct);
+  c.ideal_sectors = int16_t(std::min(int((bytes + sector_bytes - 1) / sector_bytes), distinct));
+  c.lines = int16_t(lines), c.wavefronts = int16_t(wavefronts);
+  return c;
 }
 
 GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_t* sectors_out, int line_bytes) {
@@ -267,19 +253,15 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
                                  ? sorted_warp_wavefronts(addr, scan, group, w.width, line_bytes)
                                  : l1_wavefronts(w, line_bytes);
       if (scan.sorted && !sectors_out)
-        return with_partial(
-            with_ideal(scan.changes + 1, scan.line_changes + 1, lanes, w.width, sector_bytes, wavefronts),
-            partial_sectors_quick(addr, lanes, w.width, sector_bytes, line_bytes, scan.changes + 1,
-                                  scan.line_changes + 1));
+        return with_ideal(scan.changes + 1, scan.line_changes + 1, lanes, w.width, sector_bytes, wavefronts);
       uint64_t ids[kWarpSize];
       const int shift = __builtin_ctz(unsigned(sector_bytes));
       for (int i = 0; i < lanes; ++i) ids[i] = addr[i] >> shift;
       if (!scan.sorted) std::sort(ids, ids + lanes);
       const int distinct = int(std::unique(ids, ids + lanes) - ids);
       if (sectors_out) std::copy(ids, ids + distinct, sectors_out);
-      const int lines = lines_of_sorted(ids, distinct, sectors_per_line);
-      return with_partial(with_ideal(distinct, lines, lanes, w.width, sector_bytes, wavefronts),
-                          partial_sectors_quick(addr, lanes, w.width, sector_bytes, line_bytes, distinct, lines));
+      return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes,
+                        wavefronts);
     }
   }
 
@@ -294,12 +276,34 @@ GlobalCost count_sectors_uncached(const WarpAccess& w, int sector_bytes, uint64_
   }
   std::sort(ids, ids + n);
   const int distinct = int(std::unique(ids, ids + n) - ids);
-  return with_partial(with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width,
-                                 sector_bytes, l1_wavefronts(w, line_bytes)),
-                      partial_sectors_of(addr, lanes, w.width, sector_bytes, line_bytes));
+  return with_ideal(distinct, lines_of_sorted(ids, distinct, sectors_per_line), lanes, w.width, sector_bytes,
+                    l1_wavefronts(w, line_bytes));
 }
 
 }  // namespace
+
+// A store's partial sectors (GlobalCost::partial_sectors), given its other counts: none where the lanes' bytes
+// fill the sectors they touch (a store's lanes do not overlap); every one where each lane, aligned to its width,
+// has a sector of its own and fills less of it (a column's stores); else by the byte masks. Loads leave them 0.
+void count_store_partial_sectors(const WarpAccess& w, int sector_bytes, int line_bytes, GlobalCost& c) {
+  if (w.op != Op::Store || c.sectors == 0) return;
+  const int lanes = __builtin_popcount(w.mask);
+  if (int64_t(lanes) * w.width == int64_t(c.sectors) * sector_bytes) return;
+  if (c.sectors == lanes && w.width < sector_bytes && is_pow2(w.width) && is_pow2(sector_bytes)) {
+    // Branch-free, so that it vectorizes: the low bits of every active lane's address.
+    uint64_t off = 0;
+    if (w.mask == ~0u) {
+      for (int i = 0; i < kWarpSize; ++i) off |= w.addr[i];
+    } else {
+      for (int i = 0; i < kWarpSize; ++i) off |= w.addr[i] & (uint64_t(0) - uint64_t(w.mask >> i & 1u));
+    }
+    if ((off & uint64_t(w.width - 1)) == 0) {
+      c.partial_sectors = c.sectors, c.partial_lines = c.lines;
+      return;
+    }
+  }
+  count_partial_sectors(w, sector_bytes, line_bytes, c);
+}
 
 int l1_lane_group(int width, int line_bytes) {
   if (width <= 0) return kWarpSize;
@@ -328,10 +332,8 @@ GlobalCost count_global_sectors(const WarpAccess& w, int sector_bytes, uint64_t*
     const SectorScan scan =
         scan_sectors(w.addr, kWarpSize, w.width, sector_bytes, line_bytes, scan_group(group));
     if (!scan.straddles && scan.sorted && is_pow2(group))
-      return with_partial(with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes,
-                                     sorted_warp_wavefronts(w.addr, scan, group, w.width, line_bytes)),
-                          partial_sectors_quick(w.addr, kWarpSize, w.width, sector_bytes, line_bytes,
-                                                scan.changes + 1, scan.line_changes + 1));
+      return with_ideal(scan.changes + 1, scan.line_changes + 1, kWarpSize, w.width, sector_bytes,
+                        sorted_warp_wavefronts(w.addr, scan, group, w.width, line_bytes));
   }
   thread_local AccessMemo<GlobalCost> memo;
   AccessMemo<GlobalCost>::Key key;

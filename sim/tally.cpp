@@ -66,7 +66,8 @@ void Tally::add(const WarpAccess& w, int64_t block_linear, const MemoryRules& ru
       return;
     }
     uint64_t ids[kMaxSectorsPerAccess];
-    const GlobalCost c = count_global_sectors(w, rules.sector_bytes, sectors_sink ? ids : nullptr, rules.line_bytes);
+    GlobalCost c = count_global_sectors(w, rules.sector_bytes, sectors_sink ? ids : nullptr, rules.line_bytes);
+    if (w.op == Op::Store) count_store_partial_sectors(w, rules.sector_bytes, rules.line_bytes, c);
     s.sectors += c.sectors;
     s.ideal_sectors += c.ideal_sectors;
     s.lines += c.lines;

@@ -219,7 +219,7 @@ SHAPES_ZA = [((32, 1), (128, 128)), ((16, 2), (128, 128)), ((64, 1), (128, 128))
 # (128x64, 64x128) no set or training sweep has compiled; naive beside them. 8192x8192 only.
 SHAPES_ZB = [((64, 4), (128, 128)), ((16, 16), (96, 96)), ((16, 8), (96, 96)), ((32, 1), (96, 96)),
              ((32, 4), (128, 64)), ((32, 4), (64, 128)), ((64, 2), (64, 128)), ((16, 8), (128, 64))]
-# Set zc (2026-12-08, 03:00 UTC), chosen and committed before any of it ran, after a store request's sectors were
+# Set zc (2026-12-08, 02:13 UTC), chosen and committed before any of it ran, after a store request's sectors were
 # split into those it writes whole and those it writes in part (sim/global_sectors.hpp; before, a store site with
 # any partial sector had every sector priced as a partial store), and before any GPU judged that change: blocks
 # whose warps cross tile rows on tiles whose rows end on a sector but off a line in f64 (76, 84, 92, 100, 88, 52,

@@ -25,12 +25,23 @@ WarpAccess strided(Space space, uint64_t base, uint64_t stride, int width, uint3
 WarpAccess global(uint64_t base, uint64_t stride, int width, uint32_t mask = ~0u) {
   return strided(Space::Global, base, stride, width, mask);
 }
+// The same lanes as a global store (whose partial sectors the counter counts).
+WarpAccess store(uint64_t base, uint64_t stride, int width, uint32_t mask = ~0u) {
+  return test::lanes_at(Space::Global, Op::Store, base, stride, width, mask);
+}
 WarpAccess shared(uint64_t base, uint64_t stride, int width, uint32_t mask = ~0u) {
   return strided(Space::Shared, base, stride, width, mask);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Global sectors
+
+// A warp access's counts with a store's partial sectors filled in, as the tally takes them.
+GlobalCost with_partial(const WarpAccess& w) {
+  GlobalCost c = count_global_sectors(w);
+  count_store_partial_sectors(w, 32, 128, c);
+  return c;
+}
 
 TEST(GlobalSectors, ContiguousAlignedFloatsTouchFourSectors) {
   // 32 lanes x 4 B = bytes [4096, 4224): 128 aligned bytes = sectors 128..131.
@@ -500,29 +511,31 @@ TEST(GlobalSectors, PartialSectorsOfAWarpAcrossTwoTileRows) {
   // A warp of 8-byte lanes across two rows, as a block 34 wide has (rows here 544 bytes apart): lanes 0-1 at bytes
   // 256..271 (half of sector 8, in line 2), lanes 2-31 from byte 544 (sector 17): bytes 544..783 = sectors 17..23
   // whole and half of sector 24 (bytes 768..783, in line 6). 9 sectors, 2 of them in part, in 2 lines.
-  WarpAccess w = global(0, 8, 8);
+  WarpAccess w = store(0, 8, 8);
   w.addr[0] = 256, w.addr[1] = 264;
   for (int i = 2; i < 32; ++i) w.addr[i] = 544 + 8 * uint64_t(i - 2);
-  const GlobalCost c = count_global_sectors(w);
+  const GlobalCost c = with_partial(w);
   EXPECT_EQ(c.sectors, 9);
   EXPECT_EQ(c.partial_sectors, 2);
   EXPECT_EQ(c.partial_lines, 2);
   // The same warp a row earlier, every sector whole: 32 x 8 bytes from byte 0 = sectors 0..7.
-  const GlobalCost whole = count_global_sectors(global(0, 8, 8));
+  const GlobalCost whole = with_partial(store(0, 8, 8));
   EXPECT_EQ(whole.partial_sectors, 0);
   EXPECT_EQ(whole.partial_lines, 0);
   // A column of 4-byte lanes 128 bytes apart: each lane a sector and a line of its own, every one in part.
-  const GlobalCost column = count_global_sectors(global(0, 128, 4));
+  const GlobalCost column = with_partial(store(0, 128, 4));
   EXPECT_EQ(column.partial_sectors, 32);
   EXPECT_EQ(column.partial_lines, 32);
   // 2-byte lanes, 8 to a sector (16 bytes: bytes 0..15 of each of 4 sectors 64 bytes apart): 4 in part, in 2 lines.
-  WarpAccess pieces = global(0, 2, 2, 0xffu);
+  WarpAccess pieces = store(0, 2, 2, 0xffu);
   for (int i = 8; i < 32; ++i) pieces.addr[i] = 0;
   for (int i = 0; i < 8; ++i) pieces.addr[i] = uint64_t(64 * (i / 2) + 2 * (i % 2));
-  const GlobalCost p = count_global_sectors(pieces);
+  const GlobalCost p = with_partial(pieces);
   EXPECT_EQ(p.sectors, 4);
   EXPECT_EQ(p.partial_sectors, 4);
   EXPECT_EQ(p.partial_lines, 2);
+  // Loads write nothing: the same column as a load has none.
+  EXPECT_EQ(with_partial(global(0, 128, 4)).partial_sectors, 0);
 }
 
 TEST(GlobalSectors, RandomPartialSectorsAgainstDirectRule) {
@@ -534,7 +547,7 @@ TEST(GlobalSectors, RandomPartialSectorsAgainstDirectRule) {
     const int widths[] = {1, 2, 4, 8, 16};
     const int width = widths[trial % 5];
     const uint32_t mask = trial % 3 == 0 ? ~0u : uint32_t(rng());
-    WarpAccess w = global(0, 0, width, mask);
+    WarpAccess w = store(0, 0, width, mask);
     std::vector<uint64_t> slots(96);
     std::iota(slots.begin(), slots.end(), uint64_t(0));
     std::shuffle(slots.begin(), slots.end(), rng);
@@ -549,7 +562,7 @@ TEST(GlobalSectors, RandomPartialSectorsAgainstDirectRule) {
     std::set<uint64_t> lines;
     for (const auto& [sector, in] : bytes)
       if (in.size() < 32) ++partial, lines.insert(sector / 4);
-    const GlobalCost c = count_global_sectors(w);
+    const GlobalCost c = with_partial(w);
     ASSERT_EQ(c.partial_sectors, partial) << "trial " << trial;
     ASSERT_EQ(c.partial_lines, int(lines.size())) << "trial " << trial;
   }
