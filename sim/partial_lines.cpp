@@ -261,13 +261,6 @@ PartialPieces::SplitLineSectors PartialPieces::split_line_sectors() const {
   return out;
 }
 
-std::array<int64_t, 2> PartialPieces::split_line_whole_sectors() const {
-  const SplitLineSectors s = split_line_sectors();
-  return {s.whole, s.written};
-}
-
-double PartialPieces::split_line_share() const { return split_line_sectors().share; }
-
 int PartialPieces::split_lane_bytes() const {
   const uint64_t full = full_sector();
   int lane = 0;

@@ -56,16 +56,13 @@ class PartialPieces {
   int64_t sectors_left_partial() const;
   // Those sectors, as sector indices (address / sector bytes).
   std::vector<uint64_t> sectors_left_partial_list() const;
-  // The lines holding them, each counted by the share of its bytes the block writes there (whole sectors too):
-  // summed over the blocks writing a line, the line counts once (two blocks half each: 0.5 a block), where
+  // In the lines where the block leaves a sector partial, in one walk of them: the sectors it writes whole there,
+  // and all it writes there; and those lines, each counted by the share of its bytes the block writes there (whole
+  // sectors too). None whole where every sector it writes there is split (the calibration's split runs,
+  // vec4_shared's drain); some where a line holds few split sectors beside whole ones (a tile whose rows end
+  // mid-sector), which cost about as much (lab/studies/split_lines: 1, 2 or 4 split sectors a line alike). The
+  // share, summed over the blocks writing a line, counts the line once (two blocks half each: 0.5 a block), where
   // counting it once a block would count a line of 8 blocks (vec4_shared f16 32x8's, 16 bytes each) 8 times.
-  double split_line_share() const;
-  // In the lines where the block leaves a sector partial: the sectors it writes whole there, and all it writes
-  // there. None whole where every sector it writes there is split (the calibration's split runs, vec4_shared's
-  // drain); some where a line holds few split sectors beside whole ones (a tile whose rows end mid-sector),
-  // which cost about as much (lab/studies/split_lines: 1, 2 or 4 split sectors a line alike).
-  std::array<int64_t, 2> split_line_whole_sectors() const;
-  // Both in one walk of those lines: the sectors whole and written there, and the share (split_line_share).
   struct SplitLineSectors {
     int64_t whole = 0, written = 0;
     double share = 0;
@@ -207,8 +204,8 @@ struct PartialLines {
   PartialSectorLines from_warps{};
   int64_t completed_by_one_warp = 0;
   std::vector<uint64_t> sectors_left_partial;  // for another block to complete: their sector indices
-  double split_line_share = 0;                 // PartialPieces::split_line_share
-  std::array<int64_t, 2> split_line_whole_sectors{};  // PartialPieces::split_line_whole_sectors
+  double split_line_share = 0;                 // PartialPieces::split_line_sectors' share
+  std::array<int64_t, 2> split_line_whole_sectors{};  // PartialPieces::split_line_sectors' whole and written
   int split_lane_bytes = 0;                    // PartialPieces::split_lane_bytes
   double mean_open_rounds = 0;  // PartialPieces::mean_open_rounds
   std::array<double, 2> lines_open_at_once{};  // PartialPieces::lines_open_at_once

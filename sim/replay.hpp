@@ -94,7 +94,7 @@ struct ReplayResult {
   // its next store instruction (PartialPieces::next_store_pair_share).
   double next_store_pair_share = 0;
   // The sectors the middle block leaves partly written, for another block to complete, and the lines holding them,
-  // each by the share of its bytes the block writes (PartialPieces::split_line_share).
+  // each by the share of its bytes the block writes (PartialPieces::split_line_sectors).
   int64_t split_sectors_per_block = 0;
   double split_line_share_per_block = 0;
   // The sectors the middle block writes in pieces from two of its warps or more (PartialPieces::sectors_from_warps).

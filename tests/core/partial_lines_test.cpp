@@ -706,28 +706,34 @@ TEST(PartialPieces, SectorsLeftPartlyWritten) {
 // whole ones, 3 / 4. The first halves of all 4 sectors of line 1 (16 lanes, 16 bytes each in every sector):
 // 4 split, none whole; with line 0, 3 / 8. A line the block writes whole does not count; none split: 0. The lines
 // by the block's share of their bytes: 112 / 128 of line 0, then 64 / 128 of line 1 more: 0.875, 1.375.
+// split_line_sectors' sectors whole and written, as one pair.
+std::array<int64_t, 2> whole_and_written(const PartialPieces& p) {
+  const PartialPieces::SplitLineSectors s = p.split_line_sectors();
+  return {s.whole, s.written};
+}
+
 TEST(PartialPieces, WholeSectorsBesideSplitOnes) {
   PartialPieces p;
-  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{0, 0}));
-  EXPECT_DOUBLE_EQ(p.split_line_share(), 0.0);
+  EXPECT_EQ(whole_and_written(p), (std::array<int64_t, 2>{0, 0}));
+  EXPECT_DOUBLE_EQ(p.split_line_sectors().share, 0.0);
   EXPECT_EQ(p.split_lane_bytes(), 0);
   WarpAccess first = store(0, 4, 4);
   first.mask = 0x0FFFFFFFu;  // lanes 0-27: bytes [0, 112)
   p.add(first, 0);
   EXPECT_EQ(p.sectors_left_partial(), 1);
-  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{3, 4}));
-  EXPECT_DOUBLE_EQ(p.split_line_share(), 0.875);
+  EXPECT_EQ(whole_and_written(p), (std::array<int64_t, 2>{3, 4}));
+  EXPECT_DOUBLE_EQ(p.split_line_sectors().share, 0.875);
   EXPECT_EQ(p.split_lane_bytes(), 4);
   WarpAccess halves = store(128, 4, 4);
   for (int lane = 0; lane < 32; ++lane) halves.addr[lane] = 128 + uint64_t(lane / 4) * 32 % 128 + lane % 4 * 4;
   halves.mask = 0xFFFFu;  // lanes 0-15: bytes 0-15 of each of line 1's 4 sectors
   p.add(halves, 1);
   EXPECT_EQ(p.sectors_left_partial(), 5);
-  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{3, 8}));
-  EXPECT_DOUBLE_EQ(p.split_line_share(), 1.375);
+  EXPECT_EQ(whole_and_written(p), (std::array<int64_t, 2>{3, 8}));
+  EXPECT_DOUBLE_EQ(p.split_line_sectors().share, 1.375);
   p.add(store(256, 4, 4), 2);  // line 2 whole: not a line holding a split sector
-  EXPECT_EQ(p.split_line_whole_sectors(), (std::array<int64_t, 2>{3, 8}));
-  EXPECT_DOUBLE_EQ(p.split_line_share(), 1.375);
+  EXPECT_EQ(whole_and_written(p), (std::array<int64_t, 2>{3, 8}));
+  EXPECT_DOUBLE_EQ(p.split_line_sectors().share, 1.375);
 }
 
 // The suite at 1024x1024 by hand: vec4_shared f16 32x8 (tile 128x8) writes 8 halves of each of 128 output rows'
